@@ -1,0 +1,1 @@
+//! Tests for connect_four (to be written).
