@@ -61,7 +61,11 @@ impl Player {
     /// The player who moves at `ply` (0-based) of a round: X on even plies.
     #[must_use]
     pub const fn at_ply(ply: u32) -> Player {
-        if ply.is_multiple_of(2) { Player::X } else { Player::O }
+        if ply.is_multiple_of(2) {
+            Player::X
+        } else {
+            Player::O
+        }
     }
 }
 

@@ -1,0 +1,26 @@
+# Build stage: compile the release binary.
+FROM rust:1.95-slim-bookworm AS build
+WORKDIR /src
+COPY Cargo.toml Cargo.lock rust-toolchain.toml ./
+COPY src ./src
+COPY migrations ./migrations
+COPY benches ./benches
+RUN cargo build --release --locked --bin tabula
+
+# Runtime stage: a small image with the binary only, run as a non-root user.
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /data tabula \
+    && mkdir -p /data && chown tabula /data
+COPY --from=build /src/target/release/tabula /usr/local/bin/tabula
+USER tabula
+WORKDIR /data
+VOLUME ["/data"]
+ENV TABULA_ADDR=0.0.0.0:8080 \
+    DATABASE_URL=sqlite:///data/tabula.db \
+    TABULA_LOG_FORMAT=json
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
+ENTRYPOINT ["/usr/local/bin/tabula"]

@@ -1,0 +1,251 @@
+//! One error enum for the HTTP layer, mapped to RFC 9457 problem details in
+//! one place. 5xx bodies are opaque; their cause is logged with its chain.
+
+use std::fmt::Write as _;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::wire::{self, Game, MoveBody, Side};
+use crate::rules::Refusal;
+use crate::service::ServiceError;
+use crate::store::StoreError;
+
+/// The stable error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    MalformedRequest,
+    MissingToken,
+    InvalidToken,
+    GameNotFound,
+    PositionNotFound,
+    NotFound,
+    NotYourTurn,
+    GameOver,
+    WaitingForOpponent,
+    NoOpenSeat,
+    VersionMismatch,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    IllegalMove,
+    InvalidOption,
+    RateLimited,
+    Internal,
+    StorageUnavailable,
+}
+
+/// Why a move was illegal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    Occupied,
+    ColumnFull,
+    OutOfBounds,
+    WrongBoard,
+    BoardFinished,
+    GameOver,
+}
+
+impl From<Refusal> for Reason {
+    fn from(r: Refusal) -> Reason {
+        match r {
+            Refusal::Occupied => Reason::Occupied,
+            Refusal::ColumnFull => Reason::ColumnFull,
+            Refusal::OutOfBounds => Reason::OutOfBounds,
+            Refusal::WrongBoard => Reason::WrongBoard,
+            Refusal::BoardFinished => Reason::BoardFinished,
+            Refusal::GameOver => Reason::GameOver,
+        }
+    }
+}
+
+/// An error, as RFC 9457 problem details with a stable `code`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "about:blank", "title": "Illegal move", "status": 422, "code": "illegal_move",
+    "reason": "column_full", "detail": "column 3 is full",
+    "legal_moves": [{"column": 0}, {"column": 1}, {"column": 2}, {"column": 4}, {"column": 5}, {"column": 6}]
+}))]
+pub struct Problem {
+    /// Always `about:blank`: the `code` says what happened.
+    #[serde(rename = "type")]
+    #[schema(example = "about:blank")]
+    pub problem_type: &'static str,
+    /// A short summary of the code.
+    pub title: &'static str,
+    /// The HTTP status.
+    pub status: u16,
+    /// The stable error code to branch on.
+    pub code: ErrorCode,
+    /// A human-readable explanation of this occurrence.
+    pub detail: String,
+    /// `illegal_move` only: why the move is illegal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// `illegal_move` only: the moves that are legal now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<MoveBody>>,
+    /// `not_your_turn` only: whose turn it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Side>,
+    /// `version_mismatch` only: the game as it is now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<Box<Game>>,
+}
+
+/// An error of the HTTP layer.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Malformed(String),
+    #[error("not found")]
+    NotFound,
+    #[error("payload too large: the limit is {0} bytes")]
+    PayloadTooLarge(usize),
+    #[error("unsupported media type")]
+    UnsupportedMediaType,
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl ApiError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::Malformed(_) => ErrorCode::MalformedRequest,
+            ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
+            ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            ApiError::Service(e) => match e {
+                ServiceError::GameNotFound => ErrorCode::GameNotFound,
+                ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
+                ServiceError::MissingToken => ErrorCode::MissingToken,
+                ServiceError::InvalidToken => ErrorCode::InvalidToken,
+                ServiceError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
+                ServiceError::GameOver => ErrorCode::GameOver,
+                ServiceError::WaitingForOpponent => ErrorCode::WaitingForOpponent,
+                ServiceError::NoOpenSeat => ErrorCode::NoOpenSeat,
+                ServiceError::VersionMismatch(_) => ErrorCode::VersionMismatch,
+                ServiceError::Malformed(_) => ErrorCode::MalformedRequest,
+                ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
+                ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
+                ServiceError::Store(StoreError::Unavailable(_)) => ErrorCode::StorageUnavailable,
+                ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
+            },
+        }
+    }
+
+    /// The problem body.
+    #[must_use]
+    pub fn problem(&self) -> Problem {
+        let code = self.code();
+        let (status, title) = status_and_title(code);
+        let mut problem = Problem {
+            problem_type: "about:blank",
+            title,
+            status: status.as_u16(),
+            code,
+            detail: self.to_string(),
+            reason: None,
+            legal_moves: None,
+            turn: None,
+            game: None,
+        };
+        match self {
+            ApiError::Service(ServiceError::IllegalMove {
+                refusal,
+                input,
+                legal_moves,
+            }) => {
+                problem.reason = Some((*refusal).into());
+                problem.detail = wire::refusal_detail(*refusal, *input);
+                problem.legal_moves = Some(
+                    legal_moves
+                        .iter()
+                        .map(|m| MoveBody::from(m.input()))
+                        .collect(),
+                );
+            }
+            ApiError::Service(ServiceError::NotYourTurn { turn }) => {
+                problem.turn = Some((*turn).into());
+            }
+            ApiError::Service(ServiceError::VersionMismatch(game)) => {
+                problem.detail = format!("the game is at version {}", game.version);
+                problem.game = Some(Box::new(Game::from(game.as_ref())));
+            }
+            ApiError::Service(ServiceError::Store(StoreError::Unavailable(_))) => {
+                "the database cannot take writes now; nothing was changed, retry later"
+                    .clone_into(&mut problem.detail);
+            }
+            ApiError::Service(ServiceError::Store(_) | ServiceError::Internal(_)) => {
+                "an internal error occurred".clone_into(&mut problem.detail);
+            }
+            _ => {}
+        }
+        problem
+    }
+}
+
+fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
+    match code {
+        ErrorCode::MalformedRequest => (StatusCode::BAD_REQUEST, "Malformed request"),
+        ErrorCode::MissingToken => (StatusCode::UNAUTHORIZED, "Missing token"),
+        ErrorCode::InvalidToken => (StatusCode::FORBIDDEN, "Invalid token"),
+        ErrorCode::GameNotFound => (StatusCode::NOT_FOUND, "Game not found"),
+        ErrorCode::PositionNotFound => (StatusCode::NOT_FOUND, "Position not found"),
+        ErrorCode::NotFound => (StatusCode::NOT_FOUND, "Not found"),
+        ErrorCode::NotYourTurn => (StatusCode::CONFLICT, "Not your turn"),
+        ErrorCode::GameOver => (StatusCode::CONFLICT, "Game over"),
+        ErrorCode::WaitingForOpponent => (StatusCode::CONFLICT, "Waiting for opponent"),
+        ErrorCode::NoOpenSeat => (StatusCode::CONFLICT, "No open seat"),
+        ErrorCode::VersionMismatch => (StatusCode::PRECONDITION_FAILED, "Version mismatch"),
+        ErrorCode::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "Payload too large"),
+        ErrorCode::UnsupportedMediaType => {
+            (StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported media type")
+        }
+        ErrorCode::IllegalMove => (StatusCode::UNPROCESSABLE_ENTITY, "Illegal move"),
+        ErrorCode::InvalidOption => (StatusCode::UNPROCESSABLE_ENTITY, "Invalid option"),
+        ErrorCode::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "Rate limited"),
+        ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "Internal error"),
+        ErrorCode::StorageUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable"),
+    }
+}
+
+/// The error and every source below it, for the log.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let _ = write!(out, ": {c}");
+        cause = c.source();
+    }
+    out
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        status_and_title(self.code()).0
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if status.is_server_error() {
+            tracing::error!(error = %error_chain(self), "request failed");
+        }
+        let mut res = HttpResponse::build(status);
+        res.insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        ));
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            res.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
+        }
+        if let ApiError::Service(ServiceError::VersionMismatch(game)) = self {
+            res.insert_header((header::ETAG, wire::etag(game.version)));
+        }
+        res.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+    }
+}

@@ -1,0 +1,227 @@
+//! `GET /v1/games/{id}/events`: Server-Sent Events, one per change of a game.
+//!
+//! Each connection runs a small task: it sends the stored changes after the
+//! client's `Last-Event-ID` (read back from the history, so nothing is missed
+//! while a client was away), then sleeps until the service announces a change
+//! of this game, and reads again from the last version it sent. Heartbeat
+//! comments keep idle connections open through proxies. The stream ends when
+//! the game is deleted.
+
+use std::convert::Infallible;
+
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, mpsc};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract;
+use super::responses::{BadRequest, Internal, NotFound, Unavailable};
+use super::wire::{Game, MoveRecordView, Side};
+use crate::service::{Change, ChangeKind, Service};
+
+/// Where to resume.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Resume after this version, for clients that cannot set `Last-Event-ID`
+    /// (a browser's first `EventSource` connection). The header wins when both are given.
+    pub last_event_id: Option<i64>,
+}
+
+/// The type of a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EventType {
+    Move,
+    Join,
+    Restart,
+    Resign,
+    Deleted,
+}
+
+/// The `data` of one event (JSON): the change and the game right after it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct GameEvent {
+    #[serde(rename = "type")]
+    pub event_type: EventType,
+    /// The game's version after the change; also the event's `id:`.
+    pub version: i64,
+    /// `move` only: the move played.
+    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    pub mv: Option<MoveRecordView>,
+    /// `join`: the seat taken; `resign`: the seat that resigned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Side>,
+    /// `restart`: the new round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// The game right after the change (absent for `deleted`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<Game>,
+}
+
+fn event_of(change: &Change) -> GameEvent {
+    let (event_type, mv, seat, round) = match change.kind {
+        ChangeKind::Move(m) => (EventType::Move, Some(MoveRecordView::from(&m)), None, None),
+        ChangeKind::Join(p) => (EventType::Join, None, Some(p.into()), None),
+        ChangeKind::Restart => (EventType::Restart, None, None, Some(change.game.round)),
+        ChangeKind::Resign(p) => (EventType::Resign, None, Some(p.into()), None),
+    };
+    GameEvent {
+        event_type,
+        version: change.version,
+        mv,
+        seat,
+        round,
+        game: Some(Game::from(&change.game)),
+    }
+}
+
+fn frame(name: &str, id: i64, data: &GameEvent) -> Bytes {
+    let json = serde_json::to_string(data).unwrap_or_default();
+    Bytes::from(format!("event: {name}\nid: {id}\ndata: {json}\n\n"))
+}
+
+fn name_of(t: EventType) -> &'static str {
+    match t {
+        EventType::Move => "move",
+        EventType::Join => "join",
+        EventType::Restart => "restart",
+        EventType::Resign => "resign",
+        EventType::Deleted => "deleted",
+    }
+}
+
+/// Follow a game: Server-Sent Events, one per change.
+///
+/// Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
+/// the game's version after the change and each `data:` a JSON [`GameEvent`]
+/// with the change and the game right after it. Reconnect with
+/// `Last-Event-ID: N` (browsers do this by themselves) to receive every change
+/// after version N, once each and in order, including those made while away.
+/// Without it the stream starts after the current version. Comment lines
+/// (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this version"),
+        EventsQuery,
+    ),
+    responses(
+        (status = 200, description = "An endless `text/event-stream`; each event's data is a `GameEvent`", content_type = "text/event-stream", body = String,
+            example = "event: move\nid: 4\ndata: {\"type\":\"move\",\"version\":4,\"move\":{\"round\":1,\"ply\":2,\"player\":\"O\",\"move\":{\"column\":3},\"at\":\"2026-11-22T10:00:05.000000Z\"},\"game\":{}}\n\n"),
+        (status = 400, response = BadRequest),
+        (status = 404, response = NotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/events")]
+pub async fn game_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = extract::game_id(&id)?;
+    let header_id = req
+        .headers()
+        .get("last-event-id")
+        .map(|v| {
+            v.to_str()
+                .ok()
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .ok_or_else(|| ApiError::Malformed("Last-Event-ID must be a version number".into()))
+        })
+        .transpose()?;
+    // Subscribe before reading, so that no change falls between the two.
+    let changes = state.service.subscribe();
+    let game = state.service.game(id).await?;
+    let after = header_id.or(query.last_event_id).unwrap_or(game.version);
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(follow(
+        state.service.clone(),
+        id,
+        after,
+        changes,
+        tx,
+        state.heartbeat,
+    ));
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    });
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body))
+}
+
+/// Sends the changes of game `id` after version `last` to `tx` until the
+/// client goes away or the game is deleted.
+async fn follow(
+    service: Service,
+    id: Uuid,
+    mut last: i64,
+    mut changes: broadcast::Receiver<Uuid>,
+    tx: mpsc::Sender<Bytes>,
+    heartbeat: std::time::Duration,
+) {
+    loop {
+        match service.changes_since(id, last).await {
+            Ok(None) => {
+                let gone = GameEvent {
+                    event_type: EventType::Deleted,
+                    version: last + 1,
+                    mv: None,
+                    seat: None,
+                    round: None,
+                    game: None,
+                };
+                let _ = tx.send(frame("deleted", last + 1, &gone)).await;
+                return;
+            }
+            Ok(Some(list)) => {
+                for change in &list {
+                    let event = event_of(change);
+                    if tx
+                        .send(frame(name_of(event.event_type), change.version, &event))
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                    last = change.version;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(game = %id, error = %e, "event stream stopped");
+                return;
+            }
+        }
+        // Wait for a change of this game, sending heartbeats meanwhile.
+        loop {
+            tokio::select! {
+                received = changes.recv() => match received {
+                    Ok(changed) if changed == id => break,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                () = tokio::time::sleep(heartbeat) => {
+                    if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() {
+                        return;
+                    }
+                }
+                () = tx.closed() => return,
+            }
+        }
+    }
+}

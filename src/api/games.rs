@@ -1,0 +1,515 @@
+//! Handlers for `/v1/kinds` and `/v1/games/…`: extract, parse, call the
+//! service, respond.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::{self, Body};
+use super::responses::{
+    BadRequest, Conflict, Forbidden, Internal, NotFound, PayloadTooLarge, PreconditionFailed,
+    Unauthorized, Unavailable, Unprocessable, UnsupportedMediaType,
+};
+use super::wire::{
+    self, BotMoveRequest, CreateGame, Game, GamePage, HintQuery, HintView, KindList, ListQuery,
+    MoveBody, MoveList, MoveRecordView, MoveResponse, RoundQuery, SeatGrant,
+};
+use crate::ai::Level;
+use crate::service::{MoveResult, Played};
+use crate::store::{ListFilter, StoredResponse};
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// Default and largest page size of a listing.
+const DEFAULT_LIMIT: u32 = 20;
+const MAX_LIMIT: u32 = 100;
+
+/// The level used when a request names none.
+const DEFAULT_LEVEL: Level = Level::Easy;
+
+fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
+    res.headers_mut().insert(header::ETAG, wire::etag(version));
+    res
+}
+
+fn game_response(game: &crate::store::GameRecord) -> HttpResponse {
+    with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
+}
+
+fn render(played: &Played) -> StoredResponse {
+    StoredResponse {
+        status: 201,
+        body: serde_json::to_string(&MoveResponse::from(played)).unwrap_or_default(),
+    }
+}
+
+fn move_response(result: MoveResult) -> HttpResponse {
+    match result {
+        MoveResult::Played(played) => with_etag(
+            HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
+            played.game.version,
+        ),
+        MoveResult::Replayed(stored) => HttpResponse::build(
+            actix_web::http::StatusCode::from_u16(stored.status)
+                .unwrap_or(actix_web::http::StatusCode::CREATED),
+        )
+        .insert_header(("Idempotent-Replayed", "true"))
+        .content_type("application/json")
+        .body(stored.body),
+    }
+}
+
+/// List the game kinds.
+///
+/// Board sizes, the shape of a move, the options each kind takes at creation
+/// and their defaults.
+#[utoipa::path(
+    tag = "kinds",
+    responses((status = 200, description = "The kinds", body = KindList)),
+)]
+#[get("/kinds")]
+pub async fn list_kinds() -> HttpResponse {
+    HttpResponse::Ok().json(KindList::all())
+}
+
+/// Create a game.
+///
+/// The caller takes `seat` (default X) and receives its token, shown only
+/// here. With a human opponent the other seat stays open until someone joins;
+/// with a bot opponent the bot plays its turns itself (a bot holding X opens
+/// at once); with `hotseat` one token plays both seats.
+#[utoipa::path(
+    tag = "games",
+    request_body(content = CreateGame, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created: the game, the caller's seat and its token", body = SeatGrant,
+            headers(("Location" = String, description = "The game's URL"), ("ETag" = String, description = "The game's version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = Unprocessable),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games")]
+pub async fn create_game(state: web::Data<AppState>, body: Body) -> ApiResult {
+    let request: CreateGame = body.json()?;
+    let new = request.into_new_game()?;
+    let taken = state.service.create(new).await?;
+    let location = format!("/v1/games/{}", taken.game.id);
+    Ok(with_etag(
+        HttpResponse::Created()
+            .insert_header((header::LOCATION, location))
+            .json(SeatGrant::from(&taken)),
+        taken.game.version,
+    ))
+}
+
+/// List games, newest first.
+///
+/// Filter by kind, status and whether a seat is open; page with `cursor`.
+#[utoipa::path(
+    tag = "games",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of games", body = GamePage),
+        (status = 400, response = BadRequest),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games")]
+pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>) -> ApiResult {
+    let query = query.into_inner();
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::Malformed(format!(
+            "limit must be between 1 and {MAX_LIMIT}"
+        )));
+    }
+    let before = query
+        .cursor
+        .as_deref()
+        .map(|c| {
+            c.parse::<i64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| ApiError::Malformed("invalid cursor".into()))
+        })
+        .transpose()?;
+    let filter = ListFilter {
+        kind: query.kind.map(Into::into),
+        status: query.status.map(Into::into),
+        open: query.open,
+        before,
+        limit,
+    };
+    let (games, next) = state.service.list(&filter).await?;
+    Ok(HttpResponse::Ok().json(GamePage {
+        items: games.iter().map(Game::from).collect(),
+        next_cursor: next.map(|n| n.to_string()),
+    }))
+}
+
+/// Get a game.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "The game id (a UUID)")),
+    responses(
+        (status = 200, description = "The game now", body = Game,
+            headers(("ETag" = String, description = "The game's version, quoted: send it back as `If-Match`"))),
+        (status = 404, response = NotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}")]
+pub async fn get_game(state: web::Data<AppState>, id: web::Path<String>) -> ApiResult {
+    let game = state.service.game(extract::game_id(&id)?).await?;
+    Ok(game_response(&game))
+}
+
+/// Delete a game with its history (any seat token of the game).
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"14\"`"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 412, response = PreconditionFailed),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[delete("/games/{id}")]
+pub async fn delete_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    state.service.delete(id, extract::bearer(&req), pre).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Take the open seat.
+///
+/// Returns the game, the seat taken and its token (shown only here).
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"1\"`"),
+    ),
+    responses(
+        (status = 200, description = "Joined", body = SeatGrant,
+            headers(("ETag" = String, description = "The game's version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/join")]
+pub async fn join_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Body,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    let _: serde_json::Map<String, serde_json::Value> = body.json_or_default()?;
+    let taken = state.service.join(id, pre).await?;
+    Ok(with_etag(
+        HttpResponse::Ok().json(SeatGrant::from(&taken)),
+        taken.game.version,
+    ))
+}
+
+/// Play a move.
+///
+/// With the token of the seat to move. The move is durable before the answer
+/// is sent. A bot opponent's reply is played before the answer and listed in
+/// `replies`. A retry with the same `Idempotency-Key` returns the first answer
+/// and plays nothing.
+#[utoipa::path(
+    tag = "moves",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"14\"`"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; a retry with the same key (and seat) returns the first answer"),
+    ),
+    request_body(content = MoveBody, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Played", body = MoveResponse,
+            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = Unprocessable),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/moves")]
+pub async fn play_move(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Body,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    let input = wire::parse_move(&body.0).map_err(ApiError::Malformed)?;
+    let result = state
+        .service
+        .play(id, extract::bearer(&req), pre, input, &render)
+        .await?;
+    Ok(move_response(result))
+}
+
+/// The moves of a round (default: the current one), in order.
+#[utoipa::path(
+    tag = "moves",
+    params(("id" = String, Path, description = "The game id (a UUID)"), RoundQuery),
+    responses(
+        (status = 200, description = "The history", body = MoveList),
+        (status = 400, response = BadRequest),
+        (status = 404, response = NotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/moves")]
+pub async fn list_moves(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<RoundQuery>,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let (_, moves) = state.service.history(id, query.round).await?;
+    Ok(HttpResponse::Ok().json(MoveList {
+        items: moves.iter().map(MoveRecordView::from).collect(),
+    }))
+}
+
+/// The game as it stood after `ply` moves of a round (0: the empty board).
+///
+/// `version` and `seats` are the game's current ones.
+#[utoipa::path(
+    tag = "moves",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("ply" = u32, Path, description = "Moves played, 0 for the empty board"),
+        RoundQuery,
+    ),
+    responses(
+        (status = 200, description = "The position", body = Game),
+        (status = 400, response = BadRequest),
+        (status = 404, response = NotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/positions/{ply}")]
+pub async fn get_position(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    query: web::Query<RoundQuery>,
+) -> ApiResult {
+    let (id, ply) = path.into_inner();
+    let id = extract::game_id(&id)?;
+    let ply: u32 = ply
+        .parse()
+        .map_err(|_| ApiError::Malformed(format!("ply must be a whole number, got {ply:?}")))?;
+    let game = state.service.position(id, query.round, ply).await?;
+    Ok(HttpResponse::Ok().json(Game::from(&game)))
+}
+
+/// Start a new round from the empty board (any seat token).
+///
+/// Old rounds stay readable with `?round=`. X opens again; a bot holding X
+/// plays its first move before the answer.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The game in its new round", body = Game,
+            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/restart")]
+pub async fn restart_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Body,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    let _: serde_json::Map<String, serde_json::Value> = body.json_or_default()?;
+    let game = state
+        .service
+        .restart(id, extract::bearer(&req), pre)
+        .await?;
+    Ok(game_response(&game))
+}
+
+/// Resign: the caller's seat gives up the round and the other wins.
+///
+/// In a hotseat game the side to move resigns.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The finished game", body = Game,
+            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/resign")]
+pub async fn resign_game(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Body,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    let _: serde_json::Map<String, serde_json::Value> = body.json_or_default()?;
+    let game = state.service.resign(id, extract::bearer(&req), pre).await?;
+    Ok(game_response(&game))
+}
+
+/// A suggested move for the side to move.
+///
+/// With the token of the seat to move (or the hotseat token). Nothing is played.
+#[utoipa::path(
+    tag = "bots",
+    params(("id" = String, Path, description = "The game id (a UUID)"), HintQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The hint", body = HintView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 422, response = Unprocessable),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/hint")]
+pub async fn get_hint(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<HintQuery>,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
+    let hint = state.service.hint(id, extract::bearer(&req), level).await?;
+    Ok(HttpResponse::Ok().json(HintView::from(&hint)))
+}
+
+/// Let the server play one move for the side to move.
+///
+/// With the token of the seat to move (or the hotseat token). Answers like a
+/// move; a bot opponent then replies as usual. 412 also when the game changed
+/// while the bot was thinking.
+#[utoipa::path(
+    tag = "bots",
+    params(
+        ("id" = String, Path, description = "The game id (a UUID)"),
+        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key returns the first answer"),
+    ),
+    request_body(content = BotMoveRequest, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Played", body = MoveResponse,
+            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = Unprocessable),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/bot-move")]
+pub async fn play_bot_move(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    body: Body,
+) -> ApiResult {
+    let id = extract::game_id(&id)?;
+    let pre = extract::preconditions(&req)?;
+    let request: BotMoveRequest = body.json_or_default()?;
+    let level = request.level.map_or(DEFAULT_LEVEL, Into::into);
+    let result = state
+        .service
+        .bot_move(id, extract::bearer(&req), pre, level, &render)
+        .await?;
+    Ok(move_response(result))
+}
+
+/// Fallback for unknown paths: a problem+json 404.
+pub async fn not_found() -> ApiResult {
+    Err(ApiError::NotFound)
+}

@@ -1,0 +1,52 @@
+//! Health, readiness and metrics.
+
+use actix_web::{HttpResponse, get, web};
+
+use super::AppState;
+use super::error::ApiError;
+use super::responses::Unavailable;
+use crate::service::ServiceError;
+use crate::store::StoreError;
+
+/// Alive: the process answers.
+#[utoipa::path(
+    tag = "system",
+    responses((status = 200, description = "Alive", body = String, content_type = "text/plain", example = "ok")),
+)]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().content_type("text/plain").body("ok")
+}
+
+/// Ready: the database answers.
+#[utoipa::path(
+    tag = "system",
+    responses(
+        (status = 200, description = "Ready", body = String, content_type = "text/plain", example = "ready"),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    state.service.store().ping().await.map_err(|e| {
+        ServiceError::Store(match e {
+            StoreError::Database(cause) => StoreError::Unavailable(cause),
+            other => other,
+        })
+    })?;
+    Ok(HttpResponse::Ok().content_type("text/plain").body("ready"))
+}
+
+/// Prometheus metrics: requests by route and status, moves by kind and
+/// result, request latency.
+#[utoipa::path(
+    tag = "system",
+    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain; version=0.0.4",
+        example = "tabula_moves_total{kind=\"connect_four\",result=\"accepted\"} 12")),
+)]
+#[get("/metrics")]
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(state.metrics.render())
+}

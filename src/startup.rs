@@ -1,0 +1,104 @@
+//! Builds the actix app (routes, limits, middleware), binds, serves, and
+//! stops gracefully on SIGTERM/SIGINT.
+
+use std::net::{SocketAddr, TcpListener};
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpServer, middleware, web};
+use anyhow::Context;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::api::{self, AppState, BodyLimit};
+use crate::config::Settings;
+use crate::service::Service;
+use crate::store::Store;
+use crate::telemetry::{self, Metrics};
+
+/// A bound, not yet running server.
+pub struct Application {
+    server: Server,
+    local_addr: SocketAddr,
+    store: Store,
+}
+
+impl Application {
+    /// Opens and migrates the database, binds the listener and builds the server.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or migrated, or the address cannot be bound.
+    pub async fn build(settings: &Settings) -> anyhow::Result<Application> {
+        let store = Store::open(&settings.database_url, settings.read_pool)
+            .await
+            .with_context(|| format!("opening {}", settings.database_url_redacted()))?;
+        let listener = TcpListener::bind(&settings.addr)
+            .with_context(|| format!("binding {}", settings.addr))?;
+        let local_addr = listener.local_addr()?;
+        let metrics = Metrics::new();
+        let state = web::Data::new(AppState {
+            service: Service::new(store.clone(), settings.bot_budget(), metrics.clone()),
+            metrics: metrics.clone(),
+            heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
+        });
+        let metrics = web::Data::new(metrics);
+        let limit = settings.body_limit;
+        let mut server = HttpServer::new(move || {
+            let (app, openapi) = App::new()
+                .into_utoipa_app()
+                .openapi(api::base_document())
+                .app_data(state.clone())
+                .app_data(metrics.clone())
+                .app_data(BodyLimit(limit))
+                .app_data(api::query_config())
+                .app_data(api::path_config())
+                .configure(api::configure)
+                .split_for_parts();
+            app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
+                .service(web::redirect("/docs", "/docs/"))
+                .default_service(web::to(api::not_found))
+                .wrap(middleware::from_fn(telemetry::observe))
+        })
+        .listen(listener)?
+        .shutdown_timeout(settings.shutdown_timeout);
+        if settings.workers > 0 {
+            server = server.workers(settings.workers);
+        }
+        Ok(Application {
+            server: server.run(),
+            local_addr,
+            store,
+        })
+    }
+
+    /// The bound address (useful with port 0).
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The port the server listens on.
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.local_addr.port()
+    }
+
+    /// A handle to stop the server from elsewhere (tests).
+    #[must_use]
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until SIGTERM/SIGINT (or a stop through the handle), lets
+    /// in-flight requests finish, then closes the database.
+    ///
+    /// # Errors
+    /// I/O errors of the server.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let result = self.server.await;
+        tokio::time::timeout(Duration::from_secs(5), self.store.close())
+            .await
+            .ok();
+        result
+    }
+}

@@ -1,0 +1,187 @@
+//! Logging setup, the per-request log line and Prometheus metrics.
+
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::web;
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
+};
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+/// Installs the global tracing subscriber. `filter` is an env-filter
+/// directive; `RUST_LOG` wins when it is set and `filter` is the default.
+pub fn init(filter: &str, format: LogFormat) {
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(rust_log) if filter == "info" && !rust_log.is_empty() => rust_log,
+        _ => filter.to_owned(),
+    };
+    let env_filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(env_filter);
+    // A second init (tests) is harmless: try_init fails and the first stays.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// The service's metrics, registered in their own registry.
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+    moves: IntCounterVec,
+}
+
+impl Metrics {
+    /// Creates and registers the metrics.
+    ///
+    /// # Panics
+    /// Never in practice: the names are static and registered once per registry.
+    #[must_use]
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "tabula_http_requests_total",
+                "HTTP requests by route, method and status",
+            ),
+            &["route", "method", "status"],
+        )
+        .expect("valid metric");
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "tabula_http_request_duration_seconds",
+                "HTTP request latency by route",
+            )
+            .buckets(vec![
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+            ]),
+            &["route"],
+        )
+        .expect("valid metric");
+        let moves = IntCounterVec::new(
+            Opts::new(
+                "tabula_moves_total",
+                "Moves by game kind and result (accepted, refused)",
+            ),
+            &["kind", "result"],
+        )
+        .expect("valid metric");
+        for m in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(latency.clone()),
+            Box::new(moves.clone()),
+        ] {
+            registry.register(m).expect("registered once");
+        }
+        Metrics {
+            registry,
+            requests,
+            latency,
+            moves,
+        }
+    }
+
+    /// Counts a move of `kind` as accepted or refused.
+    pub fn count_move(&self, kind: &str, accepted: bool) {
+        let result = if accepted { "accepted" } else { "refused" };
+        self.moves.with_label_values(&[kind, result]).inc();
+    }
+
+    /// The metrics in Prometheus text format.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        // Encoding into a Vec cannot fail for well-formed metric families.
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Middleware: gives each request an id (or keeps a sane `X-Request-Id` the
+/// client sent), writes one log line per request and records its metrics.
+///
+/// # Errors
+/// Passes on the inner service's error.
+pub async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let request_id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+    let metrics = req.app_data::<web::Data<Metrics>>().cloned();
+    let method = req.method().to_string();
+    let path = req.path().to_owned();
+    let span = tracing::info_span!("request", request_id = %request_id);
+    let mut res = {
+        let _guard = span.enter();
+        next.call(req).await?
+    };
+    let status = res.status().as_u16();
+    let route = res
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let elapsed = started.elapsed();
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        res.headers_mut().insert(REQUEST_ID.clone(), value);
+    }
+    if let Some(m) = metrics {
+        m.requests
+            .with_label_values(&[&route, &method, &status.to_string()])
+            .inc();
+        m.latency
+            .with_label_values(&[&route])
+            .observe(elapsed.as_secs_f64());
+    }
+    tracing::info!(
+        request_id = %request_id,
+        method = %method,
+        path = %path,
+        route = %route,
+        status,
+        micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+        "request"
+    );
+    Ok(res)
+}
+
+/// Runs blocking work (bot searches) on tokio's blocking pool, inside the
+/// caller's tracing span.
+///
+/// # Errors
+/// When the blocking task panicked or was cancelled.
+pub async fn spawn_blocking_with_tracing<F, R>(f: F) -> Result<R, tokio::task::JoinError>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || span.in_scope(f)).await
+}

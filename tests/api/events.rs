@@ -1,0 +1,220 @@
+//! Server-Sent Events: live changes, resumption with `Last-Event-ID`,
+//! heartbeats and the end of the stream on delete.
+
+use std::time::Duration;
+
+use reqwest::{Method, Response};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+
+/// One parsed event.
+#[derive(Debug)]
+struct Event {
+    name: String,
+    id: i64,
+    data: Value,
+}
+
+/// Reads an event stream as it arrives.
+struct Stream {
+    res: Response,
+    buf: String,
+}
+
+impl Stream {
+    async fn open(app: &TestApp, id: &str, last_event_id: Option<i64>) -> Stream {
+        let mut req = app.request(Method::GET, &format!("/v1/games/{id}/events"));
+        if let Some(n) = last_event_id {
+            req = req.header("Last-Event-ID", n.to_string());
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.headers()["content-type"], "text/event-stream");
+        Stream {
+            res,
+            buf: String::new(),
+        }
+    }
+
+    /// The next raw block (event or comment), or None when the stream ended.
+    async fn block(&mut self) -> Option<String> {
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block = self.buf[..end].to_owned();
+                self.buf.drain(..end + 2);
+                return Some(block);
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.res.chunk())
+                .await
+                .expect("an event within 10 s")
+                .unwrap()?;
+            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// The next event, skipping comments.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            let block = self.block().await?;
+            if block.starts_with(':') {
+                continue;
+            }
+            let field = |name: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| panic!("no {name} in {block:?}"))
+            };
+            return Some(Event {
+                name: field("event: "),
+                id: field("id: ").parse().unwrap(),
+                data: serde_json::from_str(&field("data: ")).unwrap(),
+            });
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_subscriber_sees_each_move_as_it_happens() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    app.play_ok(&x, json!({"column": 3})).await;
+    let e = stream.next().await.unwrap();
+    assert_eq!(e.name, "move");
+    assert_eq!(e.id, 3);
+    assert_eq!(e.data["type"], "move");
+    assert_eq!(e.data["version"], 3);
+    assert_eq!(e.data["move"]["move"], json!({"column": 3}));
+    assert_eq!(e.data["game"]["board"][5], "...X...");
+    app.play_ok(&o, json!({"column": 4})).await;
+    let e = stream.next().await.unwrap();
+    assert_eq!((e.name.as_str(), e.id), ("move", 4));
+    assert_eq!(e.data["game"]["turn"], "X");
+}
+
+#[tokio::test]
+async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order() {
+    let app = spawn_app().await;
+    let x = app.create_kind("tic_tac_toe").await;
+    let o = app.join(&x.id).await;
+    app.play_ok(&x, json!({"row": 0, "col": 0})).await;
+    app.play_ok(&o, json!({"row": 1, "col": 1})).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&x.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    app.play_ok(&x, json!({"row": 2, "col": 2})).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/resign", x.id),
+            Some(&o.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+
+    let mut stream = Stream::open(&app, &x.id, Some(1)).await;
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let e = stream.next().await.unwrap();
+        seen.push((e.name.clone(), e.id));
+        match e.id {
+            2 => assert_eq!(e.data["seat"], "O"),
+            4 => {
+                assert_eq!(e.data["game"]["board"], json!(["X..", ".O.", "..."]));
+                assert_eq!(e.data["game"]["round"], 1);
+            }
+            5 => {
+                assert_eq!(e.data["round"], 2);
+                assert_eq!(e.data["game"]["board"], json!(["...", "...", "..."]));
+            }
+            7 => {
+                assert_eq!(e.data["seat"], "O");
+                assert_eq!(e.data["game"]["winner"], "X");
+                assert_eq!(e.data["game"]["end_reason"], "resignation");
+            }
+            _ => {}
+        }
+    }
+    let expected: Vec<(String, i64)> = [
+        ("join", 2),
+        ("move", 3),
+        ("move", 4),
+        ("restart", 5),
+        ("move", 6),
+        ("resign", 7),
+    ]
+    .iter()
+    .map(|(n, v)| ((*n).to_owned(), *v))
+    .collect();
+    assert_eq!(seen, expected);
+    // Changes after the catch-up still arrive, once.
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&x.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let e = stream.next().await.unwrap();
+    assert_eq!((e.name.as_str(), e.id), ("restart", 8));
+}
+
+#[tokio::test]
+async fn a_resumed_stream_shows_the_seat_still_open_before_the_join() {
+    let app = spawn_app().await;
+    let x = app
+        .create(json!({"kind": "connect_four", "seat": "O"}))
+        .await;
+    let mut stream = Stream::open(&app, &x.id, Some(1)).await;
+    app.join(&x.id).await;
+    let e = stream.next().await.unwrap();
+    assert_eq!(e.name, "join");
+    assert_eq!(e.data["seat"], "X");
+    assert_eq!(e.data["game"]["seats"]["X"]["taken"], true);
+    assert_eq!(e.data["game"]["status"], "in_progress");
+}
+
+#[tokio::test]
+async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("gomoku").await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    let res = app
+        .request(Method::DELETE, &format!("/v1/games/{}", x.id))
+        .bearer_auth(&x.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    let e = stream.next().await.unwrap();
+    assert_eq!(e.name, "deleted");
+    assert_eq!(e.data["type"], "deleted");
+    assert!(stream.next().await.is_none(), "the stream ends");
+}
+
+#[tokio::test]
+async fn idle_streams_get_heartbeat_comments() {
+    let app = spawn_app_with(|s| s.sse_heartbeat_secs = 1).await;
+    let (x, _) = app.pair("tic_tac_toe").await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    let block = stream.block().await.unwrap();
+    assert_eq!(block, ": keep-alive");
+}
+
+#[tokio::test]
+async fn events_of_an_unknown_game_are_404() {
+    let app = spawn_app().await;
+    let res = app
+        .get("/v1/games/00000000-0000-4000-8000-000000000000/events")
+        .await;
+    assert_eq!(res.status(), 404);
+}

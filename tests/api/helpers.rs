@@ -1,0 +1,189 @@
+//! Spawning the app and speaking to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
+use serde_json::{Value, json};
+use tabula::{Application, Settings};
+use tempfile::TempDir;
+
+/// A running app on a temporary database.
+pub struct TestApp {
+    pub base: String,
+    pub client: Client,
+    pub db: PathBuf,
+    pub dir: Arc<TempDir>,
+    handle: actix_web::dev::ServerHandle,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// A seat: the game id, the seat and its token.
+#[derive(Clone, Debug)]
+pub struct Seat {
+    pub id: String,
+    pub seat: String,
+    pub token: String,
+}
+
+fn init_logs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var("TEST_LOG").is_ok() {
+            tabula::telemetry::init("debug", tabula::config::LogFormat::Text);
+        }
+    });
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = Arc::new(tempfile::tempdir().expect("temp dir"));
+    spawn_app_in(dir, |_| {}).await
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = Arc::new(tempfile::tempdir().expect("temp dir"));
+    spawn_app_in(dir, configure).await
+}
+
+/// Spawns the app on `dir/tabula.db` (which may already hold data).
+pub async fn spawn_app_in(dir: Arc<TempDir>, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    init_logs();
+    let db = dir.path().join("tabula.db");
+    let mut settings = Settings::defaults();
+    settings.addr = "127.0.0.1:0".into();
+    settings.database_url = format!("sqlite://{}", db.display());
+    settings.workers = 2;
+    settings.bot_budget_ms = 50;
+    settings.shutdown_timeout = 1;
+    configure(&mut settings);
+    let app = Application::build(&settings).await.expect("app builds");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let handle = app.handle();
+    let task = tokio::spawn(app.run_until_stopped());
+    TestApp {
+        base,
+        client: Client::new(),
+        db,
+        dir,
+        handle,
+        task,
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, self.url(path))
+    }
+
+    /// Stops the server and waits until it has closed the database.
+    pub async fn stop(self) -> Arc<TempDir> {
+        self.handle.stop(true).await;
+        let _ = self.task.await;
+        self.dir
+    }
+
+    pub fn db_path(&self) -> &Path {
+        &self.db
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.request(Method::GET, path)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get_json(&self, path: &str) -> Value {
+        let res = self.get(path).await;
+        assert_eq!(res.status(), StatusCode::OK, "GET {path}");
+        res.json().await.expect("json")
+    }
+
+    /// POST with a JSON body and an optional token.
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        let mut req = self.request(Method::POST, path).json(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        req.send().await.expect("request")
+    }
+
+    pub async fn create(&self, body: Value) -> Seat {
+        let res = self.post("/v1/games", None, &body).await;
+        assert_eq!(res.status(), StatusCode::CREATED, "create {body}");
+        let v: Value = res.json().await.expect("json");
+        seat_of(&v)
+    }
+
+    pub async fn create_kind(&self, kind: &str) -> Seat {
+        self.create(json!({"kind": kind})).await
+    }
+
+    pub async fn join(&self, id: &str) -> Seat {
+        let res = self
+            .post(&format!("/v1/games/{id}/join"), None, &json!({}))
+            .await;
+        assert_eq!(res.status(), StatusCode::OK, "join");
+        let v: Value = res.json().await.expect("json");
+        seat_of(&v)
+    }
+
+    /// A two-player game: (X, O).
+    pub async fn pair(&self, kind: &str) -> (Seat, Seat) {
+        let x = self.create_kind(kind).await;
+        let o = self.join(&x.id).await;
+        (x, o)
+    }
+
+    pub async fn play(&self, seat: &Seat, mv: Value) -> Response {
+        self.post(
+            &format!("/v1/games/{}/moves", seat.id),
+            Some(&seat.token),
+            &mv,
+        )
+        .await
+    }
+
+    /// Plays a move that must be accepted; returns the response body.
+    pub async fn play_ok(&self, seat: &Seat, mv: Value) -> Value {
+        let res = self.play(seat, mv.clone()).await;
+        let status = res.status();
+        let body: Value = res.json().await.expect("json");
+        assert_eq!(status, StatusCode::CREATED, "move {mv} refused: {body}");
+        body
+    }
+
+    pub async fn game(&self, id: &str) -> Value {
+        self.get_json(&format!("/v1/games/{id}")).await
+    }
+}
+
+pub fn seat_of(v: &Value) -> Seat {
+    Seat {
+        id: v["game"]["id"].as_str().expect("id").to_owned(),
+        seat: v["seat"].as_str().expect("seat").to_owned(),
+        token: v["token"].as_str().expect("token").to_owned(),
+    }
+}
+
+/// Asserts a problem+json answer with `status` and `code`; returns the body.
+pub async fn assert_problem(res: Response, status: u16, code: &str) -> Value {
+    assert_eq!(res.status().as_u16(), status, "status for expected {code}");
+    let ct = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(ct, "application/problem+json");
+    let body: Value = res.json().await.expect("problem json");
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status);
+    assert_eq!(body["type"], "about:blank");
+    assert!(body["title"].is_string() && body["detail"].is_string());
+    body
+}

@@ -1,0 +1,253 @@
+//! Moves: history, positions, idempotent retries, `If-Match`, bots and hints.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_problem, spawn_app};
+
+#[tokio::test]
+async fn a_move_returns_201_with_the_record_and_the_new_game() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("connect_four").await;
+    let res = app.play(&x, json!({"column": 3})).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers()["etag"], "\"3\"");
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["move"]["round"], 1);
+    assert_eq!(v["move"]["ply"], 1);
+    assert_eq!(v["move"]["player"], "X");
+    assert_eq!(v["move"]["move"], json!({"column": 3}));
+    assert!(v["move"]["at"].is_string());
+    assert_eq!(v["game"]["board"][5], "...X...");
+    assert_eq!(v["game"]["turn"], "O");
+    assert_eq!(v["game"]["version"], 3);
+    assert_eq!(v["replies"], json!([]));
+}
+
+#[tokio::test]
+async fn positions_replay_the_history_ply_by_ply() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    app.play_ok(&x, json!({"column": 3})).await;
+    app.play_ok(&o, json!({"column": 3})).await;
+    let p0 = app
+        .get_json(&format!("/v1/games/{}/positions/0", x.id))
+        .await;
+    assert_eq!(p0["ply"], 0);
+    assert_eq!(p0["board"][5], ".......");
+    let p1 = app
+        .get_json(&format!("/v1/games/{}/positions/1", x.id))
+        .await;
+    assert_eq!(p1["board"][5], "...X...");
+    assert_eq!(p1["turn"], "O");
+    let p2 = app
+        .get_json(&format!("/v1/games/{}/positions/2", x.id))
+        .await;
+    assert_eq!(p2["board"][4], "...O...");
+    let beyond = app.get(&format!("/v1/games/{}/positions/3", x.id)).await;
+    assert_problem(beyond, 404, "position_not_found").await;
+    let garbage = app.get(&format!("/v1/games/{}/positions/abc", x.id)).await;
+    assert_problem(garbage, 400, "malformed_request").await;
+}
+
+#[tokio::test]
+async fn a_retry_with_the_same_idempotency_key_returns_the_first_answer_once() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("tic_tac_toe").await;
+    let send = || {
+        app.request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+            .bearer_auth(&x.token)
+            .header("Idempotency-Key", "move-1")
+            .json(&json!({"row": 0, "col": 0}))
+            .send()
+    };
+    let first = send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    let second = send().await.unwrap();
+    assert_eq!(second.status(), StatusCode::CREATED);
+    assert_eq!(second.headers()["idempotent-replayed"], "true");
+    let second: Value = second.json().await.unwrap();
+    assert_eq!(first, second);
+    let history = app.get_json(&format!("/v1/games/{}/moves", x.id)).await;
+    assert_eq!(
+        history["items"].as_array().unwrap().len(),
+        1,
+        "applied once"
+    );
+    assert_eq!(app.game(&x.id).await["version"], 3);
+    // The same key from the other seat is another request.
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&o.token)
+        .header("Idempotency-Key", "move-1")
+        .json(&json!({"row": 1, "col": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["move"]["player"], "O");
+}
+
+#[tokio::test]
+async fn if_match_with_the_current_version_is_accepted_and_a_stale_one_is_refused() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    let ok = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&x.token)
+        .header("If-Match", "\"2\"")
+        .json(&json!({"column": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), StatusCode::CREATED);
+    let stale = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&o.token)
+        .header("If-Match", "\"2\"")
+        .json(&json!({"column": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.headers()["etag"], "\"3\"");
+    let body = assert_problem(stale, 412, "version_mismatch").await;
+    assert_eq!(body["game"]["version"], 3);
+    assert_eq!(app.game(&x.id).await["ply"], 1, "nothing changed");
+}
+
+#[tokio::test]
+async fn a_bot_opponent_replies_within_the_same_request() {
+    let app = spawn_app().await;
+    let me = app
+        .create(json!({"kind": "connect_four", "opponent": {"type": "bot", "level": "random", "seed": 7}}))
+        .await;
+    let g = app.game(&me.id).await;
+    assert_eq!(g["status"], "in_progress");
+    assert_eq!(
+        g["seats"]["O"],
+        json!({"type": "bot", "taken": true, "level": "random"})
+    );
+    let v = app.play_ok(&me, json!({"column": 3})).await;
+    let replies = v["replies"].as_array().unwrap();
+    assert_eq!(replies.len(), 1);
+    assert_eq!(replies[0]["player"], "O");
+    assert_eq!(replies[0]["ply"], 2);
+    assert_eq!(v["game"]["ply"], 2);
+    assert_eq!(v["game"]["turn"], "X");
+    assert_eq!(v["game"]["version"], 3);
+}
+
+#[tokio::test]
+async fn a_bot_holding_x_opens_at_creation() {
+    let app = spawn_app().await;
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "tic_tac_toe", "seat": "O", "opponent": {"type": "bot", "level": "easy", "seed": 1}}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["seat"], "O");
+    assert_eq!(v["game"]["ply"], 1);
+    assert_eq!(v["game"]["turn"], "O");
+    let history = app
+        .get_json(&format!(
+            "/v1/games/{}/moves",
+            v["game"]["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(history["items"][0]["player"], "X");
+}
+
+#[tokio::test]
+async fn the_same_bot_seed_plays_the_same_game() {
+    let app = spawn_app().await;
+    let mut boards = Vec::new();
+    for _ in 0..2 {
+        let me = app
+            .create(json!({"kind": "gomoku", "options": {"size": 9}, "opponent": {"type": "bot", "level": "random", "seed": 99}}))
+            .await;
+        app.play_ok(&me, json!({"row": 4, "col": 4})).await;
+        let v = app.play_ok(&me, json!({"row": 0, "col": 0})).await;
+        boards.push(v["game"]["board"].clone());
+    }
+    assert_eq!(boards[0], boards[1]);
+}
+
+#[tokio::test]
+async fn a_hint_finds_the_immediate_win() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("tic_tac_toe").await;
+    for (seat, r, c) in [(&x, 0, 0), (&o, 1, 0), (&x, 0, 1), (&o, 2, 2)] {
+        app.play_ok(seat, json!({"row": r, "col": c})).await;
+    }
+    let res = app
+        .request(Method::GET, &format!("/v1/games/{}/hint?level=easy", x.id))
+        .bearer_auth(&x.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["move"], json!({"row": 0, "col": 2}));
+    assert_eq!(v["level"], "easy");
+    assert_eq!(v["evaluation"]["outcome"], "win");
+    assert_eq!(v["evaluation"]["plies"], 1);
+    let not_yours = app
+        .request(Method::GET, &format!("/v1/games/{}/hint", x.id))
+        .bearer_auth(&o.token)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(not_yours, 409, "not_your_turn").await;
+    assert_eq!(app.game(&x.id).await["ply"], 4, "a hint plays nothing");
+}
+
+#[tokio::test]
+async fn a_hint_blocks_the_opponents_immediate_win() {
+    let app = spawn_app().await;
+    let seat = app
+        .create(json!({"kind": "connect_four", "hotseat": true}))
+        .await;
+    for c in [0, 6, 0, 6, 0] {
+        app.play_ok(&seat, json!({"column": c})).await;
+    }
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{}/hint?level=easy", seat.id),
+        )
+        .bearer_auth(&seat.token)
+        .send()
+        .await
+        .unwrap();
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["move"], json!({"column": 0}), "O must block X's column");
+}
+
+#[tokio::test]
+async fn bot_move_plays_for_the_side_to_move() {
+    let app = spawn_app().await;
+    let seat = app
+        .create(json!({"kind": "ultimate_tic_tac_toe", "hotseat": true}))
+        .await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/bot-move", seat.id),
+            Some(&seat.token),
+            &json!({"level": "random"}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["move"]["player"], "X");
+    assert_eq!(v["game"]["ply"], 1);
+    let no_token = app
+        .post(&format!("/v1/games/{}/bot-move", seat.id), None, &json!({}))
+        .await;
+    assert_problem(no_token, 401, "missing_token").await;
+}

@@ -1,0 +1,53 @@
+//! Health, readiness, metrics and the docs page.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn healthz_and_readyz_answer_200() {
+    let app = spawn_app().await;
+    let res = app.get("/healthz").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers().contains_key("x-request-id"));
+    assert_eq!(app.get("/readyz").await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn metrics_count_requests_and_moves() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    app.play_ok(&x, json!({"column": 0})).await;
+    let _ = app.play(&x, json!({"column": 0})).await;
+    let _ = app.play(&o, json!({"column": 9})).await;
+    let text = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        text.contains("tabula_moves_total{kind=\"connect_four\",result=\"accepted\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tabula_moves_total{kind=\"connect_four\",result=\"refused\"} 2"),
+        "{text}"
+    );
+    assert!(text.contains("tabula_http_requests_total{method=\"POST\",route=\"/v1/games/{id}/moves\",status=\"201\"} 1"), "{text}");
+    assert!(text.contains("tabula_http_request_duration_seconds_bucket"));
+}
+
+#[tokio::test]
+async fn docs_serve_swagger_ui_from_the_binary() {
+    let app = spawn_app().await;
+    let res = app.get("/docs/").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let html = res.text().await.unwrap();
+    assert!(html.contains("swagger"), "{html}");
+    let redirect = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(app.url("/docs"))
+        .send()
+        .await
+        .unwrap();
+    assert!(redirect.status().is_redirection());
+}
