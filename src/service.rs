@@ -1,11 +1,12 @@
 //! The use cases: create, join, play, restart, resign, delete, read, hint.
 //!
-//! This is where rules, ai and store meet. Each write opens one transaction,
-//! loads the game, checks token, `If-Match`, status and turn, asks the rules,
-//! writes the move and the new snapshot under `WHERE version = ?`, commits, and
-//! only then returns. A refused request drops its transaction: nothing changes.
-//! Bot replies are computed outside any transaction (off the async workers)
-//! and committed in a transaction of their own.
+//! This is where rules, ai and store meet. Each write is a job for the
+//! store's writer: it loads the game, checks token, `If-Match`, status and
+//! turn, asks the rules, writes the move and the new snapshot under
+//! `WHERE version = ?`, and returns only after its transaction has committed.
+//! A refused job is rolled back to its savepoint: nothing changes. Bot replies
+//! are computed outside any transaction (off the async workers) and written
+//! by a job of their own.
 
 use std::time::Duration;
 
@@ -17,15 +18,10 @@ use uuid::Uuid;
 use crate::ai::{self, Budget, Level, Suggestion};
 use crate::rules::{AnyGame, AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{
-    EventRecord, EventType, GameRecord, ListFilter, MoveRecord, Seat, Store, StoreError,
+    EventRecord, EventType, GameRecord, JobFn, ListFilter, MoveRecord, Seat, Store, StoreError,
     StoredResponse, TokenHash, WriteTx,
 };
 use crate::telemetry::{Metrics, spawn_blocking_with_tracing};
-
-/// How many times a write is retried when a concurrent writer changed the
-/// game between read and write (only possible on backends without a global
-/// write lock).
-const CONFLICT_RETRIES: usize = 3;
 
 /// Why a use case refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -130,16 +126,16 @@ pub struct Hint {
 }
 
 /// Preconditions a write may carry.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Preconditions<'a> {
+#[derive(Clone, Debug, Default)]
+pub struct Preconditions {
     /// `If-Match`: the version the client last saw.
     pub if_match: Option<i64>,
     /// `Idempotency-Key`.
-    pub idempotency_key: Option<&'a str>,
+    pub idempotency_key: Option<String>,
 }
 
 /// Renders the answer to a move, for the idempotency record.
-pub type Render<'a> = &'a (dyn Fn(&Played) -> StoredResponse + Send + Sync);
+pub type Render = fn(&Played) -> StoredResponse;
 
 /// The use cases over one store.
 #[derive(Clone, Debug)]
@@ -179,6 +175,11 @@ impl Service {
         &self.store
     }
 
+    /// Runs a write job on the store's writer.
+    async fn write<T: Send + 'static>(&self, job: JobFn<T, ServiceError>) -> Result<T> {
+        self.store.write(job).await
+    }
+
     /// Creates a game; the caller takes `new.seat`. A bot holding X opens.
     ///
     /// # Errors
@@ -215,11 +216,16 @@ impl Service {
             created_at: now,
             updated_at: now,
         };
-        let mut tx = self.store.begin().await?;
-        tx.insert_game(&game).await?;
-        tx.insert_event(game.id, &event(&game, EventType::Create))
-            .await?;
-        tx.commit().await?;
+        let record = game.clone();
+        self.write(Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_game(&record).await?;
+                tx.insert_event(record.id, &event(&record, EventType::Create))
+                    .await?;
+                Ok(())
+            })
+        }))
+        .await?;
         self.publish(game.id);
         self.bot_replies(&mut game, None).await?;
         Ok(SeatTaken {
@@ -249,21 +255,26 @@ impl Service {
     ///
     /// # Errors
     /// `GameNotFound`, `VersionMismatch`, `NoOpenSeat`, store errors.
-    pub async fn join(&self, id: Uuid, pre: Preconditions<'_>) -> Result<SeatTaken> {
-        let mut tx = self.store.begin().await?;
-        let mut game = load(&mut tx, id).await?;
-        check_version(&game, pre.if_match)?;
-        let Some(seat) = Player::BOTH.into_iter().find(|&p| game.seat(p).is_open()) else {
-            return Err(ServiceError::NoOpenSeat);
-        };
+    pub async fn join(&self, id: Uuid, pre: Preconditions) -> Result<SeatTaken> {
         let token = new_token();
-        game.seats[seat.index()] = Seat::Human {
-            token: Some(TokenHash::of(&token)),
-        };
-        save(&mut tx, &mut game).await?;
-        tx.insert_event(id, &event(&game, EventType::Join(seat)))
+        let hash = TokenHash::of(&token);
+        let (game, seat) = self
+            .write(Box::new(move |tx| {
+                Box::pin(async move {
+                    let mut game = load(tx, id).await?;
+                    check_version(&game, pre.if_match)?;
+                    let seat = Player::BOTH
+                        .into_iter()
+                        .find(|&p| game.seat(p).is_open())
+                        .ok_or(ServiceError::NoOpenSeat)?;
+                    game.seats[seat.index()] = Seat::Human { token: Some(hash) };
+                    save(tx, &mut game).await?;
+                    tx.insert_event(id, &event(&game, EventType::Join(seat)))
+                        .await?;
+                    Ok((game, seat))
+                })
+            }))
             .await?;
-        tx.commit().await?;
         self.publish(id);
         Ok(SeatTaken { game, seat, token })
     }
@@ -276,9 +287,9 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions<'_>,
+        pre: Preconditions,
         input: MoveInput,
-        render: Render<'_>,
+        render: Render,
     ) -> Result<MoveResult> {
         self.play_with(id, token, pre, render, input).await
     }
@@ -292,9 +303,9 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions<'_>,
+        pre: Preconditions,
         level: Level,
-        render: Render<'_>,
+        render: Render,
     ) -> Result<MoveResult> {
         // Check who may ask before thinking, then think outside the transaction.
         let game = self.game(id).await?;
@@ -317,46 +328,53 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions<'_>,
-        render: Render<'_>,
+        pre: Preconditions,
+        render: Render,
         input: MoveInput,
     ) -> Result<MoveResult> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-        for _ in 0..CONFLICT_RETRIES {
-            let mut tx = self.store.begin().await?;
-            let mut game = load(&mut tx, id).await?;
-            let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-            if let Some(key) = pre.idempotency_key
-                && let Some(stored) = tx.idempotent(id, seat, key).await?
-            {
-                return Ok(MoveResult::Replayed(stored));
-            }
-            let kind = game.kind().as_str();
-            let checked = check_version(&game, pre.if_match)
-                .and_then(|()| check_playable(&game, Some(seat)))
-                .and_then(|()| apply(&mut game, input));
-            self.metrics.count_move(kind, checked.is_ok());
-            let mv = checked?;
-            let expected = game.version;
-            tx.insert_move(id, &mv).await?;
-            if !bump(&mut tx, &mut game, expected).await? {
-                continue;
-            }
-            let mut played = Played {
-                mv,
-                game,
-                replies: Vec::new(),
-            };
-            if let Some(key) = pre.idempotency_key {
-                tx.remember(id, seat, key, &render(&played)).await?;
-            }
-            tx.commit().await?;
-            self.publish(id);
-            let record = pre.idempotency_key.map(|k| (seat, k, render, mv));
-            played.replies = self.bot_replies(&mut played.game, record).await?;
-            return Ok(MoveResult::Played(Box::new(played)));
-        }
-        Err(ServiceError::Internal("too many concurrent writers".into()))
+        let metrics = self.metrics.clone();
+        let key = pre.idempotency_key.clone();
+        let outcome = self
+            .write(Box::new(move |tx| {
+                Box::pin(async move {
+                    let mut game = load(tx, id).await?;
+                    let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                    if let Some(key) = &key
+                        && let Some(stored) = tx.idempotent(id, seat, key).await?
+                    {
+                        return Ok(Err(stored));
+                    }
+                    let kind = game.kind().as_str();
+                    let checked = check_version(&game, pre.if_match)
+                        .and_then(|()| check_playable(&game, Some(seat)))
+                        .and_then(|()| apply(&mut game, input));
+                    metrics.count_move(kind, checked.is_ok());
+                    let mv = checked?;
+                    tx.insert_move(id, &mv).await?;
+                    save(tx, &mut game).await?;
+                    let played = Played {
+                        mv,
+                        game,
+                        replies: Vec::new(),
+                    };
+                    if let Some(key) = &key {
+                        tx.remember(id, seat, key, &render(&played)).await?;
+                    }
+                    Ok(Ok((played, seat)))
+                })
+            }))
+            .await?;
+        let (mut played, seat) = match outcome {
+            Ok(done) => done,
+            Err(stored) => return Ok(MoveResult::Replayed(stored)),
+        };
+        self.publish(id);
+        let record = pre
+            .idempotency_key
+            .map(|key| (seat, key, render, played.mv));
+        played.replies = self.bot_replies(&mut played.game, record).await?;
+        Ok(MoveResult::Played(Box::new(played)))
     }
 
     /// Starts a new round from the empty board; a bot holding X opens it.
@@ -368,23 +386,28 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions<'_>,
+        pre: Preconditions,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-        let mut tx = self.store.begin().await?;
-        let mut game = load(&mut tx, id).await?;
-        game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-        check_version(&game, pre.if_match)?;
-        if game.has_open_seat() {
-            return Err(ServiceError::WaitingForOpponent);
-        }
-        game.position = AnyGame::new(game.position.setup());
-        game.round += 1;
-        game.resigned = None;
-        save(&mut tx, &mut game).await?;
-        tx.insert_event(id, &event(&game, EventType::Restart))
+        let mut game = self
+            .write(Box::new(move |tx| {
+                Box::pin(async move {
+                    let mut game = load(tx, id).await?;
+                    game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                    check_version(&game, pre.if_match)?;
+                    if game.has_open_seat() {
+                        return Err(ServiceError::WaitingForOpponent);
+                    }
+                    game.position = AnyGame::new(game.position.setup());
+                    game.round += 1;
+                    game.resigned = None;
+                    save(tx, &mut game).await?;
+                    tx.insert_event(id, &event(&game, EventType::Restart))
+                        .await?;
+                    Ok(game)
+                })
+            }))
             .await?;
-        tx.commit().await?;
         self.publish(id);
         self.bot_replies(&mut game, None).await?;
         Ok(game)
@@ -399,19 +422,24 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions<'_>,
+        pre: Preconditions,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-        let mut tx = self.store.begin().await?;
-        let mut game = load(&mut tx, id).await?;
-        let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-        check_version(&game, pre.if_match)?;
-        check_playable(&game, None)?;
-        game.resigned = Some(seat);
-        save(&mut tx, &mut game).await?;
-        tx.insert_event(id, &event(&game, EventType::Resign(seat)))
+        let game = self
+            .write(Box::new(move |tx| {
+                Box::pin(async move {
+                    let mut game = load(tx, id).await?;
+                    let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                    check_version(&game, pre.if_match)?;
+                    check_playable(&game, None)?;
+                    game.resigned = Some(seat);
+                    save(tx, &mut game).await?;
+                    tx.insert_event(id, &event(&game, EventType::Resign(seat)))
+                        .await?;
+                    Ok(game)
+                })
+            }))
             .await?;
-        tx.commit().await?;
         self.publish(id);
         Ok(game)
     }
@@ -420,19 +448,18 @@ impl Service {
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, store errors.
-    pub async fn delete(
-        &self,
-        id: Uuid,
-        token: Option<&str>,
-        pre: Preconditions<'_>,
-    ) -> Result<()> {
+    pub async fn delete(&self, id: Uuid, token: Option<&str>, pre: Preconditions) -> Result<()> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-        let mut tx = self.store.begin().await?;
-        let game = load(&mut tx, id).await?;
-        game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-        check_version(&game, pre.if_match)?;
-        tx.delete_game(id).await?;
-        tx.commit().await?;
+        self.write(Box::new(move |tx| {
+            Box::pin(async move {
+                let game = load(tx, id).await?;
+                game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                check_version(&game, pre.if_match)?;
+                tx.delete_game(id).await?;
+                Ok(())
+            })
+        }))
+        .await?;
         self.publish(id);
         Ok(())
     }
@@ -599,7 +626,7 @@ impl Service {
     async fn bot_replies(
         &self,
         game: &mut GameRecord,
-        record: Option<(Player, &str, Render<'_>, MoveRecord)>,
+        record: Option<(Player, String, Render, MoveRecord)>,
     ) -> Result<Vec<MoveRecord>> {
         let mut replies = Vec::new();
         while !game.is_over() && !game.has_open_seat() {
@@ -607,28 +634,38 @@ impl Service {
                 break;
             };
             let suggestion = self.think(&game.position, level, seed).await?;
-            let mut tx = self.store.begin().await?;
-            let mut current = load(&mut tx, game.id).await?;
-            if current.version != game.version {
+            let (id, seen) = (game.id, game.version);
+            let record = record.clone();
+            let so_far = replies.clone();
+            let reply = self
+                .write(Box::new(move |tx| {
+                    Box::pin(async move {
+                        let mut current = load(tx, id).await?;
+                        if current.version != seen {
+                            return Ok(None);
+                        }
+                        let mv = apply(&mut current, suggestion.mv.input())?;
+                        tx.insert_move(id, &mv).await?;
+                        save(tx, &mut current).await?;
+                        if let Some((seat, key, render, answered)) = record {
+                            let mut replies = so_far;
+                            replies.push(mv);
+                            let played = Played {
+                                mv: answered,
+                                game: current.clone(),
+                                replies,
+                            };
+                            tx.remember(id, seat, &key, &render(&played)).await?;
+                        }
+                        Ok(Some((mv, current)))
+                    })
+                }))
+                .await?;
+            let Some((mv, current)) = reply else {
                 break;
-            }
-            let mv = apply(&mut current, suggestion.mv.input())?;
-            let expected = current.version;
-            tx.insert_move(current.id, &mv).await?;
-            if !bump(&mut tx, &mut current, expected).await? {
-                break;
-            }
+            };
+            self.publish(id);
             replies.push(mv);
-            if let Some((seat, key, render, answered)) = record {
-                let played = Played {
-                    mv: answered,
-                    game: current.clone(),
-                    replies: replies.clone(),
-                };
-                tx.remember(current.id, seat, key, &render(&played)).await?;
-            }
-            tx.commit().await?;
-            self.publish(current.id);
             *game = current;
         }
         Ok(replies)
@@ -710,21 +747,19 @@ fn event(game: &GameRecord, event: EventType) -> EventRecord {
     }
 }
 
-/// Bumps the version and writes the game; false if a concurrent writer won.
-async fn bump(tx: &mut WriteTx, game: &mut GameRecord, expected: i64) -> Result<bool> {
-    game.version = expected + 1;
-    game.updated_at = Utc::now();
-    Ok(tx.update_game(game, expected).await?)
-}
-
-/// Bumps and writes, treating a lost race as an internal error (only used
-/// where the transaction already holds the write lock).
+/// Bumps the version and writes the game. The writer holds the write lock,
+/// so the version check cannot fail unless the database was changed behind
+/// the service's back.
 async fn save(tx: &mut WriteTx, game: &mut GameRecord) -> Result<()> {
     let expected = game.version;
-    if bump(tx, game, expected).await? {
+    game.version = expected + 1;
+    game.updated_at = Utc::now();
+    if tx.update_game(game, expected).await? {
         Ok(())
     } else {
-        Err(ServiceError::Internal("concurrent write".into()))
+        Err(ServiceError::Internal(
+            "the game changed during a write".into(),
+        ))
     }
 }
 

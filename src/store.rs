@@ -11,13 +11,16 @@
 //! `.sqlx/` cache per backend at build time, and the same black-box tests run
 //! against the store anyway, which is what catches a wrong query.
 //!
-//! Writes go through a single connection (SQLite allows one writer at a time;
-//! queueing in the pool is cheaper than retrying `SQLITE_BUSY`), reads through
-//! a pool. Every write transaction starts with `BEGIN IMMEDIATE`, and the game
-//! row is updated with `WHERE id = ? AND version = ?`, so a lost race is seen
-//! as zero rows changed, never as a silent overwrite.
+//! Writes go through a single connection owned by one writer task (SQLite
+//! allows one writer at a time; queueing is cheaper than retrying
+//! `SQLITE_BUSY`), which runs queued writes in batches, one transaction per
+//! batch (group commit, `store/writer.rs`); reads go through a pool. Every
+//! write transaction starts with `BEGIN IMMEDIATE`, and the game row is
+//! updated with `WHERE id = ? AND version = ?`, so a lost race is seen as zero
+//! rows changed, never as a silent overwrite.
 
 mod sqlite;
+mod writer;
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -27,7 +30,7 @@ use crate::ai::Level;
 use crate::rules::{AnyGame, GameKind, MoveInput, Player, Status};
 
 pub use sqlite::{Store, WriteTx};
-
+pub use writer::JobFn;
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -44,6 +47,21 @@ pub enum StoreError {
     /// Migrations failed at start.
     #[error("migration failed")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The batch this write ran in could not commit: nothing of it was written.
+    #[error("the write could not be committed")]
+    Batch(#[source] std::sync::Arc<StoreError>),
+}
+
+impl StoreError {
+    /// Whether this means "cannot write now, retry later" (503).
+    #[must_use]
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Unavailable(_) => true,
+            StoreError::Batch(inner) => inner.is_unavailable(),
+            _ => false,
+        }
+    }
 }
 
 /// The SHA-256 of a seat token: what is stored instead of the token.

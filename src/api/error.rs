@@ -12,7 +12,6 @@ use utoipa::ToSchema;
 use super::wire::{self, Game, MoveBody, Side};
 use crate::rules::Refusal;
 use crate::service::ServiceError;
-use crate::store::StoreError;
 
 /// The stable error codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
@@ -132,7 +131,7 @@ impl ApiError {
                 ServiceError::Malformed(_) => ErrorCode::MalformedRequest,
                 ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
-                ServiceError::Store(StoreError::Unavailable(_)) => ErrorCode::StorageUnavailable,
+                ServiceError::Store(e) if e.is_unavailable() => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
         }
@@ -176,7 +175,7 @@ impl ApiError {
                 problem.detail = format!("the game is at version {}", game.version);
                 problem.game = Some(Box::new(Game::from(game.as_ref())));
             }
-            ApiError::Service(ServiceError::Store(StoreError::Unavailable(_))) => {
+            ApiError::Service(ServiceError::Store(e)) if e.is_unavailable() => {
                 "the database cannot take writes now; nothing was changed, retry later"
                     .clone_into(&mut problem.detail);
             }

@@ -153,10 +153,10 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
 ///
 /// # Errors
 /// `Malformed` for a bad header.
-pub fn preconditions(req: &HttpRequest) -> Result<Preconditions<'_>, ApiError> {
+pub fn preconditions(req: &HttpRequest) -> Result<Preconditions, ApiError> {
     Ok(Preconditions {
         if_match: if_match(req)?,
-        idempotency_key: idempotency_key(req)?,
+        idempotency_key: idempotency_key(req)?.map(str::to_owned),
     })
 }
 

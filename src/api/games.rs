@@ -284,7 +284,7 @@ pub async fn play_move(
     let input = wire::parse_move(&body.0).map_err(ApiError::Malformed)?;
     let result = state
         .service
-        .play(id, extract::bearer(&req), pre, input, &render)
+        .play(id, extract::bearer(&req), pre, input, render)
         .await?;
     Ok(move_response(result))
 }
@@ -504,7 +504,7 @@ pub async fn play_bot_move(
     let level = request.level.map_or(DEFAULT_LEVEL, Into::into);
     let result = state
         .service
-        .bot_move(id, extract::bearer(&req), pre, level, &render)
+        .bot_move(id, extract::bearer(&req), pre, level, render)
         .await?;
     Ok(move_response(result))
 }

@@ -436,8 +436,6 @@ impl Game for ConnectFour {
             return None;
         }
         let bit = cell_bit(row, col);
-        Player::BOTH
-            .into_iter()
-            .find(|&p| self.discs(p) & bit != 0)
+        Player::BOTH.into_iter().find(|&p| self.discs(p) & bit != 0)
     }
 }

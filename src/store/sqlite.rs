@@ -9,8 +9,10 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 use sqlx::{Row, Sqlite, Transaction};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
+use super::writer::{self, Job, JobFn, TypedJob};
 use super::{
     EventRecord, EventType, GameRecord, ListFilter, MoveRecord, Seat, StoreError, StoredResponse,
     TokenHash,
@@ -55,11 +57,19 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
-/// The database: one writer connection and a pool of readers.
+/// The database: one writer task (owning the one write connection) and a
+/// pool of readers.
 #[derive(Clone, Debug)]
 pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
+    jobs: mpsc::Sender<Box<dyn Job>>,
+}
+
+impl std::fmt::Debug for dyn Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Job")
+    }
 }
 
 fn ts(t: DateTime<Utc>) -> String {
@@ -119,7 +129,34 @@ impl Store {
                 .connect_with(options.read_only(true))
                 .await?
         };
-        Ok(Store { writer, reader })
+        let (jobs, queue) = mpsc::channel(4096);
+        tokio::spawn(writer::run(writer.clone(), queue));
+        Ok(Store {
+            writer,
+            reader,
+            jobs,
+        })
+    }
+
+    /// Runs `f` in a write transaction shared with other queued writes, and
+    /// answers once that transaction has committed. A job that fails leaves
+    /// nothing behind (it runs inside its own savepoint).
+    ///
+    /// # Errors
+    /// The job's own error, or the store's when the batch cannot commit.
+    pub async fn write<T, E>(&self, f: JobFn<T, E>) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job: Box<dyn Job> = Box::new(TypedJob { f, reply });
+        if self.jobs.send(job).await.is_err() {
+            return Err(E::from(StoreError::Unavailable(sqlx::Error::PoolClosed)));
+        }
+        answer
+            .await
+            .unwrap_or_else(|_| Err(E::from(StoreError::Unavailable(sqlx::Error::PoolClosed))))
     }
 
     /// Whether the database answers.
@@ -135,15 +172,6 @@ impl Store {
     pub async fn close(&self) {
         self.writer.close().await;
         self.reader.close().await;
-    }
-
-    /// Starts a write transaction (takes the write lock at once).
-    ///
-    /// # Errors
-    /// When the database cannot be reached or locked.
-    pub async fn begin(&self) -> Result<WriteTx, StoreError> {
-        let tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(WriteTx { tx })
     }
 
     /// A game by id, read outside any write transaction.
@@ -277,6 +305,30 @@ pub struct WriteTx {
 }
 
 impl WriteTx {
+    /// Starts a write transaction (takes the write lock at once).
+    pub(super) async fn begin(pool: &SqlitePool) -> Result<WriteTx, StoreError> {
+        let tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+        Ok(WriteTx { tx })
+    }
+
+    pub(super) async fn savepoint(&mut self) -> Result<(), StoreError> {
+        sqlx::query("SAVEPOINT job").execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
+    pub(super) async fn release(&mut self) -> Result<(), StoreError> {
+        sqlx::query("RELEASE job").execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
+    pub(super) async fn rollback_to_savepoint(&mut self) -> Result<(), StoreError> {
+        sqlx::query("ROLLBACK TO job")
+            .execute(&mut *self.tx)
+            .await?;
+        sqlx::query("RELEASE job").execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
     /// The game by id, inside the transaction.
     ///
     /// # Errors
@@ -477,7 +529,7 @@ impl WriteTx {
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
-    pub async fn commit(self) -> Result<(), StoreError> {
+    pub(super) async fn commit(self) -> Result<(), StoreError> {
         self.tx.commit().await?;
         Ok(())
     }
