@@ -187,12 +187,7 @@ impl ConnectFour {
     #[must_use]
     pub const fn bitboards(&self) -> (u64, u64) {
         let mask = self.mask();
-        let own = if mask.count_ones() % 2 == 0 {
-            self.discs[0]
-        } else {
-            self.discs[1]
-        };
-        (own, mask)
+        (self.discs[Player::at_ply(mask.count_ones()).index()], mask)
     }
 
     /// The number of discs in `col`, `0..=6`.
@@ -233,8 +228,7 @@ impl ConnectFour {
         own + mask + BOTTOM_MASK
     }
 
-    /// The column whose next free cell is in `cells` (at most one per
-    /// column), left to right.
+    /// The columns that have a cell in `cells`, left to right.
     fn columns_in(cells: u64) -> impl Iterator<Item = Column> {
         Column::ALL
             .into_iter()
