@@ -5,6 +5,7 @@ mod error;
 mod events;
 mod extract;
 mod games;
+mod rate_limit;
 mod responses;
 mod system;
 pub mod wire;
@@ -18,6 +19,7 @@ use utoipa_actix_web::{AppExt, scope};
 pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, path_config, query_config};
 pub use games::not_found;
+pub use rate_limit::{RateLimiter, limit as rate_limit};
 
 use crate::service::Service;
 use crate::telemetry::Metrics;

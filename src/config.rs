@@ -54,6 +54,14 @@ pub struct Settings {
     #[arg(long, env = "TABULA_READ_POOL", default_value_t = 4)]
     pub read_pool: u32,
 
+    /// Requests per second allowed per client IP (0: no limit). Over it: 429 rate_limited.
+    #[arg(long, env = "TABULA_RATE_LIMIT", default_value_t = 0)]
+    pub rate_limit: u32,
+
+    /// Burst size of the per-client limit (0: the same as --rate-limit).
+    #[arg(long, env = "TABULA_RATE_BURST", default_value_t = 0)]
+    pub rate_burst: u32,
+
     /// Seconds between keep-alive comments on idle event streams.
     #[arg(long, env = "TABULA_SSE_HEARTBEAT_SECS", default_value_t = 15)]
     pub sse_heartbeat_secs: u64,
@@ -83,6 +91,8 @@ impl Settings {
             read_pool: 4,
             shutdown_timeout: 10,
             sse_heartbeat_secs: 15,
+            rate_limit: 0,
+            rate_burst: 0,
             print_openapi: false,
         }
     }

@@ -42,6 +42,10 @@ impl Application {
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
         });
         let metrics = web::Data::new(metrics);
+        let limiter = web::Data::new(api::RateLimiter::new(
+            settings.rate_limit,
+            settings.rate_burst,
+        ));
         let limit = settings.body_limit;
         let mut server = HttpServer::new(move || {
             let (app, openapi) = App::new()
@@ -49,6 +53,7 @@ impl Application {
                 .openapi(api::base_document())
                 .app_data(state.clone())
                 .app_data(metrics.clone())
+                .app_data(limiter.clone())
                 .app_data(BodyLimit(limit))
                 .app_data(api::query_config())
                 .app_data(api::path_config())
@@ -57,6 +62,7 @@ impl Application {
             app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
                 .service(web::redirect("/docs", "/docs/"))
                 .default_service(web::to(api::not_found))
+                .wrap(middleware::from_fn(api::rate_limit))
                 .wrap(middleware::from_fn(telemetry::observe))
         })
         .listen(listener)?

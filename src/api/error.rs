@@ -107,6 +107,8 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     #[error("unsupported media type")]
     UnsupportedMediaType,
+    #[error("too many requests: retry in {0} s")]
+    RateLimited(u64),
     #[error(transparent)]
     Service(#[from] ServiceError),
 }
@@ -118,6 +120,7 @@ impl ApiError {
             ApiError::NotFound => ErrorCode::NotFound,
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::Service(e) => match e {
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
                 ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
@@ -241,6 +244,9 @@ impl ResponseError for ApiError {
         ));
         if status == StatusCode::SERVICE_UNAVAILABLE {
             res.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
+        }
+        if let ApiError::RateLimited(secs) = self {
+            res.insert_header((header::RETRY_AFTER, secs.to_string()));
         }
         if let ApiError::Service(ServiceError::VersionMismatch(game)) = self {
             res.insert_header((header::ETAG, wire::etag(game.version)));

@@ -4,11 +4,12 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
 };
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Row, Sqlite};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -139,8 +140,8 @@ impl Store {
     }
 
     /// Runs `f` in a write transaction shared with other queued writes, and
-    /// answers once that transaction has committed. A job that fails leaves
-    /// nothing behind (it runs inside its own savepoint).
+    /// answers once that transaction has committed. `f` must check before it
+    /// writes: a job that fails after writing rolls back its whole batch.
     ///
     /// # Errors
     /// The job's own error, or the store's when the batch cannot commit.
@@ -299,34 +300,38 @@ impl Store {
     }
 }
 
-/// A write transaction. Dropping it without [`WriteTx::commit`] rolls back.
+/// A write transaction on the writer's connection, driven by the writer task.
 pub struct WriteTx {
-    tx: Transaction<'static, Sqlite>,
+    conn: PoolConnection<Sqlite>,
+    writes: u64,
 }
 
 impl WriteTx {
     /// Starts a write transaction (takes the write lock at once).
+    ///
+    /// The transaction is driven with plain BEGIN/COMMIT/ROLLBACK rather than
+    /// sqlx's `Transaction`: after a failed COMMIT (a full disk) SQLite may
+    /// keep the transaction open, and the connection must then be rolled back
+    /// and discarded, which sqlx's wrapper does not do.
     pub(super) async fn begin(pool: &SqlitePool) -> Result<WriteTx, StoreError> {
-        let tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(WriteTx { tx })
+        let mut conn = pool.acquire().await?;
+        if let Err(e) = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
+            conn.close_on_drop();
+            return Err(e.into());
+        }
+        Ok(WriteTx { conn, writes: 0 })
     }
 
-    pub(super) async fn savepoint(&mut self) -> Result<(), StoreError> {
-        sqlx::query("SAVEPOINT job").execute(&mut *self.tx).await?;
-        Ok(())
+    /// Rolls back and discards the connection (a fresh one is opened for the
+    /// next transaction, so a fault that went away is forgotten).
+    pub(super) async fn abandon(mut self) {
+        let _ = sqlx::query("ROLLBACK").execute(&mut *self.conn).await;
+        self.conn.close_on_drop();
     }
 
-    pub(super) async fn release(&mut self) -> Result<(), StoreError> {
-        sqlx::query("RELEASE job").execute(&mut *self.tx).await?;
-        Ok(())
-    }
-
-    pub(super) async fn rollback_to_savepoint(&mut self) -> Result<(), StoreError> {
-        sqlx::query("ROLLBACK TO job")
-            .execute(&mut *self.tx)
-            .await?;
-        sqlx::query("RELEASE job").execute(&mut *self.tx).await?;
-        Ok(())
+    /// Write statements that succeeded so far in this transaction.
+    pub(super) fn writes(&self) -> u64 {
+        self.writes
     }
 
     /// The game by id, inside the transaction.
@@ -336,7 +341,7 @@ impl WriteTx {
     pub async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         let row = sqlx::query(GAME_BY_ID)
             .bind(id.to_string())
-            .fetch_optional(&mut *self.tx)
+            .fetch_optional(&mut *self.conn)
             .await?;
         row.map(|r| game_from_row(&r)).transpose()
     }
@@ -365,8 +370,9 @@ impl WriteTx {
         )
         .bind(ts(game.created_at))
         .bind(ts(game.updated_at))
-        .execute(&mut *self.tx)
+        .execute(&mut *self.conn)
         .await?;
+        self.writes += 1;
         Ok(())
     }
 
@@ -399,8 +405,9 @@ impl WriteTx {
         .bind(ts(game.updated_at))
         .bind(game.id.to_string())
         .bind(expected_version)
-        .execute(&mut *self.tx)
+        .execute(&mut *self.conn)
         .await?;
+        self.writes += 1;
         Ok(done.rows_affected() == 1)
     }
 
@@ -426,8 +433,9 @@ impl WriteTx {
         .bind(a)
         .bind(b)
         .bind(ts(m.at))
-        .execute(&mut *self.tx)
+        .execute(&mut *self.conn)
         .await?;
+        self.writes += 1;
         Ok(())
     }
 
@@ -452,8 +460,9 @@ impl WriteTx {
         .bind(i64::from(e.round))
         .bind(player)
         .bind(ts(e.at))
-        .execute(&mut *self.tx)
+        .execute(&mut *self.conn)
         .await?;
+        self.writes += 1;
         Ok(())
     }
 
@@ -464,8 +473,9 @@ impl WriteTx {
     pub async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM games WHERE id = ?")
             .bind(id.to_string())
-            .execute(&mut *self.tx)
+            .execute(&mut *self.conn)
             .await?;
+        self.writes += 1;
         Ok(done.rows_affected() == 1)
     }
 
@@ -485,7 +495,7 @@ impl WriteTx {
         .bind(id.to_string())
         .bind(player_str(seat))
         .bind(key)
-        .fetch_optional(&mut *self.tx)
+        .fetch_optional(&mut *self.conn)
         .await?;
         row.map(|r| {
             let status: i64 = r.try_get("status")?;
@@ -520,8 +530,9 @@ impl WriteTx {
         .bind(i64::from(response.status))
         .bind(&response.body)
         .bind(ts(Utc::now()))
-        .execute(&mut *self.tx)
+        .execute(&mut *self.conn)
         .await?;
+        self.writes += 1;
         Ok(())
     }
 
@@ -529,9 +540,14 @@ impl WriteTx {
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
-    pub(super) async fn commit(self) -> Result<(), StoreError> {
-        self.tx.commit().await?;
-        Ok(())
+    pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+        match sqlx::query("COMMIT").execute(&mut *self.conn).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.abandon().await;
+                Err(e.into())
+            }
+        }
     }
 }
 

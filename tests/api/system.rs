@@ -51,3 +51,36 @@ async fn docs_serve_swagger_ui_from_the_binary() {
         .unwrap();
     assert!(redirect.status().is_redirection());
 }
+
+#[tokio::test]
+async fn clients_over_the_rate_limit_get_429_with_retry_after() {
+    let app = crate::helpers::spawn_app_with(|s| {
+        s.rate_limit = 1;
+        s.rate_burst = 3;
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(app.get("/v1/kinds").await.status(), StatusCode::OK);
+    }
+    let res = app.get("/v1/kinds").await;
+    let retry_after: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&retry_after), "{retry_after}");
+    crate::helpers::assert_problem(res, 429, "rate_limited").await;
+    assert_eq!(
+        app.get("/healthz").await.status(),
+        StatusCode::OK,
+        "health is never limited"
+    );
+}
+
+#[tokio::test]
+async fn without_a_rate_limit_bursts_are_served() {
+    let app = spawn_app().await;
+    for _ in 0..50 {
+        assert_eq!(app.get("/v1/kinds").await.status(), StatusCode::OK);
+    }
+}

@@ -1,0 +1,397 @@
+//! Faults, against the real binary run as a child process: `kill -9` under
+//! load, SIGTERM with a request in flight, and a full disk.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reqwest::Client;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A running `tabula` process.
+struct Service {
+    child: Child,
+    base: String,
+    addr: String,
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+async fn start(db: &Path) -> Service {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_ADDR", &addr)
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("TABULA_LOG", "warn")
+        .env("TABULA_SHUTDOWN_TIMEOUT", "10")
+        .env_remove("RUST_LOG")
+        .stdout(if std::env::var("TEST_LOG").is_ok() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("tabula starts");
+    let service = Service {
+        child,
+        base: format!("http://{addr}"),
+        addr,
+    };
+    let client = Client::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(res) = client.get(format!("{}/readyz", service.base)).send().await
+            && res.status() == 200
+        {
+            return service;
+        }
+        assert!(Instant::now() < deadline, "tabula did not become ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn create_hotseat(client: &Client, base: &str, kind: &str) -> (String, String, Value) {
+    let v: Value = client
+        .post(format!("{base}/v1/games"))
+        .json(&json!({"kind": kind, "hotseat": true}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (
+        v["game"]["id"].as_str().unwrap().to_owned(),
+        v["token"].as_str().unwrap().to_owned(),
+        v["game"].clone(),
+    )
+}
+
+/// The fields of a game that depend only on the position.
+fn position_fields(g: &Value) -> Value {
+    json!({"board": g["board"], "status": g["status"], "turn": g["turn"], "ply": g["ply"],
+           "legal_moves": g["legal_moves"], "threats": g["threats"], "winner": g["winner"]})
+}
+
+async fn assert_snapshot_equals_replay(client: &Client, base: &str, id: &str) -> Value {
+    let game: Value = client
+        .get(format!("{base}/v1/games/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ply = game["ply"].as_u64().unwrap();
+    let replayed: Value = client
+        .get(format!("{base}/v1/games/{id}/positions/{ply}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        position_fields(&game),
+        position_fields(&replayed),
+        "game {id}"
+    );
+    game
+}
+
+/// An acknowledged (201) move.
+#[derive(Clone, Debug)]
+struct Acked {
+    game: String,
+    round: u64,
+    ply: u64,
+    mv: Value,
+}
+
+/// Plays random games until a request fails (the service died).
+async fn keep_playing(client: Client, base: String, seed: u64, acked: Arc<Mutex<Vec<Acked>>>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    loop {
+        let Ok(res) = client
+            .post(format!("{base}/v1/games"))
+            .json(&json!({"kind": "connect_four", "hotseat": true}))
+            .send()
+            .await
+        else {
+            return;
+        };
+        let Ok(v) = res.json::<Value>().await else {
+            return;
+        };
+        let id = v["game"]["id"].as_str().unwrap_or_default().to_owned();
+        let token = v["token"].as_str().unwrap_or_default().to_owned();
+        let mut game = v["game"].clone();
+        while game["status"] == "in_progress" {
+            let legal = game["legal_moves"].as_array().unwrap().clone();
+            let mv = legal[rng.random_range(0..legal.len())].clone();
+            let Ok(res) = client
+                .post(format!("{base}/v1/games/{id}/moves"))
+                .bearer_auth(&token)
+                .json(&mv)
+                .send()
+                .await
+            else {
+                return;
+            };
+            if res.status() != 201 {
+                return;
+            }
+            let Ok(body) = res.json::<Value>().await else {
+                return;
+            };
+            acked.lock().unwrap().push(Acked {
+                game: id.clone(),
+                round: body["move"]["round"].as_u64().unwrap(),
+                ply: body["move"]["ply"].as_u64().unwrap(),
+                mv: body["move"]["move"].clone(),
+            });
+            game = body["game"].clone();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_9_under_load_loses_no_acknowledged_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tabula.db");
+    let mut service = start(&db).await;
+    let client = Client::new();
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let players: Vec<_> = (0..16)
+        .map(|seed| {
+            tokio::spawn(keep_playing(
+                client.clone(),
+                service.base.clone(),
+                seed,
+                acked.clone(),
+            ))
+        })
+        .collect();
+    // Let the load run until a good number of moves were answered, then kill.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while acked.lock().unwrap().len() < 300 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    service.child.kill().expect("kill -9");
+    service.child.wait().unwrap();
+    for p in players {
+        p.await.unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        acked.len() >= 300,
+        "only {} moves were answered",
+        acked.len()
+    );
+
+    let service = start(&db).await;
+    let mut games: Vec<String> = acked.iter().map(|a| a.game.clone()).collect();
+    games.sort();
+    games.dedup();
+    for id in &games {
+        let history: Value = client
+            .get(format!("{}/v1/games/{id}/moves?round=1", service.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let items = history["items"].as_array().unwrap();
+        for a in acked.iter().filter(|a| &a.game == id) {
+            assert_eq!(a.round, 1);
+            let stored = items
+                .get(usize::try_from(a.ply).unwrap() - 1)
+                .unwrap_or_else(|| panic!("acknowledged move {a:?} is missing"));
+            assert_eq!(stored["move"], a.mv, "{a:?}");
+            assert_eq!(stored["ply"], a.ply);
+        }
+        assert_snapshot_equals_replay(&client, &service.base, id).await;
+    }
+    // The service serves again.
+    let (id, token, game) = create_hotseat(&client, &service.base, "connect_four").await;
+    let res = client
+        .post(format!("{}/v1/games/{id}/moves", service.base))
+        .bearer_auth(&token)
+        .json(&game["legal_moves"][0])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut service = start(&dir.path().join("tabula.db")).await;
+    let client = Client::new();
+    let (id, token, _) = create_hotseat(&client, &service.base, "connect_four").await;
+
+    // A request in flight: headers and half of the body sent.
+    let body = br#"{"column": 3}"#;
+    let mut conn = tokio::net::TcpStream::connect(&service.addr).await.unwrap();
+    let head = format!(
+        "POST /v1/games/{id}/moves HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        service.addr,
+        body.len()
+    );
+    conn.write_all(head.as_bytes()).await.unwrap();
+    conn.write_all(&body[..5]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let pid = service.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // New connections are refused once the listener is closed.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if tokio::net::TcpStream::connect(&service.addr).await.is_err() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still accepting connections after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The request in flight completes.
+    conn.write_all(&body[5..]).await.unwrap();
+    let mut answer = String::new();
+    conn.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    // And the process exits 0.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = service.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "did not exit after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    // The move is durable.
+    let service = start(&dir.path().join("tabula.db")).await;
+    let game: Value = client
+        .get(format!("{}/v1/games/{id}", service.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(game["ply"], 1);
+}
+
+/// A small tmpfs for the database, unmounted on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn new(dir: &Path, size: &str) -> Option<Mount> {
+        let path = dir.join("mnt");
+        std::fs::create_dir_all(&path).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Mount(path))
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+async fn try_move(
+    client: &Client,
+    base: &str,
+    id: &str,
+    token: &str,
+    game: &Value,
+) -> reqwest::Response {
+    client
+        .post(format!("{base}/v1/games/{id}/moves"))
+        .bearer_auth(token)
+        .json(&game["legal_moves"][0])
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn assert_storage_unavailable(res: reqwest::Response) {
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().contains_key("retry-after"));
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "storage_unavailable");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_refuses_moves_with_503_and_the_service_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mount) = Mount::new(dir.path(), "8m") else {
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let service = start(&mount.0.join("tabula.db")).await;
+    let client = Client::new();
+    let (id, token, mut game) = create_hotseat(&client, &service.base, "gomoku").await;
+    for _ in 0..3 {
+        let res = try_move(&client, &service.base, &id, &token, &game).await;
+        assert_eq!(res.status(), 201);
+        game = res.json::<Value>().await.unwrap()["game"].clone();
+    }
+    // Fill the disk.
+    let filler = mount.0.join("filler");
+    let _ = Command::new("dd")
+        .args(["if=/dev/zero", "bs=64k"])
+        .arg(format!("of={}", filler.display()))
+        .stderr(Stdio::null())
+        .status();
+    let before = game["version"].clone();
+    for _ in 0..3 {
+        assert_storage_unavailable(try_move(&client, &service.base, &id, &token, &game).await)
+            .await;
+    }
+    // Reads still work, and nothing was half-written.
+    let now = assert_snapshot_equals_replay(&client, &service.base, &id).await;
+    assert_eq!(now["version"], before);
+    assert_eq!(now["ply"], 3);
+    // The fault goes away; so does the refusal.
+    std::fs::remove_file(&filler).unwrap();
+    let res = try_move(&client, &service.base, &id, &token, &game).await;
+    assert_eq!(res.status(), 201);
+    let now = assert_snapshot_equals_replay(&client, &service.base, &id).await;
+    assert_eq!(now["ply"], 4);
+}
