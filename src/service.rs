@@ -143,31 +143,27 @@ pub struct Service {
     store: Store,
     bot_budget: Duration,
     metrics: Metrics,
-    changed: broadcast::Sender<Uuid>,
 }
 
 impl Service {
     #[must_use]
     pub fn new(store: Store, bot_budget: Duration, metrics: Metrics) -> Service {
-        let (changed, _) = broadcast::channel(1024);
         Service {
             store,
             bot_budget,
             metrics,
-            changed,
         }
     }
 
-    /// Ids of games that changed (after the change committed). A receiver
-    /// that lags behind should re-read what it follows.
+    /// Ids of games that changed (after the change committed; on PostgreSQL
+    /// also through other instances). The nil id means "re-read everything".
     #[must_use]
     pub fn subscribe(&self) -> broadcast::Receiver<Uuid> {
-        self.changed.subscribe()
+        self.store.subscribe()
     }
 
     fn publish(&self, id: Uuid) {
-        // No subscriber is not an error.
-        let _ = self.changed.send(id);
+        self.store.publish(id);
     }
 
     #[must_use]

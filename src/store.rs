@@ -6,10 +6,18 @@
 //! way in exactly as a request would be (a snapshot goes through the rules'
 //! decoder, names through their parsers).
 //!
-//! Queries are written with runtime `query`/`query_as` rather than the
-//! compile-time checked macros: the macros need a live database or a committed
-//! `.sqlx/` cache per backend at build time, and the same black-box tests run
-//! against the store anyway, which is what catches a wrong query.
+//! Two backends share this seam: SQLite, the embedded default, and
+//! PostgreSQL, for many stateless instances on one database. Every query is
+//! written once (`store/db.rs`), with `$N` placeholders that both accept, and
+//! run against whichever connection the backend has; no use case knows which
+//! backend it runs on.
+//!
+//! Queries are runtime `query`/`query_as` with `FromRow` row structs rather
+//! than the compile-time checked macros: the macros check a query against one
+//! database, so sharing a query between two backends would need two `.sqlx/`
+//! caches and a live server of each kind at build time. Instead the whole
+//! black-box API suite runs against both backends (CI starts a throwaway
+//! PostgreSQL), which is what catches a wrong query, on both.
 //!
 //! Writes go through a single connection owned by one writer task (SQLite
 //! allows one writer at a time; queueing is cheaper than retrying
@@ -19,7 +27,7 @@
 //! updated with `WHERE id = ? AND version = ?`, so a lost race is seen as zero
 //! rows changed, never as a silent overwrite.
 
-mod sqlite;
+mod db;
 mod writer;
 
 use chrono::{DateTime, Utc};
@@ -29,7 +37,7 @@ use uuid::Uuid;
 use crate::ai::Level;
 use crate::rules::{AnyGame, GameKind, MoveInput, Player, Status};
 
-pub use sqlite::{Store, WriteTx};
+pub use db::{Store, WriteTx};
 pub use writer::JobFn;
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +58,48 @@ pub enum StoreError {
     /// The batch this write ran in could not commit: nothing of it was written.
     #[error("the write could not be committed")]
     Batch(#[source] std::sync::Arc<StoreError>),
+}
+
+/// SQLite result codes (primary, the low byte) that mean "cannot write now".
+const SQLITE_UNAVAILABLE: [i64; 6] = [
+    5,  // SQLITE_BUSY
+    6,  // SQLITE_LOCKED
+    8,  // SQLITE_READONLY
+    10, // SQLITE_IOERR
+    13, // SQLITE_FULL
+    14, // SQLITE_CANTOPEN
+];
+
+/// PostgreSQL SQLSTATE classes and codes that mean "cannot write now":
+/// connection exceptions, insufficient resources (disk full), operator
+/// intervention (shutdown), a read-only transaction, serialization and
+/// deadlock failures.
+fn postgres_unavailable(state: &str) -> bool {
+    matches!(state.get(..2), Some("08" | "53" | "57"))
+        || matches!(state, "25006" | "40001" | "40P01")
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        let unavailable = match &e {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
+            sqlx::Error::Database(db) => {
+                if let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                    postgres_unavailable(pg.code())
+                } else {
+                    db.code()
+                        .and_then(|c| c.parse::<i64>().ok())
+                        .is_some_and(|c| SQLITE_UNAVAILABLE.contains(&(c & 0xff)))
+                }
+            }
+            _ => false,
+        };
+        if unavailable {
+            StoreError::Unavailable(e)
+        } else {
+            StoreError::Database(e)
+        }
+    }
 }
 
 impl StoreError {

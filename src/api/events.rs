@@ -206,11 +206,12 @@ async fn follow(
                 return;
             }
         }
-        // Wait for a change of this game, sending heartbeats meanwhile.
+        // Wait for a change of this game; when idle, send a heartbeat and
+        // read again anyway (a safety net should a notification be lost).
         loop {
             tokio::select! {
                 received = changes.recv() => match received {
-                    Ok(changed) if changed == id => break,
+                    Ok(changed) if changed == id || changed.is_nil() => break,
                     Ok(_) => {}
                     Err(broadcast::error::RecvError::Lagged(_)) => break,
                     Err(broadcast::error::RecvError::Closed) => return,
@@ -219,6 +220,7 @@ async fn follow(
                     if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() {
                         return;
                     }
+                    break;
                 }
                 () = tx.closed() => return,
             }

@@ -88,7 +88,7 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
                 Err(_) => break,
             }
         }
-        let mut tx = match WriteTx::begin(&pool).await {
+        let mut tx = match WriteTx::begin_sqlite(&pool).await {
             Ok(tx) => tx,
             Err(e) => {
                 let e = Arc::new(e);

@@ -7,11 +7,48 @@ use serde_json::{Value, json};
 use tabula::{Application, Settings};
 use tempfile::TempDir;
 
-/// A running app on a temporary database.
+/// A database for one test: a temporary SQLite file, or a fresh database on
+/// the PostgreSQL server named by `TABULA_TEST_POSTGRES` (for example
+/// `postgres://tabula@127.0.0.1:54329/postgres`).
+#[derive(Clone, Debug)]
+pub struct TestDb {
+    pub url: String,
+    _dir: Arc<TempDir>,
+}
+
+/// The PostgreSQL server the suite runs against, if any.
+pub fn postgres_server() -> Option<String> {
+    std::env::var("TABULA_TEST_POSTGRES")
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
+pub async fn fresh_db() -> TestDb {
+    let dir = Arc::new(tempfile::tempdir().expect("temp dir"));
+    let url = match postgres_server() {
+        None => format!("sqlite://{}", dir.path().join("tabula.db").display()),
+        Some(server) => {
+            use sqlx::Connection;
+            let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+            let mut admin = sqlx::PgConnection::connect(&server)
+                .await
+                .expect("postgres");
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&mut admin)
+                .await
+                .expect("create database");
+            let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
+            format!("{base}/{name}")
+        }
+    };
+    TestDb { url, _dir: dir }
+}
+
+/// A running app on a test database.
 pub struct TestApp {
     pub base: String,
     pub client: Client,
-    pub dir: Arc<TempDir>,
+    pub db: TestDb,
     handle: actix_web::dev::ServerHandle,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -34,23 +71,21 @@ fn init_logs() {
 }
 
 pub async fn spawn_app() -> TestApp {
-    let dir = Arc::new(tempfile::tempdir().expect("temp dir"));
-    spawn_app_in(dir, |_| {}).await
+    spawn_app_on(fresh_db().await, |_| {}).await
 }
 
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
-    let dir = Arc::new(tempfile::tempdir().expect("temp dir"));
-    spawn_app_in(dir, configure).await
+    spawn_app_on(fresh_db().await, configure).await
 }
 
-/// Spawns the app on `dir/tabula.db` (which may already hold data).
-pub async fn spawn_app_in(dir: Arc<TempDir>, configure: impl FnOnce(&mut Settings)) -> TestApp {
+/// Spawns the app on `db` (which may already hold data, or serve another app).
+pub async fn spawn_app_on(db: TestDb, configure: impl FnOnce(&mut Settings)) -> TestApp {
     init_logs();
-    let db = dir.path().join("tabula.db");
     let mut settings = Settings::defaults();
     settings.addr = "127.0.0.1:0".into();
-    settings.database_url = format!("sqlite://{}", db.display());
+    settings.database_url = db.url.clone();
     settings.workers = 2;
+    settings.read_pool = 2;
     settings.bot_budget_ms = 50;
     settings.shutdown_timeout = 1;
     configure(&mut settings);
@@ -61,7 +96,7 @@ pub async fn spawn_app_in(dir: Arc<TempDir>, configure: impl FnOnce(&mut Setting
     TestApp {
         base,
         client: Client::new(),
-        dir,
+        db,
         handle,
         task,
     }
@@ -77,10 +112,10 @@ impl TestApp {
     }
 
     /// Stops the server and waits until it has closed the database.
-    pub async fn stop(self) -> Arc<TempDir> {
+    pub async fn stop(self) -> TestDb {
         self.handle.stop(true).await;
         let _ = self.task.await;
-        self.dir
+        self.db
     }
 
     pub async fn get(&self, path: &str) -> Response {

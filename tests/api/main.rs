@@ -9,4 +9,5 @@ mod helpers;
 mod moves;
 mod openapi;
 mod persistence;
+mod scale;
 mod system;

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn_app, spawn_app_in};
+use crate::helpers::{TestApp, spawn_app, spawn_app_on};
 
 /// The fields of a game that depend only on the position.
 fn position_fields(g: &Value) -> Value {
@@ -40,9 +40,9 @@ async fn games_and_moves_survive_a_restart_of_the_app_on_the_same_file() {
     app.play_ok(&u, json!({"board": 4, "cell": 2})).await;
     let before_c4 = app.game(&x.id).await;
     let before_u = app.game(&u.id).await;
-    let dir = app.stop().await;
+    let db = app.stop().await;
 
-    let app = spawn_app_in(dir, |_| {}).await;
+    let app = spawn_app_on(db, |_| {}).await;
     assert_eq!(app.game(&x.id).await, before_c4);
     assert_eq!(app.game(&u.id).await, before_u);
     let history = app.get_json(&format!("/v1/games/{}/moves", x.id)).await;
