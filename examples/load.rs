@@ -81,6 +81,18 @@ async fn raw_sqlite_rate(secs: f64) -> anyhow::Result<f64> {
     Ok(n as f64 / started.elapsed().as_secs_f64())
 }
 
+/// The part of a game the players need; the rest of the body is skipped.
+#[derive(serde::Deserialize, Default)]
+struct GameLite {
+    status: String,
+    legal_moves: Vec<Value>,
+}
+
+#[derive(serde::Deserialize)]
+struct Answer {
+    game: GameLite,
+}
+
 struct Outcome {
     latencies: Vec<Duration>,
     games: usize,
@@ -128,8 +140,8 @@ async fn player(
         let mut game = created["game"].clone();
         // Spread the games over the instances: moves go to the next one.
         let move_base = &bases[(n + 1) % bases.len()];
-        while game["status"] == "in_progress" {
-            let legal = game["legal_moves"].as_array().cloned().unwrap_or_default();
+        while game.status == "in_progress" {
+            let legal = &game.legal_moves;
             if legal.is_empty() {
                 break;
             }
@@ -143,9 +155,12 @@ async fn player(
                 .await;
             match res {
                 Ok(res) if res.status().as_u16() == 201 => {
-                    let body: Value = res.json().await.unwrap_or_default();
+                    let Ok(answer) = res.json::<Answer>().await else {
+                        out.errors += 1;
+                        break;
+                    };
                     out.latencies.push(started.elapsed());
-                    game = body["game"].clone();
+                    game = answer.game;
                 }
                 _ => {
                     out.errors += 1;
@@ -200,8 +215,9 @@ async fn main() -> anyhow::Result<()> {
         .build()?;
     let bases = Arc::new(bases);
     let next_game = Arc::new(AtomicUsize::new(0));
+    let concurrency = if args.games == 0 { 0 } else { args.concurrency };
     let started = Instant::now();
-    let tasks: Vec<_> = (0..args.concurrency)
+    let tasks: Vec<_> = (0..concurrency)
         .map(|_| {
             tokio::spawn(player(
                 client.clone(),
