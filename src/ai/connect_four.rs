@@ -1,0 +1,295 @@
+//! Connect Four bots: alpha-beta on the rules' bitboards.
+//!
+//! `medium` searches 4 plies, `hard` deepens iteratively until its budget is
+//! spent or the game is decided. Moves are ordered by the transposition
+//! table's best move, then by the number of winning cells they create, then
+//! centre first; moves that let the opponent win on top of them are dropped
+//! (they lose at once). The evaluation counts each side's weighted cells
+//! (how many fours run through them) and winning cells, favouring those on
+//! the rows the side can hope to fill last (odd rows for X, even for O).
+//!
+//! The bit layout is the one documented in `rules::connect_four`.
+
+use rand::Rng;
+
+use super::alpha_beta::{self, Position, Settings, Terminal};
+use super::limits::Meter;
+use super::{Level, Suggestion};
+use crate::rules::AnyMove;
+use crate::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, Column, ConnectFour, ROWS};
+
+/// Search nodes per millisecond of budget (see [`super::Budget::work`]).
+pub(super) const NODES_PER_MILLI: u64 = 1_500;
+
+/// Bits per column (six rows and a sentinel).
+const STRIDE: u32 = ROWS as u32 + 1;
+/// Columns searched first: centre out.
+const CENTRE_FIRST: [usize; COLUMNS as usize] = [3, 2, 4, 1, 5, 0, 6];
+/// The rows (from the bottom, 1-based) 1, 3 and 5 of every column.
+const ODD_ROWS: u64 = BOTTOM_MASK * 0b01_0101;
+/// The rows 2, 4 and 6 of every column.
+const EVEN_ROWS: u64 = BOTTOM_MASK * 0b10_1010;
+/// Weight of a winning cell (a "threat").
+const THREAT: i32 = 12;
+/// Extra weight of a threat on the rows that favour its owner.
+const GOOD_PARITY: i32 = 10;
+
+/// The six cells of column `col`.
+const fn column_mask(col: usize) -> u64 {
+    ((1 << ROWS) - 1) << (col as u32 * STRIDE)
+}
+
+/// The empty cells (of `mask`'s board) that would complete four for `discs`.
+const fn completing(discs: u64, mask: u64) -> u64 {
+    let mut cells = 0;
+    let steps = [1, STRIDE, STRIDE + 1, STRIDE - 1];
+    let mut i = 0;
+    while i < steps.len() {
+        let d = steps[i];
+        let (a1, a2, a3) = (discs << d, discs << (2 * d), discs << (3 * d));
+        let (b1, b2, b3) = (discs >> d, discs >> (2 * d), discs >> (3 * d));
+        cells |= (a1 & a2 & a3) | (b1 & a1 & a2) | (b2 & b1 & a1) | (b3 & b2 & b1);
+        i += 1;
+    }
+    cells & BOARD_MASK & !mask
+}
+
+/// Whether `discs` holds four in a row.
+const fn has_four(discs: u64) -> bool {
+    let steps = [1, STRIDE, STRIDE + 1, STRIDE - 1];
+    let mut i = 0;
+    while i < steps.len() {
+        let pairs = discs & (discs >> steps[i]);
+        if pairs & (pairs >> (2 * steps[i])) != 0 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// For each bit, the number of fours that run through the cell (0 for the
+/// sentinels): 3 in the corners up to 13 in the middle.
+const WEIGHTS: [i32; 64] = weights();
+
+const fn weights() -> [i32; 64] {
+    let mut out = [0; 64];
+    let mut col = 0;
+    while col < COLUMNS as usize {
+        let mut height = 0;
+        while height < ROWS as usize {
+            let bit = col * STRIDE as usize + height;
+            let mut count = 0;
+            let dirs: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+            let mut d = 0;
+            while d < 4 {
+                let (dc, dh) = dirs[d];
+                // Fours through the cell start 0..3 steps behind it.
+                let mut back = 0;
+                while back < 4 {
+                    let c0 = col as i32 - back * dc;
+                    let h0 = height as i32 - back * dh;
+                    let c3 = c0 + 3 * dc;
+                    let h3 = h0 + 3 * dh;
+                    if inside(c0, h0) && inside(c3, h3) {
+                        count += 1;
+                    }
+                    back += 1;
+                }
+                d += 1;
+            }
+            out[bit] = count;
+            height += 1;
+        }
+        col += 1;
+    }
+    out
+}
+
+/// Whether column `c`, height `h` is on the board.
+const fn inside(c: i32, h: i32) -> bool {
+    c >= 0 && c < COLUMNS as i32 && h >= 0 && h < ROWS as i32
+}
+
+/// The sum of the weights of `discs`.
+fn weight(mut discs: u64) -> i32 {
+    let mut sum = 0;
+    while discs != 0 {
+        sum += WEIGHTS[discs.trailing_zeros() as usize];
+        discs &= discs - 1;
+    }
+    sum
+}
+
+/// The search's view of a position: the side to move's discs and all discs.
+#[derive(Clone, Copy, Debug)]
+struct Board {
+    own: u64,
+    mask: u64,
+}
+
+impl Board {
+    const fn playable(self) -> u64 {
+        (self.mask + BOTTOM_MASK) & BOARD_MASK
+    }
+
+    const fn opponent(self) -> u64 {
+        self.own ^ self.mask
+    }
+
+    /// The columns whose next free cell is in `cells`, centre first.
+    fn columns(cells: u64) -> impl Iterator<Item = Column> {
+        CENTRE_FIRST
+            .into_iter()
+            .filter(move |&c| cells & column_mask(c) != 0)
+            .map(|c| Column::ALL[c])
+    }
+}
+
+impl Position for Board {
+    type Move = Column;
+
+    const COMPLETE: bool = true;
+
+    fn key(&self) -> u64 {
+        self.own + self.mask + BOTTOM_MASK
+    }
+
+    fn terminal(&self) -> Option<Terminal> {
+        if has_four(self.opponent()) {
+            Some(Terminal::Lost)
+        } else if self.mask == BOARD_MASK {
+            Some(Terminal::Drawn)
+        } else {
+            None
+        }
+    }
+
+    fn plies_left(&self) -> u32 {
+        BOARD_MASK.count_ones() - self.mask.count_ones()
+    }
+
+    fn winning_move(&self) -> Option<Column> {
+        Board::columns(completing(self.own, self.mask) & self.playable()).next()
+    }
+
+    fn opponent_wins(&self, out: &mut Vec<Column>) {
+        out.clear();
+        out.extend(Board::columns(
+            completing(self.opponent(), self.mask) & self.playable(),
+        ));
+    }
+
+    fn moves(&mut self, out: &mut Vec<Column>) {
+        out.clear();
+        let playable = self.playable();
+        let threats = completing(self.opponent(), self.mask);
+        // Playing below an opponent's winning cell hands it over.
+        let safe = playable & !(threats >> 1);
+        let candidates = if safe == 0 { playable } else { safe };
+        let mut scored: Vec<(i32, Column)> = Board::columns(candidates)
+            .map(|c| {
+                let bit = playable & column_mask(usize::from(c.index()));
+                let created = completing(self.own | bit, self.mask | bit).count_ones();
+                (i32::try_from(created).unwrap_or(0), c)
+            })
+            .collect();
+        // Stable: ties keep the centre-first order.
+        scored.sort_by_key(|&(created, _)| -created);
+        out.extend(scored.into_iter().map(|(_, c)| c));
+    }
+
+    fn play(&mut self, m: Column) {
+        let bit = self.playable() & column_mask(usize::from(m.index()));
+        self.own ^= self.mask;
+        self.mask |= bit;
+    }
+
+    fn undo(&mut self, m: Column) {
+        let column = self.mask & column_mask(usize::from(m.index()));
+        let top = 1 << (63 - column.leading_zeros());
+        self.mask ^= top;
+        self.own ^= self.mask;
+    }
+
+    fn evaluate(&self) -> i32 {
+        let opp = self.opponent();
+        let mine = completing(self.own, self.mask);
+        let theirs = completing(opp, self.mask);
+        // X moves on even plies and hopes for odd rows; O the other way.
+        let (my_rows, their_rows) = if self.mask.count_ones().is_multiple_of(2) {
+            (ODD_ROWS, EVEN_ROWS)
+        } else {
+            (EVEN_ROWS, ODD_ROWS)
+        };
+        let count = |cells: u64| i32::try_from(cells.count_ones()).unwrap_or(0);
+        weight(self.own) - weight(opp)
+            + THREAT * (count(mine) - count(theirs))
+            + GOOD_PARITY * (count(mine & my_rows) - count(theirs & their_rows))
+    }
+}
+
+/// A move for the side to move of `game` (not over) at `level`.
+pub(super) fn choose(
+    game: &ConnectFour,
+    level: Level,
+    rng: &mut impl Rng,
+    meter: &mut Meter,
+) -> Option<Suggestion> {
+    let (own, mask) = game.bitboards();
+    let mut board = Board { own, mask };
+    let seed = rng.random();
+    let settings = match level {
+        Level::Medium => Settings {
+            max_depth: 4,
+            jitter: 6,
+            seed,
+        },
+        _ => Settings {
+            max_depth: board.plies_left(),
+            jitter: 1,
+            seed,
+        },
+    };
+    let found = alpha_beta::search(&mut board, settings, meter)?;
+    Some(Suggestion {
+        mv: AnyMove::ConnectFour(found.mv),
+        evaluation: found.evaluation(1),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Game;
+
+    #[test]
+    fn weights_count_the_fours_through_each_cell() {
+        let bit = |col: u32, height: u32| (col * STRIDE + height) as usize;
+        assert_eq!(WEIGHTS[bit(0, 0)], 3);
+        assert_eq!(WEIGHTS[bit(3, 2)], 13);
+        assert_eq!(WEIGHTS[bit(3, 0)], 7);
+        assert_eq!(WEIGHTS[6], 0, "sentinel");
+        let total: i32 = WEIGHTS.iter().sum();
+        // 69 fours of four cells each.
+        assert_eq!(total, 69 * 4);
+    }
+
+    #[test]
+    fn play_and_undo_agree_with_the_rules() {
+        let mut game = ConnectFour::new();
+        let (own, mask) = game.bitboards();
+        let mut board = Board { own, mask };
+        for col in [3, 3, 2, 4, 4, 0, 6, 6, 6, 1] {
+            let m = Column::ALL[col];
+            let before = (board.own, board.mask);
+            board.play(m);
+            game.play_unchecked(m);
+            assert_eq!((board.own, board.mask), game.bitboards());
+            assert_eq!(board.key(), game.key());
+            board.undo(m);
+            assert_eq!((board.own, board.mask), before);
+            board.play(m);
+        }
+    }
+}

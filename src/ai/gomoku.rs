@@ -1,0 +1,246 @@
+//! Gomoku bots: threat-aware alpha-beta over the cells near the stones.
+//!
+//! Candidate moves are the empty cells within two steps of a stone along
+//! the eight lines (any move that makes or stops a four is one of them),
+//! ordered by what they add to the mover's windows and take from the
+//! opponent's (see [`board`]), and only the best few are searched. The
+//! shared alpha-beta rules make the search threat-aware: a five is always
+//! made, a single five-threat of the opponent is always blocked (without
+//! using up depth, so a run of fours is followed to its end), and two at
+//! once count as lost. So an open three that is not answered shows up as a
+//! loss two plies after the opponent's open four.
+//!
+//! `medium` searches 2 plies over the 8 best candidates. `hard` first looks
+//! for a victory by continuous fours ([`vcf`]) and plays it if there is one;
+//! if the opponent would have one were it their turn, it keeps to the moves
+//! after which they have none; then it deepens iteratively over the 12 best
+//! candidates until its budget is spent.
+//!
+//! The candidate pruning makes the main search's wins and losses
+//! unproven; the evaluations it reports as proven are the immediate ones
+//! and VCF wins.
+
+mod board;
+mod vcf;
+
+use rand::Rng;
+
+use super::alpha_beta::{self, Position, Settings, Terminal};
+use super::limits::Meter;
+use super::{Evaluation, Level, Outcome, Suggestion};
+use crate::rules::AnyMove;
+use crate::rules::gomoku::{Gomoku, Point};
+use board::{Board, Cell};
+
+/// Search nodes per millisecond of budget (see [`super::Budget::work`]).
+pub(super) const NODES_PER_MILLI: u64 = 300;
+
+/// Heuristic scores are divided by this for the public evaluation.
+const SCORE_SCALE: i32 = 4;
+/// The longest VCF looked for (fours by the mover).
+const VCF_FOURS: u32 = 10;
+/// The share of the work each VCF search (ours, then the opponent's) may
+/// use (1 / this).
+const VCF_SHARE: u64 = 8;
+/// How many candidates are checked against the opponent's VCF.
+const DEFENCE_WIDTH: usize = 24;
+
+/// The search's position: the board, how many candidates to keep, and the
+/// root moves when they are restricted.
+struct Search {
+    board: Board,
+    width: usize,
+    scored: Vec<(i32, Cell)>,
+    /// The only moves to search at the root (which holds this many stones).
+    root: Option<(usize, Vec<Cell>)>,
+}
+
+impl Search {
+    /// The candidates in order, at most `width`.
+    fn ordered(&mut self, width: usize, out: &mut Vec<Cell>) {
+        self.board.candidates(out);
+        let me = self.board.to_move();
+        self.scored.clear();
+        self.scored.extend(out.iter().map(|&c| {
+            let (attack, defence) = self.board.gains(c, me);
+            (attack + defence, c)
+        }));
+        // Best first; ties by cell, so the order is stable.
+        self.scored.sort_unstable_by_key(|&(score, c)| (-score, c));
+        out.clear();
+        out.extend(self.scored.iter().take(width).map(|&(_, c)| c));
+    }
+
+    /// When the opponent, were it their turn, would have a VCF: the
+    /// candidates after which they have none (if any), else `None`.
+    fn safe_moves(&mut self, meter: &mut Meter) -> Option<Vec<Cell>> {
+        self.board.pass();
+        let threat = vcf::find(&mut self.board, VCF_FOURS, meter).is_some();
+        self.board.pass();
+        if !threat {
+            return None;
+        }
+        let mut candidates = Vec::new();
+        self.ordered(DEFENCE_WIDTH, &mut candidates);
+        candidates.retain(|&c| {
+            self.board.play(c);
+            let safe = vcf::find(&mut self.board, VCF_FOURS, meter).is_none();
+            self.board.undo(c);
+            safe
+        });
+        (!candidates.is_empty()).then_some(candidates)
+    }
+}
+
+impl Position for Search {
+    type Move = Cell;
+
+    const COMPLETE: bool = false;
+
+    fn key(&self) -> u64 {
+        self.board.key()
+    }
+
+    fn terminal(&self) -> Option<Terminal> {
+        if self.board.winner().is_some() {
+            Some(Terminal::Lost)
+        } else if self.board.empties() == 0 {
+            Some(Terminal::Drawn)
+        } else {
+            None
+        }
+    }
+
+    fn plies_left(&self) -> u32 {
+        u32::try_from(self.board.empties()).unwrap_or(u32::MAX)
+    }
+
+    fn winning_move(&self) -> Option<Cell> {
+        self.board.first_win(self.board.to_move())
+    }
+
+    fn opponent_wins(&self, out: &mut Vec<Cell>) {
+        self.board.wins(1 - self.board.to_move(), out);
+    }
+
+    fn moves(&mut self, out: &mut Vec<Cell>) {
+        if let Some((stones, cells)) = &self.root
+            && *stones == self.board.stones()
+        {
+            out.clone_from(cells);
+            return;
+        }
+        self.ordered(self.width, out);
+    }
+
+    fn play(&mut self, m: Cell) {
+        self.board.play(m);
+    }
+
+    fn undo(&mut self, m: Cell) {
+        self.board.undo(m);
+    }
+
+    /// The mover's window score, with a quarter more for the tempo, less the
+    /// opponent's.
+    fn evaluate(&self) -> i32 {
+        let me = self.board.to_move();
+        self.board.score(me) * 5 / 4 - self.board.score(1 - me)
+    }
+}
+
+/// The rules' point for a search cell of `game`'s board.
+fn point(game: &Gomoku, cell: Cell) -> Option<Point> {
+    let size = u16::from(game.size());
+    game.point(i64::from(cell / size), i64::from(cell % size))
+        .ok()
+}
+
+/// A move for the side to move of `game` (not over) at `level`.
+pub(super) fn choose(
+    game: &Gomoku,
+    level: Level,
+    rng: &mut impl Rng,
+    meter: &mut Meter,
+) -> Option<Suggestion> {
+    let mut search = Search {
+        board: Board::new(game),
+        width: 8,
+        scored: Vec::new(),
+        root: None,
+    };
+    let seed = rng.random();
+    let settings = if level == Level::Medium {
+        Settings {
+            max_depth: 2,
+            jitter: 40,
+            seed,
+        }
+    } else {
+        let mut share = meter.child(meter.allowance() / VCF_SHARE);
+        let vcf = vcf::find(&mut search.board, VCF_FOURS, &mut share);
+        meter.absorb(&share);
+        if let Some((cell, plies)) = vcf {
+            return Some(Suggestion {
+                mv: AnyMove::Gomoku(point(game, cell)?),
+                evaluation: Evaluation::proven(Outcome::Win, plies),
+            });
+        }
+        let mut share = meter.child(meter.allowance() / VCF_SHARE);
+        let safe = search.safe_moves(&mut share);
+        meter.absorb(&share);
+        search.root = safe.map(|cells| (search.board.stones(), cells));
+        search.width = 12;
+        Settings {
+            max_depth: search.plies_left(),
+            jitter: 4,
+            seed,
+        }
+    };
+    let found = alpha_beta::search(&mut search, settings, meter)?;
+    Some(Suggestion {
+        mv: AnyMove::Gomoku(point(game, found.mv)?),
+        evaluation: found.evaluation(SCORE_SCALE),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::rules::Game;
+    use crate::rules::gomoku::{GomokuOptions, GomokuRule};
+
+    #[test]
+    fn only_moves_that_stop_the_opponents_vcf_are_kept() {
+        // O's (7, 7) would make a four on row 7 and an open three down
+        // column 7; X is to move.
+        let xs = [(7, 3), (0, 0), (0, 14), (14, 0), (14, 14)];
+        let os = [(7, 4), (7, 5), (7, 6), (5, 7), (6, 7)];
+        let mut game = Gomoku::new(GomokuOptions::new(15, GomokuRule::Freestyle).unwrap());
+        for (x, o) in xs.iter().zip(&os) {
+            game.try_play(game.point(x.0, x.1).unwrap()).unwrap();
+            game.try_play(game.point(o.0, o.1).unwrap()).unwrap();
+        }
+        let mut search = Search {
+            board: Board::new(&game),
+            width: 12,
+            scored: Vec::new(),
+            root: None,
+        };
+        let mut meter = Meter::new(1_000_000, Duration::from_secs(60));
+        let safe = search.safe_moves(&mut meter).expect("O has a VCF");
+        let cell = |r: u16, c: u16| r * 15 + c;
+        let mut sorted = safe.clone();
+        sorted.sort_unstable();
+        let mut expected = vec![cell(4, 7), cell(7, 7), cell(7, 8), cell(8, 7)];
+        expected.sort_unstable();
+        assert_eq!(sorted, expected);
+        // The root searches only those.
+        search.root = Some((search.board.stones(), safe.clone()));
+        let mut out = Vec::new();
+        search.moves(&mut out);
+        assert_eq!(out, safe);
+    }
+}
