@@ -137,7 +137,8 @@ async fn player(
             .unwrap_or_default()
             .to_owned();
         let token = created["token"].as_str().unwrap_or_default().to_owned();
-        let mut game = created["game"].clone();
+        let mut game: GameLite =
+            serde_json::from_value(created["game"].clone()).unwrap_or_default();
         // Spread the games over the instances: moves go to the next one.
         let move_base = &bases[(n + 1) % bases.len()];
         while game.status == "in_progress" {

@@ -46,6 +46,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_BOT_BUDGET_MS", default_value_t = 300)]
     pub bot_budget_ms: u64,
 
+    /// Bot searches that may run at once (0: one per CPU core); more wait their turn.
+    #[arg(long, env = "TABULA_BOT_THREADS", default_value_t = 0)]
+    pub bot_threads: usize,
+
     /// HTTP worker threads (0: one per CPU core).
     #[arg(long, env = "TABULA_WORKERS", default_value_t = 0)]
     pub workers: usize,
@@ -87,6 +91,7 @@ impl Settings {
             log_format: LogFormat::Text,
             body_limit: 4096,
             bot_budget_ms: 300,
+            bot_threads: 0,
             workers: 0,
             read_pool: 4,
             shutdown_timeout: 10,
@@ -101,6 +106,16 @@ impl Settings {
     #[must_use]
     pub fn bot_budget(&self) -> Duration {
         Duration::from_millis(self.bot_budget_ms)
+    }
+
+    /// How many bot searches may run at once.
+    #[must_use]
+    pub fn max_searches(&self) -> usize {
+        if self.bot_threads > 0 {
+            self.bot_threads
+        } else {
+            std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        }
     }
 
     /// The database URL without any password, for logs.

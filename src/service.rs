@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 use rand::RngCore;
-use tokio::sync::broadcast;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, broadcast};
 use uuid::Uuid;
 
 use crate::ai::{self, Budget, Level, Suggestion};
@@ -143,15 +145,24 @@ pub struct Service {
     store: Store,
     bot_budget: Duration,
     metrics: Metrics,
+    /// Bounds the searches running at once (each may use up to 64 MiB and a
+    /// core); further requests wait for a permit.
+    thinkers: Arc<Semaphore>,
 }
 
 impl Service {
     #[must_use]
-    pub fn new(store: Store, bot_budget: Duration, metrics: Metrics) -> Service {
+    pub fn new(
+        store: Store,
+        bot_budget: Duration,
+        metrics: Metrics,
+        max_searches: usize,
+    ) -> Service {
         Service {
             store,
             bot_budget,
             metrics,
+            thinkers: Arc::new(Semaphore::new(max_searches.max(1))),
         }
     }
 
@@ -608,11 +619,20 @@ impl Service {
         let budget = Budget {
             time: self.bot_budget,
         };
-        spawn_blocking_with_tracing(move || ai::choose(&position, level, seed, budget))
+        let permit = self
+            .thinkers
+            .clone()
+            .acquire_owned()
             .await
-            .map_err(|e| ServiceError::Internal(format!("bot task failed: {e}")))?
-            .map_err(|e| ServiceError::InvalidOption(e.to_string()))?
-            .ok_or_else(|| ServiceError::Internal("bot found no move".into()))
+            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?;
+        spawn_blocking_with_tracing(move || {
+            let _permit = permit;
+            ai::choose(&position, level, seed, budget)
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("bot task failed: {e}")))?
+        .map_err(|e| ServiceError::InvalidOption(e.to_string()))?
+        .ok_or_else(|| ServiceError::Internal("bot found no move".into()))
     }
 
     /// While a bot is to move in `game`, lets it move, one committed

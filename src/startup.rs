@@ -37,7 +37,12 @@ impl Application {
         let local_addr = listener.local_addr()?;
         let metrics = Metrics::new();
         let state = web::Data::new(AppState {
-            service: Service::new(store.clone(), settings.bot_budget(), metrics.clone()),
+            service: Service::new(
+                store.clone(),
+                settings.bot_budget(),
+                metrics.clone(),
+                settings.max_searches(),
+            ),
             metrics: metrics.clone(),
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
         });

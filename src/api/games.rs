@@ -26,7 +26,7 @@ const DEFAULT_LIMIT: u32 = 20;
 const MAX_LIMIT: u32 = 100;
 
 /// The level used when a request names none.
-const DEFAULT_LEVEL: Level = Level::Easy;
+const DEFAULT_LEVEL: Level = Level::Medium;
 
 fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
     res.headers_mut().insert(header::ETAG, wire::etag(version));

@@ -717,7 +717,7 @@ impl CreateGame {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"level": "easy"}))]
 pub struct BotMoveRequest {
-    /// Default `easy`.
+    /// Default `medium`.
     #[serde(default)]
     pub level: Option<BotLevel>,
 }
@@ -755,7 +755,7 @@ pub struct RoundQuery {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct HintQuery {
-    /// The bot level that suggests the move (default `easy`).
+    /// The bot level that suggests the move (default `medium`).
     pub level: Option<BotLevel>,
 }
 

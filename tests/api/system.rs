@@ -84,3 +84,36 @@ async fn without_a_rate_limit_bursts_are_served() {
         assert_eq!(app.get("/v1/kinds").await.status(), StatusCode::OK);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_answers_while_several_hard_bots_think() {
+    let app = crate::helpers::spawn_app_with(|s| s.bot_budget_ms = 600).await;
+    let mut hints = Vec::new();
+    for _ in 0..4 {
+        let seat = app.create(json!({"kind": "gomoku", "hotseat": true})).await;
+        app.play_ok(&seat, json!({"row": 7, "col": 7})).await;
+        let client = app.client.clone();
+        let url = app.url(&format!("/v1/games/{}/hint?level=hard", seat.id));
+        let token = seat.token.clone();
+        hints.push(tokio::spawn(async move {
+            client
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }));
+    }
+    // Let the searches start, then ask for health while they run.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let health = app.get("/healthz").await;
+    assert_eq!(health.status(), StatusCode::OK);
+    assert!(
+        hints.iter().any(|h| !h.is_finished()),
+        "health answered only after every search had finished"
+    );
+    for h in hints {
+        assert_eq!(h.await.unwrap(), StatusCode::OK);
+    }
+}
