@@ -187,7 +187,7 @@ impl ConnectFour {
     #[must_use]
     pub const fn bitboards(&self) -> (u64, u64) {
         let mask = self.mask();
-        let own = if mask.count_ones() % 2 == 0 {
+        let own = if mask.count_ones().is_multiple_of(2) {
             self.discs[0]
         } else {
             self.discs[1]
@@ -436,8 +436,6 @@ impl Game for ConnectFour {
             return None;
         }
         let bit = cell_bit(row, col);
-        Player::BOTH
-            .into_iter()
-            .find(|&p| self.discs(p) & bit != 0)
+        Player::BOTH.into_iter().find(|&p| self.discs(p) & bit != 0)
     }
 }

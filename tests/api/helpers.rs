@@ -1,6 +1,5 @@
 //! Spawning the app and speaking to it.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
@@ -12,7 +11,6 @@ use tempfile::TempDir;
 pub struct TestApp {
     pub base: String,
     pub client: Client,
-    pub db: PathBuf,
     pub dir: Arc<TempDir>,
     handle: actix_web::dev::ServerHandle,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -63,7 +61,6 @@ pub async fn spawn_app_in(dir: Arc<TempDir>, configure: impl FnOnce(&mut Setting
     TestApp {
         base,
         client: Client::new(),
-        db,
         dir,
         handle,
         task,
@@ -84,10 +81,6 @@ impl TestApp {
         self.handle.stop(true).await;
         let _ = self.task.await;
         self.dir
-    }
-
-    pub fn db_path(&self) -> &Path {
-        &self.db
     }
 
     pub async fn get(&self, path: &str) -> Response {

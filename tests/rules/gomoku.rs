@@ -92,7 +92,7 @@ impl Naive {
     }
 
     fn to_move(&self) -> Player {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Player::X
         } else {
             Player::O

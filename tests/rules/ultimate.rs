@@ -63,7 +63,7 @@ impl Naive {
     }
 
     fn to_move(&self) -> Player {
-        if self.stones() % 2 == 0 {
+        if self.stones().is_multiple_of(2) {
             Player::X
         } else {
             Player::O
