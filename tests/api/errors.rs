@@ -423,6 +423,31 @@ async fn unknown_paths_are_404_problems() {
 }
 
 #[tokio::test]
+async fn a_known_path_with_another_method_is_405_with_allow() {
+    let app = spawn_app().await;
+    let x = app.create_kind("connect_four").await;
+    let cases = [
+        (Method::PUT, "/v1/games".to_owned(), "GET, POST"),
+        (Method::PATCH, format!("/v1/games/{}", x.id), "GET, DELETE"),
+        (Method::GET, format!("/v1/games/{}/join", x.id), "POST"),
+        (Method::DELETE, "/v1/kinds".to_owned(), "GET"),
+        (Method::POST, "/healthz".to_owned(), "GET"),
+    ];
+    for (method, path, allow) in cases {
+        let res = app.request(method.clone(), &path).send().await.unwrap();
+        assert_eq!(res.headers()["allow"], allow, "{method} {path}");
+        assert_problem(res, 405, "method_not_allowed").await;
+    }
+    // A path that is not the API's stays 404, whatever the method.
+    let res = app
+        .request(Method::PUT, "/v1/games/x/y")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 404, "not_found").await;
+}
+
+#[tokio::test]
 async fn no_request_in_a_hostile_batch_answers_500() {
     let app = spawn_app().await;
     let (x, _) = app.pair("gomoku").await;
