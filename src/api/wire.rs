@@ -5,7 +5,7 @@
 use actix_web::http::header::HeaderValue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -234,8 +234,7 @@ pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
     let field = |name: &str| -> Result<i64, String> {
         match map.get(name) {
             None => Err(format!("missing field `{name}`")),
-            Some(v) => v
-                .as_i64()
+            Some(v) => integral::as_i64(v)
                 .ok_or_else(|| format!("`{name}` must be an integer, got {v}")),
         }
     };
@@ -252,6 +251,52 @@ pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
             col: field("col")?,
         },
     })
+}
+
+/// Integers as JSON Schema's `integer` has them: `3` and also `3.0` (a
+/// number with no fractional part), which serde's integer types refuse.
+mod integral {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use serde_json::Value;
+
+    /// An `i64` from an integer or an integral float in range.
+    #[must_use]
+    pub fn as_i64(v: &Value) -> Option<i64> {
+        v.as_i64().or_else(|| {
+            // Every integral f64 in (-2^63, 2^63) converts exactly.
+            const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && (-LIMIT..LIMIT).contains(f))
+                .map(|f| f as i64)
+        })
+    }
+
+    fn as_u64(v: &Value) -> Option<u64> {
+        v.as_u64().or_else(|| {
+            const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && (0.0..LIMIT).contains(f))
+                .map(|f| f as u64)
+        })
+    }
+
+    pub fn option_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => as_i64(&v)
+                .map(Some)
+                .ok_or_else(|| D::Error::custom(format!("expected an integer, got {v}"))),
+        }
+    }
+
+    pub fn option_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => as_u64(&v).map(Some).ok_or_else(|| {
+                D::Error::custom(format!("expected a non-negative integer, got {v}"))
+            }),
+        }
+    }
 }
 
 /// The `detail` of an illegal move.
@@ -671,10 +716,13 @@ pub struct MoveList {
 #[schema(example = json!({"size": 15, "rule": "freestyle"}))]
 pub struct CreateOptions {
     /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "integral::option_i64")]
     pub rows: Option<i64>,
     /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "integral::option_i64")]
     pub columns: Option<i64>,
     /// Gomoku only: the board's side, 5 to 25, default 15.
+    #[serde(default, deserialize_with = "integral::option_i64")]
     #[schema(minimum = 5, maximum = 25)]
     pub size: Option<i64>,
     /// Gomoku only: `freestyle` (five or more in a row win, the default) or
@@ -683,20 +731,83 @@ pub struct CreateOptions {
     pub rule: Option<String>,
 }
 
-/// The other seat of a new game.
-#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
-#[schema(example = json!({"type": "bot", "level": "easy", "seed": 7}))]
+/// The other seat of a new game: `{"type": "human"}` (the default) or
+/// `{"type": "bot", "level": …, "seed": …}`.
+#[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum OpponentRequest {
-    /// A person who joins with `POST /v1/games/{id}/join`.
-    Human,
+    /// A person who joins with `POST /v1/games/{id}/join`. (A struct variant:
+    /// serde ignores `deny_unknown_fields` on a unit variant.)
+    Human {},
     /// A server bot that plays its turns itself.
     Bot {
         level: BotLevel,
         /// Same seed, same position → same move. Random when omitted.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "integral::option_u64")]
         seed: Option<u64>,
     },
+}
+
+/// Written by hand: the derive neither closes the variants
+/// (`additionalProperties: false`, as `deny_unknown_fields` does) nor lets a
+/// `u64` reach past `int64`.
+impl utoipa::PartialSchema for OpponentRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{
+            AdditionalProperties, ObjectBuilder, OneOfBuilder, SchemaType, Type,
+        };
+        let tag = |value: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([value.to_owned()]))
+        };
+        let human = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A person who joins with `POST /v1/games/{id}/join`."))
+            .property("type", tag("human"))
+            .required("type")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        let bot = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A server bot that plays its turns itself."))
+            .property("type", tag("bot"))
+            .property("level", utoipa::openapi::Ref::from_schema_name("BotLevel"))
+            .property(
+                "seed",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                    .minimum(Some(0))
+                    .maximum(Some(u64::MAX))
+                    .description(Some(
+                        "Same seed, same position → same move. Random when omitted.",
+                    )),
+            )
+            .required("type")
+            .required("level")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new()
+            .item(human)
+            .item(bot)
+            .description(Some(
+                "The other seat of a new game: a person who joins later, or a server bot.",
+            ))
+            .examples([json!({"type": "bot", "level": "easy", "seed": 7})])
+            .into()
+    }
+}
+
+impl ToSchema for OpponentRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            <BotLevel as ToSchema>::name().into_owned(),
+            <BotLevel as utoipa::PartialSchema>::schema(),
+        ));
+    }
 }
 
 /// A new game. Only `kind` is required.
@@ -751,8 +862,8 @@ impl CreateGame {
                 return Err(invalid(format!("{kind} has {actual} {name}")));
             }
         }
-        let opponent = match self.opponent.unwrap_or(OpponentRequest::Human) {
-            OpponentRequest::Human => Opponent::Human,
+        let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
+            OpponentRequest::Human {} => Opponent::Human,
             OpponentRequest::Bot { level, seed } => Opponent::Bot {
                 level: level.into(),
                 seed: seed.unwrap_or_else(rand::random),
