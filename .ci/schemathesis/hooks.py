@@ -22,6 +22,12 @@ other headers stay as generated. Which game a case gets:
 Games are reused for a few cases and then replaced, so the fuzzer meets
 fresh games, games with history, and finished ones.
 
+An id that a response of this run handed out (a create or a join: the
+stateful phase follows those links) is kept, with the token that came with
+it, so that a chain like create -> move -> delete -> get works on one game
+(unless the case is a move of another kind's shape: that goes to a game of
+its shape, as above).
+
 The token is applied as schemathesis auth, so `ignored_auth` checks that
 requests without it or with a wrong one are refused.
 """
@@ -59,6 +65,14 @@ _KINDS = {
     "pool": {"kind": "connect_four", "hotseat": True},
 }
 _pools: dict[str, tuple[str, str, int]] = {}
+# Ids handed out by the responses of this run: a token of theirs and the kind.
+_seen: dict[str, tuple[str, str]] = {}
+_SHAPE_OF_KIND = {
+    "connect_four": "column",
+    "ultimate_tic_tac_toe": "board_cell",
+    "tic_tac_toe": "cell",
+    "gomoku": "cell",
+}
 
 
 def _pooled(shape: str) -> tuple[str, str]:
@@ -100,6 +114,13 @@ def _game_for(case: schemathesis.Case) -> tuple[str, str]:
     return _pooled("pool")
 
 
+def _suits(case: schemathesis.Case, kind: str) -> bool:
+    """A move goes to a game of its shape (another shape is a 400 by contract)."""
+    if case.operation.method.upper() == "POST" and case.operation.path.endswith("/moves"):
+        return _SHAPE_OF_KIND.get(kind) == _shape(case.body)
+    return True
+
+
 @schemathesis.auth()
 class SeatToken:
     """The token of a real game's seat, for the real game this case targets."""
@@ -109,7 +130,9 @@ class SeatToken:
 
     def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
         params = case.path_parameters
-        if params is not None and "id" in params and _is_uuid(params["id"]):
+        if params is not None and params.get("id") in _seen and _suits(case, _seen[params["id"]][1]):
+            token = _seen[params["id"]][0]
+        elif params is not None and "id" in params and _is_uuid(params["id"]):
             game_id, token = _game_for(case)
             params["id"] = game_id
         else:
@@ -117,3 +140,19 @@ class SeatToken:
             _, token = _pooled("pool")
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {token}"
+
+
+@schemathesis.hook
+def after_call(context: Any, case: schemathesis.Case, response: Any) -> None:
+    """Remember the seats that creates and joins hand out."""
+    if response.status_code not in (200, 201) or not case.operation.path.startswith("/v1/games"):
+        return
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    if isinstance(body, dict) and isinstance(body.get("token"), str):
+        game = body.get("game")
+        if isinstance(game, dict) and isinstance(game.get("id"), str):
+            with _lock:
+                _seen[game["id"]] = (body["token"], str(game.get("kind")))
