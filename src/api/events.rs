@@ -146,7 +146,7 @@ fn name_of(t: EventType) -> &'static str {
 /// Follow a game: Server-Sent Events, one per change.
 ///
 /// Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
-/// the game's version after the change and each `data:` a JSON [`GameEvent`]
+/// the game's version after the change and each `data:` a JSON `GameEvent`
 /// with the change and the game right after it. Reconnect with
 /// `Last-Event-ID: N` (browsers do this by themselves) to receive every change
 /// after version N, once each and in order, including those made while away.

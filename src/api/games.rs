@@ -167,6 +167,11 @@ pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>
 }
 
 /// Get a game.
+///
+/// Everything a board needs: the position (`board`, `ultimate`), whose turn
+/// it is, the `legal_moves` and the `threats`, the status and the seats. The
+/// `ETag` is the game's version: send it back as `If-Match` on a write to
+/// make sure nothing changed since you looked.
 #[utoipa::path(
     tag = "games",
     params(("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)")),
@@ -185,6 +190,9 @@ pub async fn get_game(state: web::Data<AppState>, id: web::Path<String>) -> ApiR
 }
 
 /// Delete a game with its history (any seat token of the game).
+///
+/// Followers of its events receive `deleted`; afterwards every operation on
+/// it answers 404 `game_not_found`.
 #[utoipa::path(
     tag = "games",
     params(
@@ -313,6 +321,8 @@ pub async fn play_move(
 }
 
 /// The moves of a round (default: the current one), in order.
+///
+/// Rounds start at 1; `?round=` reads an earlier one after a restart.
 #[utoipa::path(
     tag = "moves",
     params(("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"), RoundQuery),

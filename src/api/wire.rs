@@ -234,8 +234,9 @@ pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
     let field = |name: &str| -> Result<i64, String> {
         match map.get(name) {
             None => Err(format!("missing field `{name}`")),
-            Some(v) => integral::as_i64(v)
-                .ok_or_else(|| format!("`{name}` must be an integer, got {v}")),
+            Some(v) => {
+                integral::as_i64(v).ok_or_else(|| format!("`{name}` must be an integer, got {v}"))
+            }
         }
     };
     Ok(match shape {

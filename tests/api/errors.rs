@@ -444,7 +444,11 @@ async fn integers_written_as_integral_floats_are_integers() {
     let res = app.play(&x, json!({"column": 3.5})).await;
     assert_problem(res, 400, "malformed_request").await;
     let res = app
-        .post("/v1/games", None, &json!({"kind": "gomoku", "options": {"size": 9.5}}))
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "gomoku", "options": {"size": 9.5}}),
+        )
         .await;
     assert_problem(res, 400, "malformed_request").await;
 }
@@ -457,7 +461,11 @@ async fn unknown_fields_in_the_opponent_are_400() {
         json!({"type": "bot", "level": "easy", "colour": "red"}),
     ] {
         let res = app
-            .post("/v1/games", None, &json!({"kind": "connect_four", "opponent": opponent}))
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "connect_four", "opponent": opponent}),
+            )
             .await;
         assert_problem(res, 400, "malformed_request").await;
     }

@@ -59,11 +59,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a game. */
+        /**
+         * Get a game.
+         * @description Everything a board needs: the position (`board`, `ultimate`), whose turn
+         *     it is, the `legal_moves` and the `threats`, the status and the seats. The
+         *     `ETag` is the game's version: send it back as `If-Match` on a write to
+         *     make sure nothing changed since you looked.
+         */
         get: operations["get_game"];
         put?: never;
         post?: never;
-        /** Delete a game with its history (any seat token of the game). */
+        /**
+         * Delete a game with its history (any seat token of the game).
+         * @description Followers of its events receive `deleted`; afterwards every operation on
+         *     it answers 404 `game_not_found`.
+         */
         delete: operations["delete_game"];
         options?: never;
         head?: never;
@@ -97,7 +107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The moves of a round (default: the current one), in order. */
+        /**
+         * The moves of a round (default: the current one), in order.
+         * @description Rounds start at 1; `?round=` reads an earlier one after a restart.
+         */
         get: operations["list_moves"];
         put?: never;
         /**
@@ -227,7 +240,7 @@ export interface paths {
         /**
          * Follow a game: Server-Sent Events, one per change.
          * @description Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
-         *     the game's version after the change and each `data:` a JSON [`GameEvent`]
+         *     the game's version after the change and each `data:` a JSON `GameEvent`
          *     with the change and the game right after it. Reconnect with
          *     `Last-Event-ID: N` (browsers do this by themselves) to receive every change
          *     after version N, once each and in order, including those made while away.
@@ -250,7 +263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Alive: the process answers. */
+        /**
+         * Alive: the process answers.
+         * @description For liveness probes; it does not touch the database.
+         */
         get: operations["healthz"];
         put?: never;
         post?: never;
@@ -267,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ready: the database answers. */
+        /**
+         * Ready: the database answers.
+         * @description For readiness probes and to wait for a starting service.
+         */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -285,8 +304,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics: requests by route and status, moves by kind and
-         *     result, request latency.
+         * Prometheus metrics.
+         * @description Requests by route and status, moves by kind and result, request latency.
          */
         get: operations["metrics"];
         put?: never;
@@ -1089,7 +1108,7 @@ export interface components {
          */
         MoveShape: "cell" | "column" | "board_cell";
         /**
-         * @description The other seat of a new game.
+         * @description The other seat of a new game: a person who joins later, or a server bot.
          * @example {
          *       "type": "bot",
          *       "level": "easy",
@@ -1100,14 +1119,11 @@ export interface components {
             /** @enum {string} */
             type: "human";
         } | {
-            level: components["schemas"]["BotLevel"];
-            /**
-             * Format: int64
-             * @description Same seed, same position → same move. Random when omitted.
-             */
-            seed?: number | null;
             /** @enum {string} */
             type: "bot";
+            level: components["schemas"]["BotLevel"];
+            /** @description Same seed, same position → same move. Random when omitted. */
+            seed?: number | null;
         };
         /**
          * @description An error, as RFC 9457 problem details (`application/problem+json`) with a
