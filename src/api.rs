@@ -3,6 +3,7 @@
 
 mod error;
 mod events;
+mod examples;
 mod extract;
 mod games;
 mod rate_limit;
@@ -57,26 +58,37 @@ impl Modify for BearerAuth {
 #[openapi(
     info(
         title = "Tabula",
-        description = "A game-state service for tic-tac-toe, Connect Four, Gomoku and Ultimate tic-tac-toe: create games, seat players, play validated moves, read state and history.\n\nErrors are RFC 9457 problem details (`application/problem+json`) with a stable `code`.",
+        description = "A game-state service for tic-tac-toe, Connect Four, Gomoku and Ultimate tic-tac-toe: create games, seat players, play validated moves, read state and history.\n\n\
+**Seats and tokens.** Creating a game takes a seat and returns its token once; joining takes the open seat and returns another. Send it as `Authorization: Bearer <token>` on the operations marked with a lock.\n\n\
+**Versions.** Every change of a game (move, join, restart, resign) bumps its `version`. Game answers carry it as `ETag: \"<version>\"`; send it back as `If-Match` on a write to have it refused with 412 `version_mismatch` if anything changed meanwhile.\n\n\
+**Retries.** A move with an `Idempotency-Key` is played once: a retry with the same key returns the first answer.\n\n\
+**Errors** are RFC 9457 problem details (`application/problem+json`) with a stable `code` to branch on; each error response below lists the codes it can carry. A refused request changes nothing. Every `/v1` operation may answer 429 `rate_limited` with `Retry-After`.",
         license(name = "MIT", identifier = "MIT"),
     ),
+    servers((url = "/", description = "This service")),
     modifiers(&BearerAuth),
-    components(schemas(events::GameEvent), responses(
+    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed), responses(
         responses::BadRequest,
         responses::Unauthorized,
         responses::Forbidden,
-        responses::NotFound,
-        responses::Conflict,
+        responses::GameNotFound,
+        responses::PositionNotFound,
+        responses::MoveConflict,
+        responses::JoinConflict,
+        responses::RestartConflict,
+        responses::ResignConflict,
         responses::PreconditionFailed,
         responses::PayloadTooLarge,
         responses::UnsupportedMediaType,
-        responses::Unprocessable,
+        responses::IllegalMove,
+        responses::InvalidOption,
+        responses::TooManyRequests,
         responses::Internal,
         responses::Unavailable,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
-        (name = "games", description = "Create, join, read, list, restart, resign and delete games"),
+        (name = "games", description = "Create, join, read, list, follow, restart, resign and delete games"),
         (name = "moves", description = "Play moves and read the history"),
         (name = "bots", description = "Server bots: hints and bot moves"),
         (name = "system", description = "Health, readiness and metrics"),
@@ -109,28 +121,178 @@ pub fn configure(cfg: &mut ServiceConfig) {
     .service(system::metrics);
 }
 
+/// The methods the API serves at a concrete `path` (e.g. `GET, DELETE` for
+/// `/v1/games/<id>`), read from the OpenAPI document; `None` for a path that
+/// is not the API's.
+#[must_use]
+pub fn allowed_methods(path: &str) -> Option<String> {
+    static ROUTES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
+        let doc = document();
+        let paths = doc.get("paths").and_then(|p| p.as_object());
+        paths
+            .into_iter()
+            .flatten()
+            .map(|(template, item)| {
+                let methods: Vec<String> = item
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|ops| ops.keys())
+                    .map(|m| m.to_ascii_uppercase())
+                    .collect();
+                (template.clone(), methods.join(", "))
+            })
+            .collect()
+    });
+    let matches = |template: &str| {
+        let mut want = template.split('/');
+        let mut got = path.split('/');
+        loop {
+            match (want.next(), got.next()) {
+                (None, None) => return true,
+                (Some(w), Some(g)) if w.starts_with('{') && w.ends_with('}') && !g.is_empty() => {}
+                (Some(w), Some(g)) if w == g => {}
+                _ => return false,
+            }
+        }
+    };
+    ROUTES
+        .iter()
+        .find(|(template, _)| matches(template))
+        .map(|(_, methods)| methods.clone())
+}
+
 /// The document's fixed parts (info, tags, security, shared responses).
 #[must_use]
 pub fn base_document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
 }
 
-/// The OpenAPI document of the routes in [`configure`].
+/// The OpenAPI document of the routes in [`configure`], with 429 on every
+/// `/v1` operation (the rate limiter guards the whole scope).
 #[must_use]
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, api) = App::new()
+    let (_, mut api) = App::new()
         .into_utoipa_app()
         .openapi(base_document())
         .configure(configure)
         .split_for_parts();
+    for (path, item) in &mut api.paths.paths {
+        for operation in operations_mut(item) {
+            if path.starts_with("/v1/") {
+                operation.responses.responses.insert(
+                    "429".into(),
+                    utoipa::openapi::Ref::from_response_name("TooManyRequests").into(),
+                );
+            }
+            // Say so explicitly where no token is needed.
+            operation.security.get_or_insert_with(Vec::new);
+            if let Some(body) = &mut operation.request_body {
+                drop_null_from_optional_body(body);
+            }
+        }
+    }
     api
+}
+
+/// utoipa marks a request body optional only when its type is `Option<T>`,
+/// which also makes its schema `oneOf: [null, T]`. The server takes no body or
+/// a `T`, never a JSON `null`: drop the `null` branch.
+fn drop_null_from_optional_body(body: &mut utoipa::openapi::request_body::RequestBody) {
+    use utoipa::openapi::schema::{Schema, Type};
+    use utoipa::openapi::{RefOr, Required};
+    if body.required == Some(Required::True) {
+        return;
+    }
+    for content in body.content.values_mut() {
+        let Some(RefOr::T(Schema::OneOf(one_of))) = &content.schema else {
+            continue;
+        };
+        let is_null = |s: &RefOr<Schema>| {
+            matches!(s, RefOr::T(Schema::Object(o))
+                if o.schema_type == utoipa::openapi::schema::SchemaType::Type(Type::Null))
+        };
+        let rest: Vec<RefOr<Schema>> = one_of
+            .items
+            .iter()
+            .filter(|s| !is_null(s))
+            .cloned()
+            .collect();
+        if let [only] = rest.as_slice() {
+            content.schema = Some(only.clone());
+        }
+    }
+}
+
+fn operations_mut(
+    item: &mut utoipa::openapi::PathItem,
+) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
+
+/// Response headers the server does not send on every answer of the response
+/// that declares them; every other declared response header is marked
+/// `required` (utoipa has no attribute for that).
+const OPTIONAL_RESPONSE_HEADERS: &[&str] = &["Idempotent-Replayed"];
+
+/// The OpenAPI document as JSON: [`openapi`] with response headers marked
+/// `required`. The service serves this at `/openapi.json`.
+#[must_use]
+pub fn document() -> serde_json::Value {
+    let mut doc = serde_json::to_value(openapi()).unwrap_or_default();
+    let mut responses: Vec<&mut serde_json::Value> = Vec::new();
+    if let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) {
+        for item in paths.values_mut().filter_map(|i| i.as_object_mut()) {
+            for operation in item.values_mut() {
+                if let Some(r) = operation
+                    .get_mut("responses")
+                    .and_then(|r| r.as_object_mut())
+                {
+                    responses.extend(r.values_mut());
+                }
+            }
+        }
+    }
+    for response in responses {
+        mark_headers_required(response);
+    }
+    if let Some(shared) = doc
+        .pointer_mut("/components/responses")
+        .and_then(|r| r.as_object_mut())
+    {
+        shared.values_mut().for_each(mark_headers_required);
+    }
+    doc
+}
+
+fn mark_headers_required(response: &mut serde_json::Value) {
+    let Some(headers) = response.get_mut("headers").and_then(|h| h.as_object_mut()) else {
+        return;
+    };
+    for (name, header) in headers.iter_mut() {
+        if !OPTIONAL_RESPONSE_HEADERS.contains(&name.as_str())
+            && let Some(header) = header.as_object_mut()
+        {
+            header.insert("required".into(), serde_json::Value::Bool(true));
+        }
+    }
 }
 
 /// The OpenAPI document as pretty JSON, ending with a newline (as committed
 /// in `openapi/openapi.json`).
 #[must_use]
 pub fn openapi_json() -> String {
-    let mut json = openapi().to_pretty_json().unwrap_or_default();
+    let mut json = serde_json::to_string_pretty(&document()).unwrap_or_default();
     json.push('\n');
     json
 }

@@ -52,10 +52,11 @@ impl Application {
             settings.rate_burst,
         ));
         let limit = settings.body_limit;
+        // The served document is the committed one (see `api::document`).
+        let document = api::document();
         let mut server = HttpServer::new(move || {
-            let (app, openapi) = App::new()
+            let app = App::new()
                 .into_utoipa_app()
-                .openapi(api::base_document())
                 .app_data(state.clone())
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
@@ -63,12 +64,15 @@ impl Application {
                 .app_data(api::query_config())
                 .app_data(api::path_config())
                 .configure(api::configure)
-                .split_for_parts();
-            app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
-                .service(web::redirect("/docs", "/docs/"))
-                .default_service(web::to(api::not_found))
-                .wrap(middleware::from_fn(api::rate_limit))
-                .wrap(middleware::from_fn(telemetry::observe))
+                .into_app();
+            app.service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .external_url_unchecked("/openapi.json", document.clone()),
+            )
+            .service(web::redirect("/docs", "/docs/"))
+            .default_service(web::to(api::not_found))
+            .wrap(middleware::from_fn(api::rate_limit))
+            .wrap(middleware::from_fn(telemetry::observe))
         })
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout);

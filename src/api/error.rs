@@ -13,7 +13,9 @@ use super::wire::{self, Game, MoveBody, Side};
 use crate::rules::Refusal;
 use crate::service::ServiceError;
 
-/// The stable error codes.
+/// The stable error code of a problem: branch on it, not on `title` or `detail`.
+///
+/// Each error response of an operation lists the codes it can carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -23,6 +25,7 @@ pub enum ErrorCode {
     GameNotFound,
     PositionNotFound,
     NotFound,
+    MethodNotAllowed,
     NotYourTurn,
     GameOver,
     WaitingForOpponent,
@@ -37,7 +40,12 @@ pub enum ErrorCode {
     StorageUnavailable,
 }
 
-/// Why a move was illegal.
+/// Why a move is illegal (`illegal_move` only).
+///
+/// `occupied`: the cell is taken; `column_full`: the column has no room;
+/// `out_of_bounds`: outside the board; `wrong_board`: ultimate, the move must
+/// be played in `active_board`; `board_finished`: ultimate, that inner board
+/// is already won or drawn; `game_over`: the round has ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -62,7 +70,12 @@ impl From<Refusal> for Reason {
     }
 }
 
-/// An error, as RFC 9457 problem details with a stable `code`.
+/// An error, as RFC 9457 problem details (`application/problem+json`) with a
+/// stable `code`.
+///
+/// `reason` and `legal_moves` come with `illegal_move`, `turn` with
+/// `not_your_turn`, and `game` with `version_mismatch`; they are absent
+/// otherwise.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "type": "about:blank", "title": "Illegal move", "status": 422, "code": "illegal_move",
@@ -74,26 +87,50 @@ pub struct Problem {
     #[serde(rename = "type")]
     #[schema(example = "about:blank")]
     pub problem_type: &'static str,
-    /// A short summary of the code.
+    /// A short summary of the code, e.g. `Illegal move`.
     pub title: &'static str,
-    /// The HTTP status.
+    /// The HTTP status, repeated.
+    #[schema(minimum = 400, maximum = 599)]
     pub status: u16,
     /// The stable error code to branch on.
     pub code: ErrorCode,
-    /// A human-readable explanation of this occurrence.
+    /// A human-readable explanation of this occurrence (not stable: show it, do not parse it).
     pub detail: String,
     /// `illegal_move` only: why the move is illegal.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub reason: Option<Reason>,
     /// `illegal_move` only: the moves that are legal now.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub legal_moves: Option<Vec<MoveBody>>,
     /// `not_your_turn` only: whose turn it is.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub turn: Option<Side>,
-    /// `version_mismatch` only: the game as it is now.
+    /// `version_mismatch` only: the game as it is now (its `version` is the one to send in `If-Match`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub game: Option<Box<Game>>,
+}
+
+impl Problem {
+    /// A problem with only the common fields.
+    #[must_use]
+    pub fn bare(code: ErrorCode, detail: String) -> Problem {
+        let (status, title) = status_and_title(code);
+        Problem {
+            problem_type: "about:blank",
+            title,
+            status: status.as_u16(),
+            code,
+            detail,
+            reason: None,
+            legal_moves: None,
+            turn: None,
+            game: None,
+        }
+    }
 }
 
 /// An error of the HTTP layer.
@@ -103,6 +140,9 @@ pub enum ApiError {
     Malformed(String),
     #[error("not found")]
     NotFound,
+    /// The path exists but not with this method; carries the allowed ones.
+    #[error("method not allowed: use {0}")]
+    MethodNotAllowed(String),
     #[error("payload too large: the limit is {0} bytes")]
     PayloadTooLarge(usize),
     #[error("unsupported media type")]
@@ -118,6 +158,7 @@ impl ApiError {
         match self {
             ApiError::Malformed(_) => ErrorCode::MalformedRequest,
             ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
@@ -143,19 +184,7 @@ impl ApiError {
     /// The problem body.
     #[must_use]
     pub fn problem(&self) -> Problem {
-        let code = self.code();
-        let (status, title) = status_and_title(code);
-        let mut problem = Problem {
-            problem_type: "about:blank",
-            title,
-            status: status.as_u16(),
-            code,
-            detail: self.to_string(),
-            reason: None,
-            legal_moves: None,
-            turn: None,
-            game: None,
-        };
+        let mut problem = Problem::bare(self.code(), self.to_string());
         match self {
             ApiError::Service(ServiceError::IllegalMove {
                 refusal,
@@ -199,6 +228,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::GameNotFound => (StatusCode::NOT_FOUND, "Game not found"),
         ErrorCode::PositionNotFound => (StatusCode::NOT_FOUND, "Position not found"),
         ErrorCode::NotFound => (StatusCode::NOT_FOUND, "Not found"),
+        ErrorCode::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "Method not allowed"),
         ErrorCode::NotYourTurn => (StatusCode::CONFLICT, "Not your turn"),
         ErrorCode::GameOver => (StatusCode::CONFLICT, "Game over"),
         ErrorCode::WaitingForOpponent => (StatusCode::CONFLICT, "Waiting for opponent"),
@@ -247,6 +277,11 @@ impl ResponseError for ApiError {
         }
         if let ApiError::RateLimited(secs) = self {
             res.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        if let ApiError::MethodNotAllowed(allow) = self
+            && let Ok(value) = HeaderValue::from_str(allow)
+        {
+            res.insert_header((header::ALLOW, value));
         }
         if let ApiError::Service(ServiceError::VersionMismatch(game)) = self {
             res.insert_header((header::ETAG, wire::etag(game.version)));

@@ -20,7 +20,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract;
-use super::responses::{BadRequest, Internal, NotFound, Unavailable};
+use super::responses::{BadRequest, GameNotFound, Internal, Unavailable};
 use super::wire::{Game, MoveRecordView, Side};
 use crate::service::{Change, ChangeKind, Service};
 
@@ -32,6 +32,46 @@ pub struct EventsQuery {
     /// Resume after this version, for clients that cannot set `Last-Event-ID`
     /// (a browser's first `EventSource` connection). The header wins when both are given.
     pub last_event_id: Option<i64>,
+}
+
+/// One event of the stream, as an `EventSource` (or any SSE parser) sees it.
+///
+/// On the wire each event is three lines and a blank one:
+/// `event: move`, `id: 4`, `data: {"type":"move","version":4,…}`.
+#[derive(ToSchema)]
+#[schema(example = json!({
+    "event": "join", "id": "2",
+    "data": "{\"type\":\"join\",\"version\":2,\"seat\":\"O\",\"game\":{…}}"
+}))]
+#[expect(
+    dead_code,
+    reason = "documents the stream; events are written by `frame`"
+)]
+pub struct SseEvent {
+    /// The type of change, as in `data.type`.
+    event: EventType,
+    /// The game's version after the change: reconnect with `Last-Event-ID` set to it.
+    #[schema(pattern = "^[0-9]+$")]
+    id: String,
+    /// The change as JSON: a `GameEvent`.
+    #[schema(schema_with = event_data)]
+    data: String,
+}
+
+/// `data`: a string holding the JSON of a `GameEvent` (`contentSchema`, which
+/// utoipa has no attribute for).
+fn event_data() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::extensions::Extensions;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some("The change as JSON: a `GameEvent`."))
+        .content_media_type("application/json")
+        .extensions(Some(Extensions::from_iter([(
+            "contentSchema",
+            serde_json::json!({"$ref": "#/components/schemas/GameEvent"}),
+        )])))
+        .build()
 }
 
 /// The type of a change.
@@ -47,6 +87,7 @@ pub enum EventType {
 
 /// The `data` of one event (JSON): the change and the game right after it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::move_event)]
 pub struct GameEvent {
     #[serde(rename = "type")]
     pub event_type: EventType,
@@ -54,15 +95,19 @@ pub struct GameEvent {
     pub version: i64,
     /// `move` only: the move played.
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub mv: Option<MoveRecordView>,
     /// `join`: the seat taken; `resign`: the seat that resigned.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub seat: Option<Side>,
     /// `restart`: the new round.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub round: Option<u32>,
     /// The game right after the change (absent for `deleted`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub game: Option<Game>,
 }
 
@@ -101,7 +146,7 @@ fn name_of(t: EventType) -> &'static str {
 /// Follow a game: Server-Sent Events, one per change.
 ///
 /// Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
-/// the game's version after the change and each `data:` a JSON [`GameEvent`]
+/// the game's version after the change and each `data:` a JSON `GameEvent`
 /// with the change and the game right after it. Reconnect with
 /// `Last-Event-ID: N` (browsers do this by themselves) to receive every change
 /// after version N, once each and in order, including those made while away.
@@ -110,15 +155,14 @@ fn name_of(t: EventType) -> &'static str {
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this version"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this version: the `id` of the last event received"),
         EventsQuery,
     ),
     responses(
-        (status = 200, description = "An endless `text/event-stream`; each event's data is a `GameEvent`", content_type = "text/event-stream", body = String,
-            example = "event: move\nid: 4\ndata: {\"type\":\"move\",\"version\":4,\"move\":{\"round\":1,\"ply\":2,\"player\":\"O\",\"move\":{\"column\":3},\"at\":\"2026-11-22T10:00:05.000000Z\"},\"game\":{}}\n\n"),
+        (status = 200, description = "An endless `text/event-stream`, one event per change (schema: one event as an SSE parser reads it; `data` is a JSON `GameEvent`)", content_type = "text/event-stream", body = SseEvent),
         (status = 400, response = BadRequest),
-        (status = 404, response = NotFound),
+        (status = 404, response = GameNotFound),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),

@@ -8,12 +8,14 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::{self, Body};
 use super::responses::{
-    BadRequest, Conflict, Forbidden, Internal, NotFound, PayloadTooLarge, PreconditionFailed,
-    Unauthorized, Unavailable, Unprocessable, UnsupportedMediaType,
+    BadRequest, Forbidden, GameNotFound, IllegalMove, Internal, InvalidOption, JoinConflict,
+    MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed, ResignConflict,
+    RestartConflict, Unauthorized, Unavailable, UnsupportedMediaType,
 };
 use super::wire::{
-    self, BotMoveRequest, CreateGame, Game, GamePage, HintQuery, HintView, KindList, ListQuery,
-    MoveBody, MoveList, MoveRecordView, MoveResponse, RoundQuery, SeatGrant,
+    self, BotMoveRequest, CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, HintQuery,
+    HintView, KindList, ListQuery, MoveBody, MoveList, MoveRecordView, MoveResponse, Replayed,
+    RoundQuery, SeatGrant,
 };
 use crate::ai::Level;
 use crate::service::{MoveResult, Played};
@@ -50,13 +52,21 @@ fn move_response(result: MoveResult) -> HttpResponse {
             HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
             played.game.version,
         ),
-        MoveResult::Replayed(stored) => HttpResponse::build(
-            actix_web::http::StatusCode::from_u16(stored.status)
-                .unwrap_or(actix_web::http::StatusCode::CREATED),
-        )
-        .insert_header(("Idempotent-Replayed", "true"))
-        .content_type("application/json")
-        .body(stored.body),
+        MoveResult::Replayed(stored) => {
+            // The first answer's ETag: the version of the game it carries.
+            let version = serde_json::from_str::<serde_json::Value>(&stored.body)
+                .ok()
+                .and_then(|body| body["game"]["version"].as_i64());
+            let mut res = HttpResponse::build(
+                actix_web::http::StatusCode::from_u16(stored.status)
+                    .unwrap_or(actix_web::http::StatusCode::CREATED),
+            );
+            res.insert_header(("Idempotent-Replayed", "true"));
+            if let Some(version) = version {
+                res.insert_header((header::ETAG, wire::etag(version)));
+            }
+            res.content_type("application/json").body(stored.body)
+        }
     }
 }
 
@@ -66,7 +76,7 @@ fn move_response(result: MoveResult) -> HttpResponse {
 /// and their defaults.
 #[utoipa::path(
     tag = "kinds",
-    responses((status = 200, description = "The kinds", body = KindList)),
+    responses((status = 200, description = "The kinds, with their board sizes, move shapes, options and defaults", body = KindList)),
 )]
 #[get("/kinds")]
 pub async fn list_kinds() -> HttpResponse {
@@ -83,12 +93,15 @@ pub async fn list_kinds() -> HttpResponse {
     tag = "games",
     request_body(content = CreateGame, content_type = "application/json"),
     responses(
-        (status = 201, description = "Created: the game, the caller's seat and its token", body = SeatGrant,
-            headers(("Location" = String, description = "The game's URL"), ("ETag" = String, description = "The game's version, quoted"))),
+        (status = 201, description = "Created: the game, the caller's seat and its token (keep it: it is shown only here)", body = SeatGrant,
+            headers(
+                ("Location" = GameUrl, description = "The game's URL, `/v1/games/{id}`"),
+                ("ETag" = ETag, description = "The game's version, quoted, e.g. `\"1\"`"),
+            )),
         (status = 400, response = BadRequest),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = Unprocessable),
+        (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -114,7 +127,7 @@ pub async fn create_game(state: web::Data<AppState>, body: Body) -> ApiResult {
     tag = "games",
     params(ListQuery),
     responses(
-        (status = 200, description = "A page of games", body = GamePage),
+        (status = 200, description = "A page of games, newest first", body = GamePage),
         (status = 400, response = BadRequest),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
@@ -154,13 +167,18 @@ pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>
 }
 
 /// Get a game.
+///
+/// Everything a board needs: the position (`board`, `ultimate`), whose turn
+/// it is, the `legal_moves` and the `threats`, the status and the seats. The
+/// `ETag` is the game's version: send it back as `If-Match` on a write to
+/// make sure nothing changed since you looked.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "The game id (a UUID)")),
+    params(("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)")),
     responses(
         (status = 200, description = "The game now", body = Game,
-            headers(("ETag" = String, description = "The game's version, quoted: send it back as `If-Match`"))),
-        (status = 404, response = NotFound),
+            headers(("ETag" = ETag, description = "The game's version, quoted: send it back as `If-Match`"))),
+        (status = 404, response = GameNotFound),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -172,19 +190,22 @@ pub async fn get_game(state: web::Data<AppState>, id: web::Path<String>) -> ApiR
 }
 
 /// Delete a game with its history (any seat token of the game).
+///
+/// Followers of its events receive `deleted`; afterwards every operation on
+/// it answers 404 `game_not_found`.
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"14\"`"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
     ),
     security(("bearer" = [])),
     responses(
-        (status = 204, description = "Deleted"),
+        (status = 204, description = "Deleted, with its history; followers of its events receive `deleted`"),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
+        (status = 404, response = GameNotFound),
         (status = 412, response = PreconditionFailed),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
@@ -208,15 +229,17 @@ pub async fn delete_game(
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"1\"`"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
     ),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
     responses(
-        (status = 200, description = "Joined", body = SeatGrant,
-            headers(("ETag" = String, description = "The game's version, quoted"))),
+        (status = 200, description = "Joined: the game, the seat taken and its token (keep it: it is shown only here)", body = SeatGrant,
+            headers(("ETag" = ETag, description = "The game's new version, quoted")),
+            example = json!(super::examples::join_grant())),
         (status = 400, response = BadRequest),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = JoinConflict),
         (status = 412, response = PreconditionFailed),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
@@ -250,24 +273,32 @@ pub async fn join_game(
 #[utoipa::path(
     tag = "moves",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version, e.g. `\"14\"`"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters; a retry with the same key (and seat) returns the first answer"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, min_length = 1, max_length = 255, pattern = "^[!-~]{1,255}$", description = "1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing"),
     ),
-    request_body(content = MoveBody, content_type = "application/json"),
+    request_body(content = MoveBody, content_type = "application/json",
+        examples(
+            ("connect_four" = (summary = "Connect Four: a column", value = json!({"column": 3}))),
+            ("tic_tac_toe" = (summary = "Tic-tac-toe and Gomoku: a cell", value = json!({"row": 1, "col": 1}))),
+            ("ultimate_tic_tac_toe" = (summary = "Ultimate tic-tac-toe: an inner board and a cell", value = json!({"board": 4, "cell": 0}))),
+        )),
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "Played", body = MoveResponse,
-            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 201, description = "Played: the move, the game after it and any bot replies", body = MoveResponse,
+            headers(
+                ("ETag" = ETag, description = "The game's new version, quoted"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            )),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = Unprocessable),
+        (status = 422, response = IllegalMove),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -290,13 +321,15 @@ pub async fn play_move(
 }
 
 /// The moves of a round (default: the current one), in order.
+///
+/// Rounds start at 1; `?round=` reads an earlier one after a restart.
 #[utoipa::path(
     tag = "moves",
-    params(("id" = String, Path, description = "The game id (a UUID)"), RoundQuery),
+    params(("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"), RoundQuery),
     responses(
-        (status = 200, description = "The history", body = MoveList),
+        (status = 200, description = "The round's moves, in order", body = MoveList),
         (status = 400, response = BadRequest),
-        (status = 404, response = NotFound),
+        (status = 404, response = PositionNotFound),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -320,14 +353,14 @@ pub async fn list_moves(
 #[utoipa::path(
     tag = "moves",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("ply" = u32, Path, description = "Moves played, 0 for the empty board"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("ply" = u32, Path, maximum = 4294967295_u64, description = "Moves played, 0 for the empty board"),
         RoundQuery,
     ),
     responses(
-        (status = 200, description = "The position", body = Game),
+        (status = 200, description = "The position (no `ETag`: it is not the game now)", body = Game),
         (status = 400, response = BadRequest),
-        (status = 404, response = NotFound),
+        (status = 404, response = PositionNotFound),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -354,18 +387,19 @@ pub async fn get_position(
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
     ),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The game in its new round", body = Game,
-            headers(("ETag" = String, description = "The game's new version, quoted"))),
+            headers(("ETag" = ETag, description = "The game's new version, quoted"))),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = RestartConflict),
         (status = 412, response = PreconditionFailed),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
@@ -396,18 +430,19 @@ pub async fn restart_game(
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
     ),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The finished game", body = Game,
-            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 200, description = "The finished game: `status` `won`, `end_reason` `resignation`", body = Game,
+            headers(("ETag" = ETag, description = "The game's new version, quoted"))),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = ResignConflict),
         (status = 412, response = PreconditionFailed),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
@@ -434,16 +469,16 @@ pub async fn resign_game(
 /// With the token of the seat to move (or the hotseat token). Nothing is played.
 #[utoipa::path(
     tag = "bots",
-    params(("id" = String, Path, description = "The game id (a UUID)"), HintQuery),
+    params(("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"), HintQuery),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The hint", body = HintView),
+        (status = 200, description = "The suggested move and how the bot sees the position", body = HintView),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
-        (status = 422, response = Unprocessable),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = MoveConflict),
+        (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -469,24 +504,27 @@ pub async fn get_hint(
 #[utoipa::path(
     tag = "bots",
     params(
-        ("id" = String, Path, description = "The game id (a UUID)"),
-        ("If-Match" = Option<String>, Header, description = "Refuse with 412 unless the game is at this version"),
-        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key returns the first answer"),
+        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `\"14\"` (`*` matches any version)"),
+        ("Idempotency-Key" = Option<String>, Header, nullable = false, min_length = 1, max_length = 255, pattern = "^[!-~]{1,255}$", description = "1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing"),
     ),
-    request_body(content = BotMoveRequest, content_type = "application/json"),
+    request_body(content = Option<BotMoveRequest>, content_type = "application/json", description = "Optional: the level (default `easy`)"),
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "Played", body = MoveResponse,
-            headers(("ETag" = String, description = "The game's new version, quoted"))),
+        (status = 201, description = "Played: the bot's move for the caller's seat, the game after it and any bot replies", body = MoveResponse,
+            headers(
+                ("ETag" = ETag, description = "The game's new version, quoted"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            )),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = NotFound),
-        (status = 409, response = Conflict),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = Unprocessable),
+        (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -509,7 +547,12 @@ pub async fn play_bot_move(
     Ok(move_response(result))
 }
 
-/// Fallback for unknown paths: a problem+json 404.
-pub async fn not_found() -> ApiResult {
-    Err(ApiError::NotFound)
+/// Fallback for requests no route took: 405 `method_not_allowed` with
+/// `Allow` when the path is one of the API's with another method, else 404
+/// `not_found`.
+pub async fn not_found(req: HttpRequest) -> ApiResult {
+    match super::allowed_methods(req.path()) {
+        Some(allow) => Err(ApiError::MethodNotAllowed(allow)),
+        None => Err(ApiError::NotFound),
+    }
 }

@@ -1,90 +1,164 @@
-//! Reusable OpenAPI responses for errors: one per status, each a
-//! problem+json body with an example of its codes.
+//! Reusable OpenAPI responses for errors. Each is a problem+json body: the
+//! shared [`Problem`] schema (referenced, not copied) narrowed to the `code`s
+//! that response can carry, with one example per code as the server sends it.
 //!
-//! The newtypes exist for their OpenAPI description only; nothing reads them.
-#![expect(dead_code, reason = "response types are only used for their schema")]
+//! The unit structs exist for the OpenAPI document only: handlers name them in
+//! `responses(...)`, and [`super::ApiDoc`] registers them as components.
 
 use utoipa::ToResponse;
+use utoipa::openapi::example::ExampleBuilder;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Type};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 
-use super::error::Problem;
+use super::error::ErrorCode;
+use super::examples;
 
-/// `malformed_request`: the body is not JSON, has unknown fields or wrong types, a move has
-/// another kind's shape, or a header/query parameter is invalid.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Malformed request", "status": 400,
-    "code": "malformed_request", "detail": "a connect_four move looks like {\"column\": c}"}))]
-pub struct BadRequest(#[to_schema] Problem);
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// `missing_token`: no `Authorization: Bearer <token>` header.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Missing token", "status": 401,
-    "code": "missing_token", "detail": "a bearer token is required"}))]
-pub struct Unauthorized(#[to_schema] Problem);
+/// The wire name of a code (`game_not_found`).
+fn code_name(code: ErrorCode) -> String {
+    serde_json::to_value(code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
 
-/// `invalid_token`: the token is not a seat of this game.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Invalid token", "status": 403,
-    "code": "invalid_token", "detail": "the token is not a seat of this game"}))]
-pub struct Forbidden(#[to_schema] Problem);
+/// A response header the server always sends with this response.
+#[derive(Clone, Copy)]
+enum With {
+    /// `Retry-After: <seconds>`.
+    RetryAfter,
+    /// `ETag: "<version>"` of the game now.
+    ETag,
+}
 
-/// `game_not_found` (also for an id that is not a UUID) or `position_not_found`.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Game not found", "status": 404,
-    "code": "game_not_found", "detail": "no such game"}))]
-pub struct NotFound(#[to_schema] Problem);
+fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) -> Response {
+    let names: Vec<String> = codes.iter().copied().map(code_name).collect();
+    let narrowed = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .required("code")
+        .property(
+            "code",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(names.clone())),
+        );
+    let schema = AllOfBuilder::new()
+        .item(Ref::from_schema_name("Problem"))
+        .item(narrowed);
+    let content = ContentBuilder::new()
+        .schema(Some(schema))
+        .examples_from_iter(codes.iter().zip(&names).map(|(&code, name)| {
+            let value = examples::problem(code);
+            let title = value["title"].as_str().unwrap_or_default().to_owned();
+            (
+                name.clone(),
+                ExampleBuilder::new()
+                    .summary(format!("{title} (`{name}`)"))
+                    .value(Some(value)),
+            )
+        }))
+        .build();
+    let mut response = ResponseBuilder::new()
+        .description(description)
+        .content(PROBLEM_JSON, content);
+    for header in headers {
+        response = match header {
+            With::RetryAfter => response.header(
+                "Retry-After",
+                HeaderBuilder::new()
+                    .schema(
+                        ObjectBuilder::new()
+                            .schema_type(Type::Integer)
+                            .minimum(Some(0))
+                            .examples([1]),
+                    )
+                    .description(Some("Seconds to wait before retrying"))
+                    .build(),
+            ),
+            With::ETag => response.header(
+                "ETag",
+                HeaderBuilder::new()
+                    .schema(Ref::from_schema_name("ETag"))
+                    .description(Some(
+                        "The game's current version, quoted: retry with it in `If-Match` once you have looked at `game`",
+                    ))
+                    .build(),
+            ),
+        };
+    }
+    response.build()
+}
 
-/// `not_your_turn` (with `turn`), `game_over`, `waiting_for_opponent` or `no_open_seat`.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Not your turn", "status": 409,
-    "code": "not_your_turn", "detail": "it is O's turn", "turn": "O"}))]
-pub struct Conflict(#[to_schema] Problem);
+macro_rules! problem_responses {
+    ($($(#[doc = $doc:literal])+ $name:ident: [$($code:ident),+] $(with [$($header:ident),+])?;)+) => {$(
+        $(#[doc = $doc])+
+        pub struct $name;
 
-/// `version_mismatch`: `If-Match` names another version; `game` is the game now.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Version mismatch", "status": 412,
-    "code": "version_mismatch", "detail": "the game is at version 15"}))]
-pub struct PreconditionFailed(#[to_schema] Problem);
+        impl<'s> ToResponse<'s> for $name {
+            fn response() -> (&'s str, RefOr<Response>) {
+                let description = [$($doc.trim()),+].join(" ");
+                (
+                    stringify!($name),
+                    problem_response(
+                        &description,
+                        &[$(ErrorCode::$code),+],
+                        &[$($(With::$header),+)?],
+                    )
+                    .into(),
+                )
+            }
+        }
+    )+};
+}
 
-/// `payload_too_large`: the body is over the limit.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Payload too large", "status": 413,
-    "code": "payload_too_large", "detail": "payload too large: the limit is 4096 bytes"}))]
-pub struct PayloadTooLarge(#[to_schema] Problem);
-
-/// `unsupported_media_type`: the body is not `application/json`.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Unsupported media type", "status": 415,
-    "code": "unsupported_media_type", "detail": "unsupported media type"}))]
-pub struct UnsupportedMediaType(#[to_schema] Problem);
-
-/// `illegal_move` (with `reason` and `legal_moves`) or `invalid_option`.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Illegal move", "status": 422, "code": "illegal_move",
-    "reason": "column_full", "detail": "column 3 is full",
-    "legal_moves": [{"column": 0}, {"column": 1}, {"column": 2}, {"column": 4}, {"column": 5}, {"column": 6}]}))]
-pub struct Unprocessable(#[to_schema] Problem);
-
-/// `internal`: an unexpected error; the body says nothing more, the cause is logged.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({
-    "type": "about:blank", "title": "Internal error", "status": 500,
-    "code": "internal", "detail": "an internal error occurred"}))]
-pub struct Internal(#[to_schema] Problem);
-
-/// `storage_unavailable`: the database cannot take writes now; nothing was changed, retry later.
-#[derive(ToResponse)]
-#[response(content_type = "application/problem+json",
-    headers(("Retry-After" = u32, description = "Seconds to wait before retrying")),
-    example = json!({
-    "type": "about:blank", "title": "Storage unavailable", "status": 503,
-    "code": "storage_unavailable", "detail": "the database cannot take writes now; nothing was changed, retry later"}))]
-pub struct Unavailable(#[to_schema] Problem);
+problem_responses! {
+    /// `malformed_request`: the body is not JSON or not of the documented shape (unknown
+    /// field, wrong type, a move of another kind's shape), or a path, query or header
+    /// parameter is invalid. Fix the request; `detail` says what is wrong.
+    BadRequest: [MalformedRequest];
+    /// `missing_token`: this operation needs `Authorization: Bearer <token>`.
+    Unauthorized: [MissingToken];
+    /// `invalid_token`: the token is not a seat of this game.
+    Forbidden: [InvalidToken];
+    /// `game_not_found`: no such game (also for an id that is not a UUID, and for a
+    /// deleted game).
+    GameNotFound: [GameNotFound];
+    /// `game_not_found`, or `position_not_found`: the round (or, for positions, the ply)
+    /// does not exist.
+    PositionNotFound: [GameNotFound, PositionNotFound];
+    /// The game cannot take this move now: `not_your_turn` (`turn` names the side to
+    /// move), `game_over` (the round has ended: restart it), or `waiting_for_opponent`
+    /// (a seat is still open).
+    MoveConflict: [NotYourTurn, GameOver, WaitingForOpponent];
+    /// `no_open_seat`: both seats are taken.
+    JoinConflict: [NoOpenSeat];
+    /// `waiting_for_opponent`: a round cannot start while a seat is open.
+    RestartConflict: [WaitingForOpponent];
+    /// `game_over` (the round has already ended) or `waiting_for_opponent` (a seat is
+    /// still open).
+    ResignConflict: [GameOver, WaitingForOpponent];
+    /// `version_mismatch`: `If-Match` names another version. Nothing was changed;
+    /// `game` is the game now and `ETag` its version.
+    PreconditionFailed: [VersionMismatch] with [ETag];
+    /// `payload_too_large`: the body is over the server's limit (4096 bytes by default).
+    PayloadTooLarge: [PayloadTooLarge];
+    /// `unsupported_media_type`: a body was sent without `Content-Type: application/json`.
+    UnsupportedMediaType: [UnsupportedMediaType];
+    /// `illegal_move`: the move is not legal in this position; `reason` says why and
+    /// `legal_moves` lists the moves that are.
+    IllegalMove: [IllegalMove];
+    /// `invalid_option`: an option is out of range, a combination is not allowed
+    /// (`hotseat` with a bot), or the bot level is not available for this kind.
+    InvalidOption: [InvalidOption];
+    /// `rate_limited`: too many requests from this client; wait `Retry-After` seconds.
+    TooManyRequests: [RateLimited] with [RetryAfter];
+    /// `internal`: an unexpected error. The body says nothing more; the cause is in the
+    /// server's log.
+    Internal: [Internal];
+    /// `storage_unavailable`: the database cannot take writes now. Nothing was changed;
+    /// retry after `Retry-After` seconds.
+    Unavailable: [StorageUnavailable] with [RetryAfter];
+}

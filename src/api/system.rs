@@ -9,6 +9,8 @@ use crate::service::ServiceError;
 use crate::store::StoreError;
 
 /// Alive: the process answers.
+///
+/// For liveness probes; it does not touch the database.
 #[utoipa::path(
     tag = "system",
     responses((status = 200, description = "Alive", body = String, content_type = "text/plain", example = "ok")),
@@ -19,6 +21,8 @@ pub async fn healthz() -> HttpResponse {
 }
 
 /// Ready: the database answers.
+///
+/// For readiness probes and to wait for a starting service.
 #[utoipa::path(
     tag = "system",
     responses(
@@ -37,8 +41,9 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     Ok(HttpResponse::Ok().content_type("text/plain").body("ready"))
 }
 
-/// Prometheus metrics: requests by route and status, moves by kind and
-/// result, request latency.
+/// Prometheus metrics.
+///
+/// Requests by route and status, moves by kind and result, request latency.
 #[utoipa::path(
     tag = "system",
     responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain; version=0.0.4",

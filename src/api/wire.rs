@@ -5,7 +5,7 @@
 use actix_web::http::header::HeaderValue;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -22,6 +22,25 @@ use crate::store::{self, GameRecord, MoveRecord};
 pub fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
 }
+
+/// A game's version in double quotes, as sent in `ETag` and expected back in
+/// `If-Match`.
+#[derive(ToSchema)]
+#[schema(pattern = r#"^"[0-9]+"$"#, example = "\"14\"")]
+pub struct ETag(pub String);
+
+/// A game's URL, as sent in `Location`.
+#[derive(ToSchema)]
+#[schema(
+    pattern = "^/v1/games/[0-9a-f-]{36}$",
+    example = "/v1/games/3f0c8a56-7a4e-4f7e-9d55-2b8f0c1d9e10"
+)]
+pub struct GameUrl(pub String);
+
+/// `true`: the stored answer to an earlier request with the same `Idempotency-Key`.
+#[derive(ToSchema)]
+#[schema(pattern = "^true$", example = "true")]
+pub struct Replayed(pub String);
 
 /// A game kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -80,7 +99,8 @@ impl From<Side> for Player {
     }
 }
 
-/// A bot's strength.
+/// A bot's strength, from `random` (any legal move) to `perfect` (a solver;
+/// not available for every kind).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BotLevel {
@@ -115,36 +135,50 @@ impl From<Level> for BotLevel {
     }
 }
 
-/// A cell of a tic-tac-toe or Gomoku board (0-based, row 0 at the top).
+/// A tic-tac-toe or Gomoku move: a cell, 0-based, row 0 at the top
+/// (tic-tac-toe 0..2; Gomoku 0..size-1, 0..14 by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"row": 1, "col": 1}))]
 pub struct CellMove {
+    /// 0 is the top row.
+    #[schema(minimum = 0, maximum = 24)]
     pub row: i64,
+    /// 0 is the left column.
+    #[schema(minimum = 0, maximum = 24)]
     pub col: i64,
 }
 
-/// A Connect Four column (0..6, left to right).
+/// A Connect Four move: the column to drop a disc in, 0..6 from the left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"column": 3}))]
 pub struct ColumnMove {
+    #[schema(minimum = 0, maximum = 6)]
     pub column: i64,
 }
 
-/// An ultimate tic-tac-toe move: inner board and cell, both 0..8 row-major.
+/// An ultimate tic-tac-toe move: the inner board and the cell in it, both
+/// 0..8 row-major (0 top-left, 4 centre, 8 bottom-right).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"board": 4, "cell": 0}))]
 pub struct BoardCellMove {
+    /// Must be the game's `ultimate.active_board` unless that is null.
+    #[schema(minimum = 0, maximum = 8)]
     pub board: i64,
+    #[schema(minimum = 0, maximum = 8)]
     pub cell: i64,
 }
 
-/// A move: `{row, col}` for tic_tac_toe and gomoku, `{column}` for
-/// connect_four, `{board, cell}` for ultimate_tic_tac_toe.
+/// A move; its shape depends on the game's kind: `{"row", "col"}` for
+/// `tic_tac_toe` and `gomoku`, `{"column"}` for `connect_four`, `{"board",
+/// "cell"}` for `ultimate_tic_tac_toe`. A move of another kind's shape is
+/// refused with 400 `malformed_request`; a move of the right shape that the
+/// position does not allow, with 422 `illegal_move`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
+#[schema(example = json!({"column": 3}))]
 pub enum MoveBody {
     Cell(CellMove),
     Column(ColumnMove),
@@ -200,9 +234,9 @@ pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
     let field = |name: &str| -> Result<i64, String> {
         match map.get(name) {
             None => Err(format!("missing field `{name}`")),
-            Some(v) => v
-                .as_i64()
-                .ok_or_else(|| format!("`{name}` must be an integer, got {v}")),
+            Some(v) => {
+                integral::as_i64(v).ok_or_else(|| format!("`{name}` must be an integer, got {v}"))
+            }
         }
     };
     Ok(match shape {
@@ -218,6 +252,52 @@ pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
             col: field("col")?,
         },
     })
+}
+
+/// Integers as JSON Schema's `integer` has them: `3` and also `3.0` (a
+/// number with no fractional part), which serde's integer types refuse.
+mod integral {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use serde_json::Value;
+
+    /// An `i64` from an integer or an integral float in range.
+    #[must_use]
+    pub fn as_i64(v: &Value) -> Option<i64> {
+        v.as_i64().or_else(|| {
+            // Every integral f64 in (-2^63, 2^63) converts exactly.
+            const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && (-LIMIT..LIMIT).contains(f))
+                .map(|f| f as i64)
+        })
+    }
+
+    fn as_u64(v: &Value) -> Option<u64> {
+        v.as_u64().or_else(|| {
+            const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+            v.as_f64()
+                .filter(|f| f.fract() == 0.0 && (0.0..LIMIT).contains(f))
+                .map(|f| f as u64)
+        })
+    }
+
+    pub fn option_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => as_i64(&v)
+                .map(Some)
+                .ok_or_else(|| D::Error::custom(format!("expected an integer, got {v}"))),
+        }
+    }
+
+    pub fn option_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => as_u64(&v).map(Some).ok_or_else(|| {
+                D::Error::custom(format!("expected a non-negative integer, got {v}"))
+            }),
+        }
+    }
 }
 
 /// The `detail` of an illegal move.
@@ -238,8 +318,9 @@ pub fn refusal_detail(refusal: Refusal, input: MoveInput) -> String {
     }
 }
 
-/// A cell of a winning line.
+/// A cell of a winning line (0-based, row 0 at the top).
 #[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"row": 5, "col": 3}))]
 pub struct Coord {
     pub row: u8,
     pub col: u8,
@@ -253,9 +334,11 @@ pub struct GameOptions {
     pub columns: u8,
     /// Gomoku only: the board's side.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub size: Option<u8>,
     /// Gomoku only: `freestyle` (five or more wins) or `standard` (exactly five).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub rule: Option<Rule>,
 }
 
@@ -355,11 +438,14 @@ pub enum InnerBoard {
 
 /// Ultimate tic-tac-toe only: the inner boards and where the next move must go.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"boards": ["X", null, null, null, "draw", null, null, null, "O"], "active_board": 4}))]
 pub struct UltimateState {
     /// Nine entries, row-major: who won each inner board, `draw`, or null while it is open.
+    #[schema(min_items = 9, max_items = 9)]
     pub boards: Vec<Option<InnerBoard>>,
-    /// The inner board the side to move must play in; null when it may choose
-    /// (first move, or sent to a finished board) or when the game is over.
+    /// The inner board (0..8) the side to move must play in; null when it may
+    /// choose (first move, or sent to a finished board) or when the game is over.
+    #[schema(required = true, maximum = 8)]
     pub active_board: Option<u8>,
 }
 
@@ -373,6 +459,7 @@ pub struct SeatInfo {
     pub taken: bool,
     /// Bots only: the level.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub level: Option<BotLevel>,
 }
 
@@ -417,35 +504,36 @@ pub struct ThreatInfo {
 }
 
 /// A game: its position, status, seats and versions.
+///
+/// The fields that do not apply are null, not absent: `end_reason`, `winner`
+/// and `winning_line` while the round is on, `turn` once it is over,
+/// `ultimate` for kinds other than ultimate tic-tac-toe.
 #[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({
-    "id": "3f0c8a56-7a4e-4f7e-9d55-2b8f0c1d9e10", "kind": "connect_four",
-    "options": {"rows": 6, "columns": 7}, "status": "in_progress", "end_reason": null,
-    "turn": "O", "winner": null, "winning_line": null,
-    "board": [".......", ".......", ".......", ".......", ".......", "...X..."],
-    "ultimate": null,
-    "legal_moves": [{"column": 0}, {"column": 1}, {"column": 2}, {"column": 3}, {"column": 4}, {"column": 5}, {"column": 6}],
-    "threats": [], "round": 1, "ply": 1, "version": 3,
-    "seats": {"X": {"type": "human", "taken": true}, "O": {"type": "human", "taken": true}},
-    "created_at": "2026-11-22T10:00:00.000000Z", "updated_at": "2026-11-22T10:00:05.000000Z"
-}))]
+#[schema(example = super::examples::game)]
 pub struct Game {
     pub id: Uuid,
     pub kind: Kind,
     pub options: GameOptions,
+    /// `waiting` while a seat is open, then `in_progress`, then `won` or `draw`.
     pub status: Status,
-    /// Null while the round is on.
+    /// How the round ended; null while it is on.
+    #[schema(required = true)]
     pub end_reason: Option<EndReason>,
-    /// The side to move; null when the game is over.
+    /// The side to move; null when the round is over.
+    #[schema(required = true)]
     pub turn: Option<Side>,
-    /// The winner when `status` is `won`.
+    /// The winner when `status` is `won`, else null.
+    #[schema(required = true)]
     pub winner: Option<Side>,
     /// The cells of the winning line(s) (ultimate: cells of the outer 3x3
     /// board); null unless won by a line.
+    #[schema(required = true)]
     pub winning_line: Option<Vec<Coord>>,
     /// One string per row, top row first: `.` empty, `X`, `O` (ultimate: the whole 9x9 grid).
+    #[schema(example = json!(["...", ".X.", "..O"]))]
     pub board: Vec<String>,
-    /// Ultimate tic-tac-toe only.
+    /// Ultimate tic-tac-toe only; null for the other kinds.
+    #[schema(required = true)]
     pub ultimate: Option<UltimateState>,
     /// The moves the side to move may play; empty when the game is over.
     pub legal_moves: Vec<MoveBody>,
@@ -535,14 +623,17 @@ impl From<&GameRecord> for Game {
 
 /// A played move.
 #[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"round": 1, "ply": 13, "player": "X", "move": {"column": 3}, "at": "2026-11-22T10:00:05.000000Z"}))]
+#[schema(example = super::examples::move_record)]
 pub struct MoveRecordView {
+    /// The round it was played in (1 for the first).
     pub round: u32,
     /// 1 for the first move of a round.
     pub ply: u32,
+    /// Who played it.
     pub player: Side,
     #[serde(rename = "move")]
     pub mv: MoveBody,
+    /// When it was played.
     pub at: DateTime<Utc>,
 }
 
@@ -560,6 +651,7 @@ impl From<&MoveRecord> for MoveRecordView {
 
 /// The answer to an accepted move.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::move_response)]
 pub struct MoveResponse {
     /// The move just played.
     #[serde(rename = "move")]
@@ -582,8 +674,10 @@ impl From<&service::Played> for MoveResponse {
 
 /// A seat just taken, with its token (shown only this once).
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::seat_grant)]
 pub struct SeatGrant {
     pub game: Game,
+    /// The seat the caller now holds.
     pub seat: Side,
     /// The seat's secret: send it as `Authorization: Bearer <token>`. Only its hash is stored.
     #[schema(example = "9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3")]
@@ -600,16 +694,19 @@ impl From<&service::SeatTaken> for SeatGrant {
     }
 }
 
-/// A page of games.
+/// A page of games, newest first.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::game_page)]
 pub struct GamePage {
     pub items: Vec<Game>,
     /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
-/// A round's moves.
+/// A round's moves, in the order they were played.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::move_list)]
 pub struct MoveList {
     pub items: Vec<MoveRecordView>,
 }
@@ -620,31 +717,101 @@ pub struct MoveList {
 #[schema(example = json!({"size": 15, "rule": "freestyle"}))]
 pub struct CreateOptions {
     /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "integral::option_i64")]
     pub rows: Option<i64>,
     /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "integral::option_i64")]
     pub columns: Option<i64>,
-    /// Gomoku only: 5 to 25, default 15.
+    /// Gomoku only: the board's side, 5 to 25, default 15.
+    #[serde(default, deserialize_with = "integral::option_i64")]
+    #[schema(minimum = 5, maximum = 25)]
     pub size: Option<i64>,
-    /// Gomoku only: `freestyle` (default) or `standard`.
+    /// Gomoku only: `freestyle` (five or more in a row win, the default) or
+    /// `standard` (exactly five).
+    #[schema(value_type = Option<Rule>)]
     pub rule: Option<String>,
 }
 
-/// The other seat of a new game.
-#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+/// The other seat of a new game: `{"type": "human"}` (the default) or
+/// `{"type": "bot", "level": …, "seed": …}`.
+#[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum OpponentRequest {
-    /// A person who joins with `POST /v1/games/{id}/join`.
-    Human,
+    /// A person who joins with `POST /v1/games/{id}/join`. (A struct variant:
+    /// serde ignores `deny_unknown_fields` on a unit variant.)
+    Human {},
     /// A server bot that plays its turns itself.
     Bot {
         level: BotLevel,
         /// Same seed, same position → same move. Random when omitted.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "integral::option_u64")]
         seed: Option<u64>,
     },
 }
 
-/// A new game.
+/// Written by hand: the derive neither closes the variants
+/// (`additionalProperties: false`, as `deny_unknown_fields` does) nor lets a
+/// `u64` reach past `int64`.
+impl utoipa::PartialSchema for OpponentRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{
+            AdditionalProperties, ObjectBuilder, OneOfBuilder, SchemaType, Type,
+        };
+        let tag = |value: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([value.to_owned()]))
+        };
+        let human = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A person who joins with `POST /v1/games/{id}/join`."))
+            .property("type", tag("human"))
+            .required("type")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        let bot = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A server bot that plays its turns itself."))
+            .property("type", tag("bot"))
+            .property("level", utoipa::openapi::Ref::from_schema_name("BotLevel"))
+            .property(
+                "seed",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                    .minimum(Some(0))
+                    .maximum(Some(u64::MAX))
+                    .description(Some(
+                        "Same seed, same position → same move. Random when omitted.",
+                    )),
+            )
+            .required("type")
+            .required("level")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new()
+            .item(human)
+            .item(bot)
+            .description(Some(
+                "The other seat of a new game: a person who joins later, or a server bot.",
+            ))
+            .examples([json!({"type": "bot", "level": "easy", "seed": 7})])
+            .into()
+    }
+}
+
+impl ToSchema for OpponentRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            <BotLevel as ToSchema>::name().into_owned(),
+            <BotLevel as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
+/// A new game. Only `kind` is required.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"kind": "connect_four", "options": {}, "seat": "X", "opponent": {"type": "human"}, "hotseat": false}))]
@@ -696,8 +863,8 @@ impl CreateGame {
                 return Err(invalid(format!("{kind} has {actual} {name}")));
             }
         }
-        let opponent = match self.opponent.unwrap_or(OpponentRequest::Human) {
-            OpponentRequest::Human => Opponent::Human,
+        let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
+            OpponentRequest::Human {} => Opponent::Human,
             OpponentRequest::Bot { level, seed } => Opponent::Bot {
                 level: level.into(),
                 seed: seed.unwrap_or_else(rand::random),
@@ -711,6 +878,12 @@ impl CreateGame {
         })
     }
 }
+
+/// An optional body that carries nothing: send no body or `{}`. Fields are
+/// ignored.
+#[derive(Clone, Debug, Default, ToSchema)]
+#[schema(example = json!({}))]
+pub struct EmptyBody {}
 
 /// Ask the server to play one move for the side to move.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
@@ -737,6 +910,7 @@ pub struct ListQuery {
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = "^[1-9][0-9]{0,17}$")]
     pub cursor: Option<String>,
 }
 
@@ -770,18 +944,21 @@ pub enum ProvenOutcome {
 
 /// How good the position is for the side to move.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"score": 1000, "outcome": "win", "plies": 1}))]
 pub struct EvaluationView {
     /// Positive is good for the side to move; the scale depends on the level.
     pub score: i32,
-    /// Where the search proved it: `win`, `loss` or `draw`.
+    /// Where the search proved the result: `win`, `loss` or `draw`; null when it did not.
+    #[schema(required = true)]
     pub outcome: Option<ProvenOutcome>,
-    /// With `outcome`: in how many plies.
+    /// With `outcome`: in how many plies; else null.
+    #[schema(required = true)]
     pub plies: Option<u32>,
 }
 
 /// A suggested move.
 #[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"move": {"column": 3}, "level": "easy", "evaluation": {"score": 1000, "outcome": "win", "plies": 1}}))]
+#[schema(example = super::examples::hint)]
 pub struct HintView {
     #[serde(rename = "move")]
     pub mv: MoveBody,
@@ -823,12 +1000,15 @@ pub struct ChoiceOption {
     pub default: Rule,
 }
 
-/// The options a kind takes at creation.
+/// The options a kind takes at creation (Gomoku: `size` and `rule`; the
+/// other kinds: none).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct KindOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub size: Option<RangeOption>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub rule: Option<ChoiceOption>,
 }
 
@@ -862,6 +1042,7 @@ pub struct KindInfo {
 
 /// The kinds of game.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = super::examples::kind_list)]
 pub struct KindList {
     pub items: Vec<KindInfo>,
 }

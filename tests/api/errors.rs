@@ -423,6 +423,80 @@ async fn unknown_paths_are_404_problems() {
 }
 
 #[tokio::test]
+async fn integers_written_as_integral_floats_are_integers() {
+    // JSON Schema's `integer` includes 3.0; so does the server.
+    let app = spawn_app().await;
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "gomoku", "options": {"size": 9.0},
+                    "opponent": {"type": "bot", "level": "random", "seed": 7.0}}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["game"]["options"]["size"], 9);
+    let (x, _) = app.pair("connect_four").await;
+    let played = app.play_ok(&x, json!({"column": 3.0})).await;
+    assert_eq!(played["move"]["move"], json!({"column": 3}));
+    // A fraction is still no integer.
+    let res = app.play(&x, json!({"column": 3.5})).await;
+    assert_problem(res, 400, "malformed_request").await;
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "gomoku", "options": {"size": 9.5}}),
+        )
+        .await;
+    assert_problem(res, 400, "malformed_request").await;
+}
+
+#[tokio::test]
+async fn unknown_fields_in_the_opponent_are_400() {
+    let app = spawn_app().await;
+    for opponent in [
+        json!({"type": "human", "level": "easy"}),
+        json!({"type": "bot", "level": "easy", "colour": "red"}),
+    ] {
+        let res = app
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "connect_four", "opponent": opponent}),
+            )
+            .await;
+        assert_problem(res, 400, "malformed_request").await;
+    }
+}
+
+#[tokio::test]
+async fn a_known_path_with_another_method_is_405_with_allow() {
+    let app = spawn_app().await;
+    let x = app.create_kind("connect_four").await;
+    let cases = [
+        (Method::PUT, "/v1/games".to_owned(), "GET, POST"),
+        (Method::PATCH, format!("/v1/games/{}", x.id), "GET, DELETE"),
+        (Method::GET, format!("/v1/games/{}/join", x.id), "POST"),
+        (Method::DELETE, "/v1/kinds".to_owned(), "GET"),
+        (Method::POST, "/healthz".to_owned(), "GET"),
+    ];
+    for (method, path, allow) in cases {
+        let res = app.request(method.clone(), &path).send().await.unwrap();
+        assert_eq!(res.headers()["allow"], allow, "{method} {path}");
+        assert_problem(res, 405, "method_not_allowed").await;
+    }
+    // A path that is not the API's stays 404, whatever the method.
+    let res = app
+        .request(Method::PUT, "/v1/games/x/y")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 404, "not_found").await;
+}
+
+#[tokio::test]
 async fn no_request_in_a_hostile_batch_answers_500() {
     let app = spawn_app().await;
     let (x, _) = app.pair("gomoku").await;

@@ -63,10 +63,13 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_first_answer_once() {
     };
     let first = send().await.unwrap();
     assert_eq!(first.status(), StatusCode::CREATED);
+    assert_eq!(first.headers()["etag"], "\"3\"");
     let first: Value = first.json().await.unwrap();
     let second = send().await.unwrap();
     assert_eq!(second.status(), StatusCode::CREATED);
     assert_eq!(second.headers()["idempotent-replayed"], "true");
+    // The replay is the first answer, ETag included.
+    assert_eq!(second.headers()["etag"], "\"3\"");
     let second: Value = second.json().await.unwrap();
     assert_eq!(first, second);
     let history = app.get_json(&format!("/v1/games/{}/moves", x.id)).await;

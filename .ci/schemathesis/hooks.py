@@ -1,0 +1,158 @@
+"""Schemathesis hooks for Tabula: real games and seat tokens for every case.
+
+Generated ids are random UUIDs, and every operation that reads or changes a
+game would only ever answer 404 with them. For each case whose `id` is a
+well-formed UUID (positive data), this picks a real game that suits the
+operation and sends that game's seat token, so the fuzzer reaches the code
+behind the id and behind the token. Cases whose `id` is not a UUID (negative
+data) keep it: those exercise the 404 path.
+
+Nothing here filters, fixes or skips generated data: the body, the query, the
+other headers stay as generated. Which game a case gets:
+
+- moves: a hotseat game of the kind whose move shape the body has (a
+  `{"column"}` body on a Connect Four game, `{"board", "cell"}` on Ultimate,
+  `{"row", "col"}` on a 25x25 Gomoku game, the largest board, so that every
+  schema-valid cell is on the board); the token plays both seats, so a move
+  is refused only when the position refuses it;
+- delete and join: a fresh game with an open seat, one per case (a delete
+  removes it; a join fills it);
+- everything else: a hotseat Connect Four game from a pool.
+
+Games are reused for a few cases and then replaced, so the fuzzer meets
+fresh games, games with history, and finished ones.
+
+An id that a response of this run handed out (a create or a join: the
+stateful phase follows those links) is kept, with the token that came with
+it, so that a chain like create -> move -> delete -> get works on one game
+(unless the case is a move of another kind's shape: that goes to a game of
+its shape, as above).
+
+The token is applied as schemathesis auth, so `ignored_auth` checks that
+requests without it or with a wrong one are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from typing import Any
+
+import requests
+
+import schemathesis
+
+BASE_URL = os.environ["BASE_URL"].rstrip("/")
+REUSE = 6
+
+_lock = threading.Lock()
+_session = requests.Session()
+
+
+def _create(body: dict[str, Any]) -> tuple[str, str]:
+    response = _session.post(f"{BASE_URL}/v1/games", json=body, timeout=10)
+    if response.status_code != 201:
+        raise RuntimeError(f"creating a fixture game failed: {response.status_code} {response.text}")
+    data = response.json()
+    return data["game"]["id"], data["token"]
+
+
+_KINDS = {
+    "column": {"kind": "connect_four", "hotseat": True},
+    "board_cell": {"kind": "ultimate_tic_tac_toe", "hotseat": True},
+    "cell": {"kind": "gomoku", "hotseat": True, "options": {"size": 25}},
+    "pool": {"kind": "connect_four", "hotseat": True},
+}
+_pools: dict[str, tuple[str, str, int]] = {}
+# Ids handed out by the responses of this run: a token of theirs and the kind.
+_seen: dict[str, tuple[str, str]] = {}
+_SHAPE_OF_KIND = {
+    "connect_four": "column",
+    "ultimate_tic_tac_toe": "board_cell",
+    "tic_tac_toe": "cell",
+    "gomoku": "cell",
+}
+
+
+def _pooled(shape: str) -> tuple[str, str]:
+    with _lock:
+        entry = _pools.get(shape)
+        if entry is None or entry[2] >= REUSE:
+            game_id, token = _create(_KINDS[shape])
+            entry = (game_id, token, 0)
+        game_id, token, uses = entry
+        _pools[shape] = (game_id, token, uses + 1)
+        return game_id, token
+
+
+def _shape(body: Any) -> str:
+    if isinstance(body, dict):
+        if "column" in body:
+            return "column"
+        if "board" in body or "cell" in body:
+            return "board_cell"
+        return "cell"
+    return "column"
+
+
+def _is_uuid(value: Any) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def _game_for(case: schemathesis.Case) -> tuple[str, str]:
+    method = case.operation.method.upper()
+    path = case.operation.path
+    if (method, path) == ("DELETE", "/v1/games/{id}") or path.endswith("/join"):
+        return _create({"kind": "connect_four", "opponent": {"type": "human"}})
+    if path.endswith("/moves") and method == "POST":
+        return _pooled(_shape(case.body))
+    return _pooled("pool")
+
+
+def _suits(case: schemathesis.Case, kind: str) -> bool:
+    """A move goes to a game of its shape (another shape is a 400 by contract)."""
+    if case.operation.method.upper() == "POST" and case.operation.path.endswith("/moves"):
+        return _SHAPE_OF_KIND.get(kind) == _shape(case.body)
+    return True
+
+
+@schemathesis.auth()
+class SeatToken:
+    """The token of a real game's seat, for the real game this case targets."""
+
+    def get(self, case: schemathesis.Case, ctx: Any) -> str:
+        return "chosen per case in set()"
+
+    def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
+        params = case.path_parameters
+        if params is not None and params.get("id") in _seen and _suits(case, _seen[params["id"]][1]):
+            token = _seen[params["id"]][0]
+        elif params is not None and "id" in params and _is_uuid(params["id"]):
+            game_id, token = _game_for(case)
+            params["id"] = game_id
+        else:
+            # No game to hold a seat of: any token will do, the answer is 404.
+            _, token = _pooled("pool")
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {token}"
+
+
+@schemathesis.hook
+def after_call(context: Any, case: schemathesis.Case, response: Any) -> None:
+    """Remember the seats that creates and joins hand out."""
+    if response.status_code not in (200, 201) or not case.operation.path.startswith("/v1/games"):
+        return
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    if isinstance(body, dict) and isinstance(body.get("token"), str):
+        game = body.get("game")
+        if isinstance(game, dict) and isinstance(game.get("id"), str):
+            with _lock:
+                _seen[game["id"]] = (body["token"], str(game.get("kind")))

@@ -1,0 +1,249 @@
+// A real game of Connect Four against a running service, through the client
+// generated from the committed spec. BASE_URL names the service, e.g.
+// BASE_URL=http://127.0.0.1:8080 npm test
+//
+// Only the generated types are used: a response shape, status or error code
+// that the spec does not describe either fails to compile or fails here.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { test } from "node:test";
+
+import { bearer, createTabulaClient, ifMatch, type Game, type Move } from "../src/index.js";
+
+const baseUrl = process.env.BASE_URL;
+if (!baseUrl) {
+  throw new Error("set BASE_URL to the service under test, e.g. http://127.0.0.1:8080");
+}
+const client = createTabulaClient(baseUrl);
+
+type Seat = { id: string; token: string; seat: "X" | "O" };
+
+async function createConnectFour(): Promise<{ x: Seat; game: Game; etag: string | null; location: string | null }> {
+  const { data, error, response } = await client.POST("/v1/games", {
+    body: { kind: "connect_four", opponent: { type: "human" } },
+  });
+  assert.equal(response.status, 201, JSON.stringify(error));
+  assert.ok(data, "a created game");
+  return {
+    x: { id: data.game.id, token: data.token, seat: data.seat },
+    game: data.game,
+    etag: response.headers.get("etag"),
+    location: response.headers.get("location"),
+  };
+}
+
+async function join(id: string): Promise<Seat> {
+  const { data, error, response } = await client.POST("/v1/games/{id}/join", {
+    params: { path: { id } },
+  });
+  assert.equal(response.status, 200, JSON.stringify(error));
+  assert.ok(data);
+  return { id, token: data.token, seat: data.seat };
+}
+
+async function play(seat: Seat, column: number): Promise<Game> {
+  const { data, error, response } = await client.POST("/v1/games/{id}/moves", {
+    params: { path: { id: seat.id } },
+    headers: bearer(seat.token),
+    body: { column },
+  });
+  assert.equal(response.status, 201, `${seat.seat} plays ${column}: ${JSON.stringify(error)}`);
+  assert.ok(data);
+  assert.equal(response.headers.get("etag"), ifMatch(data.game.version));
+  assert.deepEqual(data.move.move, { column });
+  assert.equal(data.move.player, seat.seat);
+  assert.deepEqual(data.replies, []);
+  return data.game;
+}
+
+test("two people play Connect Four to a win, with the documented refusals on the way", async () => {
+  // Create: X's seat and token, the game's URL and version.
+  const created = await createConnectFour();
+  const { x } = created;
+  assert.equal(created.game.status, "waiting");
+  assert.equal(created.game.kind, "connect_four");
+  assert.deepEqual(created.game.options, { rows: 6, columns: 7 });
+  assert.equal(created.game.board.length, 6);
+  assert.equal(created.game.ultimate, null);
+  assert.equal(created.location, `/v1/games/${x.id}`);
+  assert.equal(created.etag, ifMatch(created.game.version));
+  assert.equal(x.seat, "X");
+
+  // Before anyone joins, moves wait for the opponent.
+  {
+    const { error, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: x.id } },
+      headers: bearer(x.token),
+      body: { column: 3 },
+    });
+    assert.equal(response.status, 409);
+    assert.equal(error?.code, "waiting_for_opponent");
+  }
+
+  // Join: O's seat.
+  const o = await join(x.id);
+  assert.equal(o.seat, "O");
+
+  // A wrong turn: O may not open.
+  {
+    const { error, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: o.id } },
+      headers: bearer(o.token),
+      body: { column: 3 },
+    });
+    assert.equal(response.status, 409);
+    assert.ok(error);
+    assert.equal(error.code, "not_your_turn");
+    assert.equal(error.turn, "X");
+    assert.equal(response.headers.get("content-type"), "application/problem+json");
+  }
+
+  // Fill column 6, alternating, so that no one has four.
+  let game: Game | undefined;
+  for (let i = 0; i < 6; i++) {
+    game = await play(i % 2 === 0 ? x : o, 6);
+  }
+  assert.ok(game);
+  assert.equal(game.board[0], "......O");
+  assert.equal(game.turn, "X");
+  const fullColumn: Move = { column: 6 };
+  assert.ok(!game.legal_moves.some((m) => JSON.stringify(m) === JSON.stringify(fullColumn)));
+
+  // An illegal move: the column is full.
+  {
+    const { error, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: x.id } },
+      headers: bearer(x.token),
+      body: fullColumn,
+    });
+    assert.equal(response.status, 422);
+    assert.ok(error);
+    assert.equal(error.code, "illegal_move");
+    assert.equal(error.reason, "column_full");
+    assert.equal(error.legal_moves?.length, 6);
+  }
+
+  // A stale If-Match: the game has moved on since version 2; nothing changes.
+  const version = game.version;
+  {
+    const { error, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: x.id }, header: { "If-Match": ifMatch(2), "Idempotency-Key": randomUUID() } },
+      headers: bearer(x.token),
+      body: { column: 0 },
+    });
+    assert.equal(response.status, 412);
+    assert.ok(error);
+    assert.equal(error.code, "version_mismatch");
+    assert.equal(error.game?.version, version);
+    assert.equal(response.headers.get("etag"), ifMatch(version));
+  }
+
+  // The current If-Match is accepted. Then X stacks column 0, O column 1.
+  {
+    const { data, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: x.id }, header: { "If-Match": ifMatch(version) } },
+      headers: bearer(x.token),
+      body: { column: 0 },
+    });
+    assert.equal(response.status, 201);
+    assert.equal(data?.game.version, version + 1);
+  }
+  await play(o, 1);
+  await play(x, 0);
+  await play(o, 1);
+  await play(x, 0);
+  await play(o, 1);
+  game = await play(x, 0);
+
+  // X wins with four in column 0.
+  assert.equal(game.status, "won");
+  assert.equal(game.winner, "X");
+  assert.equal(game.end_reason, "line");
+  assert.equal(game.turn, null);
+  assert.deepEqual(
+    game.winning_line?.map((c) => [c.row, c.col]).sort(),
+    [
+      [2, 0],
+      [3, 0],
+      [4, 0],
+      [5, 0],
+    ],
+  );
+  assert.deepEqual(game.legal_moves, []);
+
+  // The round is over.
+  {
+    const { error, response } = await client.POST("/v1/games/{id}/moves", {
+      params: { path: { id: o.id } },
+      headers: bearer(o.token),
+      body: { column: 2 },
+    });
+    assert.equal(response.status, 409);
+    assert.equal(error?.code, "game_over");
+  }
+
+  // The game now, with its ETag.
+  {
+    const { data, response } = await client.GET("/v1/games/{id}", { params: { path: { id: x.id } } });
+    assert.equal(response.status, 200);
+    assert.ok(data);
+    assert.equal(data.status, "won");
+    assert.equal(response.headers.get("etag"), ifMatch(data.version));
+  }
+
+  // The history: 13 moves in order, the last X's winning disc.
+  {
+    const { data, response } = await client.GET("/v1/games/{id}/moves", { params: { path: { id: x.id } } });
+    assert.equal(response.status, 200);
+    assert.ok(data);
+    assert.equal(data.items.length, 13);
+    assert.deepEqual(
+      data.items.map((m) => m.ply),
+      Array.from({ length: 13 }, (_, i) => i + 1),
+    );
+    const last = data.items.at(-1);
+    assert.equal(last?.player, "X");
+    assert.deepEqual(last?.move, { column: 0 });
+  }
+
+  // And the position before the first move.
+  {
+    const { data, response } = await client.GET("/v1/games/{id}/positions/{ply}", {
+      params: { path: { id: x.id, ply: 0 } },
+    });
+    assert.equal(response.status, 200);
+    assert.ok(data?.board.every((row) => row === "......."));
+  }
+
+  // A token is needed to delete, and then the game is gone.
+  {
+    const { error, response } = await client.DELETE("/v1/games/{id}", { params: { path: { id: x.id } } });
+    assert.equal(response.status, 401);
+    assert.equal(error?.code, "missing_token");
+  }
+  {
+    const { response } = await client.DELETE("/v1/games/{id}", {
+      params: { path: { id: x.id } },
+      headers: bearer(o.token),
+    });
+    assert.equal(response.status, 204);
+    const gone = await client.GET("/v1/games/{id}", { params: { path: { id: x.id } } });
+    assert.equal(gone.response.status, 404);
+    assert.equal(gone.error?.code, "game_not_found");
+  }
+});
+
+test("the kinds list the four games with their move shapes", async () => {
+  const { data, response } = await client.GET("/v1/kinds");
+  assert.equal(response.status, 200);
+  assert.ok(data);
+  assert.deepEqual(
+    data.items.map((k) => [k.kind, k.move]),
+    [
+      ["tic_tac_toe", "cell"],
+      ["connect_four", "column"],
+      ["gomoku", "cell"],
+      ["ultimate_tic_tac_toe", "board_cell"],
+    ],
+  );
+});

@@ -1,0 +1,244 @@
+//! Examples for the OpenAPI document, made by the code that makes real
+//! answers: a Connect Four game between two people, played through the rule
+//! engine and rendered by the wire types and [`ApiError::problem`]. An example
+//! cannot show a field, a shape or an error message the server does not send.
+
+use chrono::{DateTime, TimeZone, Utc};
+use serde::Serialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::error::{ApiError, ErrorCode, Problem};
+use super::wire::{
+    self, BotLevel, EvaluationView, Game, GamePage, HintView, KindList, MoveBody, MoveList,
+    MoveRecordView, MoveResponse, ProvenOutcome, SeatGrant,
+};
+use crate::rules::{
+    AnyGame, GameKind, GomokuOptions, GomokuRule, MoveInput, MoveParseError, Player, Setup,
+};
+use crate::service::{Played, SeatTaken, ServiceError};
+use crate::store::{GameRecord, MoveRecord, Seat, StoreError, TokenHash};
+
+/// The example game's id.
+const ID: Uuid = Uuid::from_u128(0x3f0c_8a56_7a4e_4f7e_9d55_2b8f_0c1d_9e10);
+/// The token shown in the examples (64 hex digits, like a real one).
+pub const TOKEN: &str = "9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3";
+
+fn at(second: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 22, 10, 0, second)
+        .single()
+        .unwrap_or_default()
+}
+
+fn to_value<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// A Connect Four game created by X (version 1), joined by O (version 2),
+/// after `columns` were played in turn (one version each), with the records
+/// of those moves.
+fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) {
+    let mut position = AnyGame::new(Setup::default_for(GameKind::ConnectFour));
+    let mut version = if joined { 2 } else { 1 };
+    let mut moves = Vec::new();
+    for (second, &column) in (5..).zip(columns) {
+        let player = position.to_move();
+        if let Ok(mv) = position.play_input(MoveInput::Column { column }) {
+            version += 1;
+            moves.push(MoveRecord {
+                round: 1,
+                ply: position.ply(),
+                version,
+                player,
+                mv: mv.input(),
+                at: at(second),
+            });
+        }
+    }
+    let o_token = joined.then(|| TokenHash::of("o"));
+    let game = GameRecord {
+        id: ID,
+        position,
+        seats: [
+            Seat::Human {
+                token: Some(TokenHash::of(TOKEN)),
+            },
+            Seat::Human { token: o_token },
+        ],
+        hotseat: false,
+        round: 1,
+        resigned: None,
+        version,
+        created_at: at(0),
+        updated_at: moves.last().map_or(at(0), |m| m.at),
+    };
+    (game, moves)
+}
+
+/// X has played the centre column; O is to move.
+fn after_first_move() -> (GameRecord, Vec<MoveRecord>) {
+    connect_four(&[3], true)
+}
+
+/// A game in progress.
+#[must_use]
+pub fn game() -> Value {
+    to_value(&Game::from(&after_first_move().0))
+}
+
+/// The answer to create: X's seat and token; O's seat is open.
+#[must_use]
+pub fn seat_grant() -> Value {
+    let taken = SeatTaken {
+        game: connect_four(&[], false).0,
+        seat: Player::X,
+        token: TOKEN.into(),
+    };
+    to_value(&SeatGrant::from(&taken))
+}
+
+/// The answer to join: O's seat and token.
+#[must_use]
+pub fn join_grant() -> Value {
+    let taken = SeatTaken {
+        game: connect_four(&[], true).0,
+        seat: Player::O,
+        token: TOKEN.into(),
+    };
+    to_value(&SeatGrant::from(&taken))
+}
+
+/// The answer to X's first move.
+#[must_use]
+pub fn move_response() -> Value {
+    let (game, mut moves) = after_first_move();
+    let Some(mv) = moves.pop() else {
+        return Value::Null;
+    };
+    to_value(&MoveResponse::from(&Played {
+        mv,
+        game,
+        replies: Vec::new(),
+    }))
+}
+
+/// One move record.
+#[must_use]
+pub fn move_record() -> Value {
+    let (_, moves) = after_first_move();
+    moves
+        .first()
+        .map_or(Value::Null, |m| to_value(&MoveRecordView::from(m)))
+}
+
+/// A round's history.
+#[must_use]
+pub fn move_list() -> Value {
+    let (_, moves) = connect_four(&[3, 3, 4], true);
+    to_value(&MoveList {
+        items: moves.iter().map(MoveRecordView::from).collect(),
+    })
+}
+
+/// A page of games with a next page.
+#[must_use]
+pub fn game_page() -> Value {
+    to_value(&GamePage {
+        items: vec![Game::from(&after_first_move().0)],
+        next_cursor: Some("41".into()),
+    })
+}
+
+/// The kinds, as served.
+#[must_use]
+pub fn kind_list() -> Value {
+    to_value(&KindList::all())
+}
+
+/// A hint that finds a win in one.
+#[must_use]
+pub fn hint() -> Value {
+    to_value(&HintView {
+        mv: MoveBody::from(MoveInput::Column { column: 3 }),
+        level: BotLevel::Easy,
+        evaluation: EvaluationView {
+            score: 1000,
+            outcome: Some(ProvenOutcome::Win),
+            plies: Some(1),
+        },
+    })
+}
+
+/// The event sent when O answers in the centre column.
+#[must_use]
+pub fn move_event() -> Value {
+    let (game, moves) = connect_four(&[3, 3], true);
+    json!({
+        "type": "move",
+        "version": game.version,
+        "move": moves.last().map(MoveRecordView::from),
+        "game": Game::from(&game),
+    })
+}
+
+/// An illegal move: column 3 of a game whose column 3 is full.
+fn illegal_move() -> ApiError {
+    let (game, _) = connect_four(&[3, 3, 3, 3, 3, 3], true);
+    let input = MoveInput::Column { column: 3 };
+    let mut position = game.position.clone();
+    match position.play_input(input) {
+        Err(MoveParseError::Refused(refusal)) => ServiceError::IllegalMove {
+            refusal,
+            input,
+            legal_moves: game.position.legal_moves(),
+        }
+        .into(),
+        _ => ApiError::Malformed("unreachable example".into()),
+    }
+}
+
+/// The problem body the server sends for `code`, from a typical cause.
+#[must_use]
+pub fn problem(code: ErrorCode) -> Value {
+    let error: ApiError = match code {
+        ErrorCode::MalformedRequest => ApiError::Malformed(
+            wire::parse_move(br#"{"column": "3"}"#)
+                .err()
+                .unwrap_or_default(),
+        ),
+        ErrorCode::MissingToken => ServiceError::MissingToken.into(),
+        ErrorCode::InvalidToken => ServiceError::InvalidToken.into(),
+        ErrorCode::GameNotFound => ServiceError::GameNotFound.into(),
+        ErrorCode::PositionNotFound => ServiceError::PositionNotFound.into(),
+        ErrorCode::NotFound => ApiError::NotFound,
+        ErrorCode::MethodNotAllowed => ApiError::MethodNotAllowed("GET, DELETE".into()),
+        ErrorCode::NotYourTurn => ServiceError::NotYourTurn { turn: Player::O }.into(),
+        ErrorCode::GameOver => ServiceError::GameOver.into(),
+        ErrorCode::WaitingForOpponent => ServiceError::WaitingForOpponent.into(),
+        ErrorCode::NoOpenSeat => ServiceError::NoOpenSeat.into(),
+        ErrorCode::VersionMismatch => {
+            ServiceError::VersionMismatch(Box::new(after_first_move().0)).into()
+        }
+        ErrorCode::PayloadTooLarge => ApiError::PayloadTooLarge(4096),
+        ErrorCode::UnsupportedMediaType => ApiError::UnsupportedMediaType,
+        ErrorCode::IllegalMove => illegal_move(),
+        ErrorCode::InvalidOption => ServiceError::InvalidOption(
+            GomokuOptions::new(30, GomokuRule::Freestyle)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+        )
+        .into(),
+        ErrorCode::RateLimited => {
+            return to_value(&Problem::bare(
+                code,
+                "too many requests: retry after the number of seconds in Retry-After".into(),
+            ));
+        }
+        ErrorCode::Internal => ServiceError::Internal("example".into()).into(),
+        ErrorCode::StorageUnavailable => {
+            ServiceError::Store(StoreError::Unavailable(sqlx::Error::PoolTimedOut)).into()
+        }
+    };
+    to_value(&error.problem())
+}
