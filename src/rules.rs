@@ -10,7 +10,7 @@
 mod any_game;
 pub mod connect_four;
 pub mod gomoku;
-mod lines3;
+pub mod lines3;
 pub mod tic_tac_toe;
 pub mod ultimate;
 

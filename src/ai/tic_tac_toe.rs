@@ -16,20 +16,9 @@ use rand::seq::IndexedRandom;
 use super::alpha_beta::{self, Position, Settings, Terminal, WIN};
 use super::limits::Meter;
 use super::{Evaluation, Level, Outcome, Suggestion};
+use crate::rules::lines3::LINES;
 use crate::rules::tic_tac_toe::{Cell, TicTacToe};
 use crate::rules::{AnyMove, Game, Player};
-
-/// The eight lines as 9-bit masks (bit `3 * row + col`).
-const LINES: [u16; 8] = [
-    0b000_000_111,
-    0b000_111_000,
-    0b111_000_000,
-    0b001_001_001,
-    0b010_010_010,
-    0b100_100_100,
-    0b100_010_001,
-    0b001_010_100,
-];
 
 /// Cells in the order `medium` tries them: centre, corners, edges.
 const PREFERENCE: [u8; 9] = [4, 0, 2, 6, 8, 1, 3, 5, 7];

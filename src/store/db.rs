@@ -81,6 +81,29 @@ macro_rules! on_conn {
     };
 }
 
+/// Binds the columns that insert and update share, in this order: status,
+/// open_seat, hotseat, the seats (type, token, level, seed; X then O), round,
+/// resigned, version, snapshot.
+macro_rules! bind_state {
+    ($q:expr, $v:expr) => {
+        $q.bind($v.status)
+            .bind($v.open_seat)
+            .bind($v.hotseat)
+            .bind($v.seats[0].0)
+            .bind($v.seats[0].1.clone())
+            .bind($v.seats[0].2)
+            .bind($v.seats[0].3)
+            .bind($v.seats[1].0)
+            .bind($v.seats[1].1.clone())
+            .bind($v.seats[1].2)
+            .bind($v.seats[1].3)
+            .bind($v.round)
+            .bind($v.resigned)
+            .bind($v.version)
+            .bind($v.snapshot.clone())
+    };
+}
+
 fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
@@ -541,29 +564,14 @@ impl WriteTx {
     pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
         let v = GameValues::of(game);
         on_conn!(self, |c| {
-            sqlx::query(
+            bind_state!(sqlx::query(
             "INSERT INTO games (id, kind, status, open_seat, hotseat, \
                x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
                round, resigned, version, snapshot, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
         )
         .bind(&v.id)
-        .bind(v.kind)
-        .bind(v.status)
-        .bind(v.open_seat)
-        .bind(v.hotseat)
-        .bind(v.seats[0].0)
-        .bind(v.seats[0].1.clone())
-        .bind(v.seats[0].2)
-        .bind(v.seats[0].3)
-        .bind(v.seats[1].0)
-        .bind(v.seats[1].1.clone())
-        .bind(v.seats[1].2)
-        .bind(v.seats[1].3)
-        .bind(v.round)
-        .bind(v.resigned)
-        .bind(v.version)
-        .bind(v.snapshot.clone())
+        .bind(v.kind), v)
         .bind(ts(game.created_at))
         .bind(&v.updated_at)
         .execute(c)
@@ -585,28 +593,16 @@ impl WriteTx {
         expected_version: i64,
     ) -> Result<bool, StoreError> {
         let v = GameValues::of(game);
-        let done = on_conn!(self, |c| sqlx::query(
-            "UPDATE games SET status = $1, open_seat = $2, hotseat = $3, \
+        let done = on_conn!(self, |c| bind_state!(
+            sqlx::query(
+                "UPDATE games SET status = $1, open_seat = $2, hotseat = $3, \
                x_type = $4, x_token = $5, x_level = $6, x_seed = $7, \
                o_type = $8, o_token = $9, o_level = $10, o_seed = $11, \
                round = $12, resigned = $13, version = $14, snapshot = $15, updated_at = $16 \
              WHERE id = $17 AND version = $18"
+            ),
+            v
         )
-        .bind(v.status)
-        .bind(v.open_seat)
-        .bind(v.hotseat)
-        .bind(v.seats[0].0)
-        .bind(v.seats[0].1.clone())
-        .bind(v.seats[0].2)
-        .bind(v.seats[0].3)
-        .bind(v.seats[1].0)
-        .bind(v.seats[1].1.clone())
-        .bind(v.seats[1].2)
-        .bind(v.seats[1].3)
-        .bind(v.round)
-        .bind(v.resigned)
-        .bind(v.version)
-        .bind(v.snapshot.clone())
         .bind(&v.updated_at)
         .bind(&v.id)
         .bind(expected_version)
