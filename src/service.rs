@@ -399,9 +399,7 @@ impl Service {
         let mut game = self
             .write(Box::new(move |tx| {
                 Box::pin(async move {
-                    let mut game = load(tx, id).await?;
-                    game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                    check_version(&game, pre.if_match)?;
+                    let (mut game, _) = load_seat(tx, id, &token, pre.if_match).await?;
                     if game.has_open_seat() {
                         return Err(ServiceError::WaitingForOpponent);
                     }
@@ -435,9 +433,7 @@ impl Service {
         let game = self
             .write(Box::new(move |tx| {
                 Box::pin(async move {
-                    let mut game = load(tx, id).await?;
-                    let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                    check_version(&game, pre.if_match)?;
+                    let (mut game, seat) = load_seat(tx, id, &token, pre.if_match).await?;
                     check_playable(&game, None)?;
                     game.resigned = Some(seat);
                     save(tx, &mut game).await?;
@@ -459,9 +455,7 @@ impl Service {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         self.write(Box::new(move |tx| {
             Box::pin(async move {
-                let game = load(tx, id).await?;
-                game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                check_version(&game, pre.if_match)?;
+                load_seat(tx, id, &token, pre.if_match).await?;
                 tx.delete_game(id).await?;
                 Ok(())
             })
@@ -697,6 +691,20 @@ fn new_token() -> String {
 
 async fn load(tx: &mut WriteTx, id: Uuid) -> Result<GameRecord> {
     tx.game(id).await?.ok_or(ServiceError::GameNotFound)
+}
+
+/// Loads the game for a seat's write: the token must hold one of its seats
+/// and `If-Match`, if any, must name its version (checked in that order).
+async fn load_seat(
+    tx: &mut WriteTx,
+    id: Uuid,
+    token: &TokenHash,
+    if_match: Option<i64>,
+) -> Result<(GameRecord, Player)> {
+    let game = load(tx, id).await?;
+    let seat = game.seat_of(token).ok_or(ServiceError::InvalidToken)?;
+    check_version(&game, if_match)?;
+    Ok((game, seat))
 }
 
 fn check_version(game: &GameRecord, if_match: Option<i64>) -> Result<()> {

@@ -91,24 +91,14 @@ fn position_fields(g: &Value) -> Value {
            "legal_moves": g["legal_moves"], "threats": g["threats"], "winner": g["winner"]})
 }
 
+async fn get_json(client: &Client, url: &str) -> Value {
+    client.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 async fn assert_snapshot_equals_replay(client: &Client, base: &str, id: &str) -> Value {
-    let game: Value = client
-        .get(format!("{base}/v1/games/{id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let game: Value = get_json(client, &format!("{base}/v1/games/{id}")).await;
     let ply = game["ply"].as_u64().unwrap();
-    let replayed: Value = client
-        .get(format!("{base}/v1/games/{id}/positions/{ply}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let replayed: Value = get_json(client, &format!("{base}/v1/games/{id}/positions/{ply}")).await;
     assert_eq!(
         position_fields(&game),
         position_fields(&replayed),
@@ -212,14 +202,11 @@ async fn a_kill_9_under_load_loses_no_acknowledged_move() {
     games.sort();
     games.dedup();
     for id in &games {
-        let history: Value = client
-            .get(format!("{}/v1/games/{id}/moves?round=1", service.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let history: Value = get_json(
+            &client,
+            &format!("{}/v1/games/{id}/moves?round=1", service.base),
+        )
+        .await;
         let items = history["items"].as_array().unwrap();
         for a in acked.iter().filter(|a| &a.game == id) {
             assert_eq!(a.round, 1);
@@ -300,14 +287,7 @@ async fn sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_exits_0() {
     assert!(status.success(), "{status:?}");
     // The move is durable.
     let service = start(&dir.path().join("tabula.db")).await;
-    let game: Value = client
-        .get(format!("{}/v1/games/{id}", service.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let game: Value = get_json(&client, &format!("{}/v1/games/{id}", service.base)).await;
     assert_eq!(game["ply"], 1);
 }
 
