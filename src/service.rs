@@ -213,7 +213,7 @@ impl Service {
         };
         let now = Utc::now();
         let mut game = GameRecord {
-            id: Uuid::new_v4(),
+            id: Uuid::now_v7(),
             position,
             seats,
             hotseat: new.hotseat,

@@ -1,16 +1,17 @@
 //! Persistence: games, moves, seat tokens and idempotency records.
 //!
 //! The store has one seam, [`Store`] and its write transaction [`WriteTx`]:
-//! the service never touches SQL. SQL lives in `store/sqlite.rs`, read into
-//! private `*Row` structs and converted to the records below, validating on the
-//! way in exactly as a request would be (a snapshot goes through the rules'
-//! decoder, names through their parsers).
+//! the service never touches SQL. SQL lives in `store/db.rs` (and, for the
+//! SQLite writer's batches, `store/db/batch.rs`), read into private `*Row`
+//! structs and converted to the records below, validating on the way in
+//! exactly as a request would be (a snapshot goes through the rules' decoder,
+//! names through their parsers).
 //!
 //! Two backends share this seam: SQLite, the embedded default, and
-//! PostgreSQL, for many stateless instances on one database. Every query is
-//! written once (`store/db.rs`), with `$N` placeholders that both accept, and
-//! run against whichever connection the backend has; no use case knows which
-//! backend it runs on.
+//! PostgreSQL, for many stateless instances on one database. Reads, and
+//! PostgreSQL's writes, are written once (`store/db.rs`), with `$N`
+//! placeholders that both accept, and run against whichever connection the
+//! backend has; no use case knows which backend it runs on.
 //!
 //! Queries are runtime `query`/`query_as` with `FromRow` row structs rather
 //! than the compile-time checked macros: the macros check a query against one
@@ -19,13 +20,17 @@
 //! black-box API suite runs against both backends (CI starts a throwaway
 //! PostgreSQL), which is what catches a wrong query, on both.
 //!
-//! Writes go through a single connection owned by one writer task (SQLite
-//! allows one writer at a time; queueing is cheaper than retrying
+//! On SQLite, writes go through a single connection owned by one writer task
+//! (SQLite allows one writer at a time; queueing is cheaper than retrying
 //! `SQLITE_BUSY`), which runs queued writes in batches, one transaction per
-//! batch (group commit, `store/writer.rs`); reads go through a pool. Every
-//! write transaction starts with `BEGIN IMMEDIATE`, and the game row is
-//! updated with `WHERE id = ? AND version = ?`, so a lost race is seen as zero
-//! rows changed, never as a silent overwrite.
+//! batch (group commit, `store/writer.rs`). A batch takes the write lock
+//! first (`BEGIN IMMEDIATE`), reads games from a cache of committed games
+//! that is dropped whenever another connection has written, keeps its writes
+//! in memory and sends them with the COMMIT in one round trip
+//! (`store/db/batch.rs`). Reads go through a pool. On PostgreSQL each write
+//! is its own transaction that locks the game row (`SELECT … FOR UPDATE`);
+//! on both, an update names the version it replaces, so a lost race is seen
+//! as nothing changed, never as a silent overwrite.
 
 mod db;
 mod writer;

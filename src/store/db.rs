@@ -2,21 +2,22 @@
 //!
 //! Queries use `$N` placeholders, which PostgreSQL requires and SQLite also
 //! accepts, and read rows into `*Row` structs whose `FromRow` impls decode on
-//! both backends. The [`on_conn!`] and [`on_reader!`] macros run the same
-//! query text against whichever connection the backend has.
+//! both backends. The [`on_reader!`] macro runs the same query text against
+//! whichever pool the backend has.
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{Postgres, Sqlite, Transaction};
+use sqlx::{Postgres, Transaction};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
+
+mod batch;
 
 use super::writer::{self, Job, JobFn, TypedJob};
 use super::{
@@ -25,6 +26,8 @@ use super::{
 };
 use crate::ai::Level;
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
+use batch::Batch;
+pub(super) use batch::GameCache;
 
 /// The channel on which PostgreSQL announces changed games to every instance.
 const CHANNEL: &str = "tabula_changes";
@@ -42,6 +45,9 @@ enum Backend {
     Sqlite {
         reader: SqlitePool,
         writer: SqlitePool,
+        /// Copies the WAL back into the database file, off the writer's path
+        /// (none for an in-memory database).
+        checkpointer: Option<SqlitePool>,
         jobs: mpsc::Sender<Box<dyn Job>>,
     },
     /// Many instances may share it: each write is its own transaction that
@@ -61,22 +67,6 @@ macro_rules! on_reader {
         match &$store.backend {
             Backend::Sqlite { reader: $c, .. } => $body,
             Backend::Postgres { pool: $c } => $body,
-        }
-    };
-}
-
-/// Runs `$body` with `$c` bound to the transaction's connection.
-macro_rules! on_conn {
-    ($tx:expr, |$c:ident| $body:expr) => {
-        match &mut $tx.conn {
-            Conn::Sqlite(conn) => {
-                let $c = &mut **conn;
-                $body
-            }
-            Conn::Postgres(tx) => {
-                let $c = &mut **tx;
-                $body
-            }
         }
     };
 }
@@ -180,9 +170,17 @@ impl Store {
     /// Closes the pools, letting queries in flight finish.
     pub async fn close(&self) {
         match &self.backend {
-            Backend::Sqlite { reader, writer, .. } => {
+            Backend::Sqlite {
+                reader,
+                writer,
+                checkpointer,
+                ..
+            } => {
                 writer.close().await;
                 reader.close().await;
+                if let Some(c) = checkpointer {
+                    c.close().await;
+                }
             }
             Backend::Postgres { pool } => pool.close().await,
         }
@@ -218,7 +216,7 @@ impl Store {
                 };
                 match f(&mut tx).await {
                     Ok(value) => {
-                        tx.commit().await.map_err(E::from)?;
+                        tx.commit().await.0.map_err(E::from)?;
                         Ok(value)
                     }
                     Err(e) => {
@@ -364,28 +362,42 @@ async fn open_sqlite(url: &str, read_connections: u32) -> Result<Backend, StoreE
         // a power loss or OS crash may lose the last commits).
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(5))
+        // Statement journals (a multi-row insert that may fail half-way
+        // keeps one) stay in memory rather than spilling into temp files.
+        .pragma("temp_store", "memory")
         .foreign_keys(true);
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    // The writer keeps its one connection: the game cache's check against
+    // `PRAGMA data_version` (see `db/batch.rs`) holds for one connection.
     let writer = SqlitePoolOptions::new()
         .max_connections(1)
+        .max_lifetime(None)
+        .idle_timeout(None)
         .acquire_timeout(Duration::from_secs(10))
         .connect_with(options.clone())
         .await?;
     sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
-    let reader = if in_memory {
-        writer.clone()
+    let (reader, checkpointer) = if in_memory {
+        (writer.clone(), None)
     } else {
-        SqlitePoolOptions::new()
+        let reader = SqlitePoolOptions::new()
             .max_connections(read_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.read_only(true))
-            .await?
+            .connect_with(options.clone().read_only(true))
+            .await?;
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        tokio::spawn(writer::checkpoint(checkpointer.clone()));
+        (reader, Some(checkpointer))
     };
     let (jobs, queue) = mpsc::channel(4096);
     tokio::spawn(writer::run(writer.clone(), queue));
     Ok(Backend::Sqlite {
         reader,
         writer,
+        checkpointer,
         jobs,
     })
 }
@@ -453,9 +465,9 @@ async fn listen(pool: PgPool, changed: broadcast::Sender<Uuid>) {
 
 /// The connection of a write transaction.
 enum Conn {
-    /// The writer task's connection; BEGIN/COMMIT are driven by hand (see
-    /// [`WriteTx::begin_sqlite`]).
-    Sqlite(PoolConnection<Sqlite>),
+    /// A batch of the writer task (see `db/batch.rs`): writes wait in memory
+    /// and go in with the COMMIT.
+    Sqlite(Box<Batch>),
     Postgres(Transaction<'static, Postgres>),
 }
 
@@ -466,70 +478,57 @@ pub struct WriteTx {
 }
 
 impl WriteTx {
-    /// Starts an SQLite write transaction (takes the write lock at once).
-    ///
-    /// The transaction is driven with plain BEGIN/COMMIT/ROLLBACK rather than
-    /// sqlx's `Transaction`: after a failed COMMIT (a full disk) SQLite may
-    /// keep the transaction open, and the connection must then be rolled back
-    /// and discarded, which sqlx's wrapper does not do.
-    pub(super) async fn begin_sqlite(pool: &SqlitePool) -> Result<WriteTx, StoreError> {
-        let mut conn = pool.acquire().await?;
-        if let Err(e) = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
-            conn.close_on_drop();
-            return Err(e.into());
-        }
+    /// Starts an SQLite write batch (takes the write lock at once), reading
+    /// games through `cache` (see [`Batch`]).
+    pub(super) async fn begin_sqlite(
+        pool: &SqlitePool,
+        cache: GameCache,
+    ) -> Result<WriteTx, StoreError> {
         Ok(WriteTx {
-            conn: Conn::Sqlite(conn),
+            conn: Conn::Sqlite(Box::new(Batch::begin(pool, cache).await?)),
             writes: 0,
         })
     }
 
-    /// Rolls back; on SQLite also discards the connection (a fresh one is
-    /// opened for the next transaction, so a fault that went away is forgotten).
+    /// Rolls back; on SQLite also discards the connection and the cache (a
+    /// fresh connection is opened for the next batch, so a fault that went
+    /// away is forgotten).
     pub(super) async fn abandon(self) {
         match self.conn {
-            Conn::Sqlite(mut conn) => {
-                let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-                conn.close_on_drop();
-            }
+            Conn::Sqlite(batch) => batch.abandon().await,
             Conn::Postgres(tx) => {
                 let _ = tx.rollback().await;
             }
         }
     }
 
-    /// Makes the transaction durable.
+    /// Makes the transaction durable. On SQLite, also gives back the game
+    /// cache (empty if the commit failed).
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
-    pub(super) async fn commit(self) -> Result<(), StoreError> {
+    pub(super) async fn commit(self) -> (Result<(), StoreError>, Option<GameCache>) {
         match self.conn {
-            Conn::Postgres(tx) => Ok(tx.commit().await?),
-            Conn::Sqlite(mut conn) => match sqlx::query("COMMIT").execute(&mut *conn).await {
-                Ok(_) => Ok(()),
-                Err(e) => {
-                    let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-                    conn.close_on_drop();
-                    Err(e.into())
-                }
-            },
+            Conn::Postgres(tx) => (tx.commit().await.map_err(Into::into), None),
+            Conn::Sqlite(batch) => {
+                let (result, cache) = batch.commit().await;
+                (result, Some(cache))
+            }
         }
     }
 
-    /// Write statements that succeeded so far in this transaction.
+    /// Writes made so far in this transaction.
     pub(super) fn writes(&self) -> u64 {
         self.writes
     }
 
     /// Tells every instance (PostgreSQL, on commit) that the game changed.
-    async fn notify(&mut self, id: Uuid) -> Result<(), StoreError> {
-        if let Conn::Postgres(tx) = &mut self.conn {
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(CHANNEL)
-                .bind(id.to_string())
-                .execute(&mut **tx)
-                .await?;
-        }
+    async fn notify(tx: &mut Transaction<'static, Postgres>, id: Uuid) -> Result<(), StoreError> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CHANNEL)
+            .bind(id.to_string())
+            .execute(&mut **tx)
+            .await?;
         Ok(())
     }
 
@@ -540,21 +539,16 @@ impl WriteTx {
     /// # Errors
     /// Database errors, or a row that does not decode.
     pub async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        let row: Option<GameRow> = match &mut self.conn {
-            Conn::Sqlite(conn) => {
-                sqlx::query_as(GAME_BY_ID)
-                    .bind(id.to_string())
-                    .fetch_optional(&mut **conn)
-                    .await?
-            }
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.game(id).await,
             Conn::Postgres(tx) => {
-                sqlx::query_as(&format!("{GAME_BY_ID} FOR UPDATE"))
+                let row: Option<GameRow> = sqlx::query_as(&format!("{GAME_BY_ID} FOR UPDATE"))
                     .bind(id.to_string())
                     .fetch_optional(&mut **tx)
-                    .await?
+                    .await?;
+                row.map(GameRow::into_record).transpose()
             }
-        };
-        row.map(GameRow::into_record).transpose()
+        }
     }
 
     /// Inserts a new game.
@@ -562,24 +556,27 @@ impl WriteTx {
     /// # Errors
     /// Database errors.
     pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
-        let v = GameValues::of(game);
-        on_conn!(self, |c| {
-            bind_state!(sqlx::query(
-            "INSERT INTO games (id, kind, status, open_seat, hotseat, \
-               x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
-               round, resigned, version, snapshot, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
-        )
-        .bind(&v.id)
-        .bind(v.kind), v)
-        .bind(ts(game.created_at))
-        .bind(&v.updated_at)
-        .execute(c)
-        .await
-        .map(|r| r.rows_affected())
-        })?;
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.insert_game(game),
+            Conn::Postgres(tx) => {
+                let v = GameValues::of(game);
+                bind_state!(sqlx::query(
+                    "INSERT INTO games (id, kind, status, open_seat, hotseat, \
+                       x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
+                       round, resigned, version, snapshot, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
+                )
+                .bind(&v.id)
+                .bind(v.kind), v)
+                .bind(ts(game.created_at))
+                .bind(&v.updated_at)
+                .execute(&mut **tx)
+                .await?;
+                Self::notify(tx, game.id).await?;
+            }
+        }
         self.writes += 1;
-        self.notify(game.id).await
+        Ok(())
     }
 
     /// Writes the game's new state if its stored version is still
@@ -592,26 +589,34 @@ impl WriteTx {
         game: &GameRecord,
         expected_version: i64,
     ) -> Result<bool, StoreError> {
-        let v = GameValues::of(game);
-        let done = on_conn!(self, |c| bind_state!(
-            sqlx::query(
-                "UPDATE games SET status = $1, open_seat = $2, hotseat = $3, \
-               x_type = $4, x_token = $5, x_level = $6, x_seed = $7, \
-               o_type = $8, o_token = $9, o_level = $10, o_seed = $11, \
-               round = $12, resigned = $13, version = $14, snapshot = $15, updated_at = $16 \
-             WHERE id = $17 AND version = $18"
-            ),
-            v
-        )
-        .bind(&v.updated_at)
-        .bind(&v.id)
-        .bind(expected_version)
-        .execute(c)
-        .await
-        .map(|r| r.rows_affected()))?;
-        self.writes += 1;
-        self.notify(game.id).await?;
-        Ok(done == 1)
+        let done = match &mut self.conn {
+            Conn::Sqlite(batch) => batch.update_game(game, expected_version).await?,
+            Conn::Postgres(tx) => {
+                let v = GameValues::of(game);
+                let rows = bind_state!(
+                    sqlx::query(
+                        "UPDATE games SET status = $1, open_seat = $2, hotseat = $3, \
+                           x_type = $4, x_token = $5, x_level = $6, x_seed = $7, \
+                           o_type = $8, o_token = $9, o_level = $10, o_seed = $11, \
+                           round = $12, resigned = $13, version = $14, snapshot = $15, updated_at = $16 \
+                         WHERE id = $17 AND version = $18"
+                    ),
+                    v
+                )
+                .bind(&v.updated_at)
+                .bind(&v.id)
+                .bind(expected_version)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+                Self::notify(tx, game.id).await?;
+                rows == 1
+            }
+        };
+        if done {
+            self.writes += 1;
+        }
+        Ok(done)
     }
 
     /// Appends a move to the history.
@@ -619,26 +624,26 @@ impl WriteTx {
     /// # Errors
     /// Database errors (a duplicate `(game, round, ply)` among them).
     pub async fn insert_move(&mut self, id: Uuid, m: &MoveRecord) -> Result<(), StoreError> {
-        let (a, b) = match m.mv {
-            MoveInput::Cell { row, col } => (row, Some(col)),
-            MoveInput::Column { column } => (column, None),
-            MoveInput::BoardCell { board, cell } => (board, Some(cell)),
-        };
-        on_conn!(self, |c| sqlx::query(
-            "INSERT INTO moves (game_id, round, ply, version, player, a, b, at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-        )
-        .bind(id.to_string())
-        .bind(i64::from(m.round))
-        .bind(i64::from(m.ply))
-        .bind(m.version)
-        .bind(player_str(m.player))
-        .bind(a)
-        .bind(b)
-        .bind(ts(m.at))
-        .execute(c)
-        .await
-        .map(|r| r.rows_affected()))?;
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.insert_move(id, m),
+            Conn::Postgres(tx) => {
+                let (a, b) = move_columns(m);
+                sqlx::query(
+                    "INSERT INTO moves (game_id, round, ply, version, player, a, b, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(id.to_string())
+                .bind(i64::from(m.round))
+                .bind(i64::from(m.ply))
+                .bind(m.version)
+                .bind(player_str(m.player))
+                .bind(a)
+                .bind(b)
+                .bind(ts(m.at))
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
         self.writes += 1;
         Ok(())
     }
@@ -648,25 +653,24 @@ impl WriteTx {
     /// # Errors
     /// Database errors.
     pub async fn insert_event(&mut self, id: Uuid, e: &EventRecord) -> Result<(), StoreError> {
-        let (name, player) = match e.event {
-            EventType::Create => ("create", None),
-            EventType::Join(p) => ("join", Some(player_str(p))),
-            EventType::Restart => ("restart", None),
-            EventType::Resign(p) => ("resign", Some(player_str(p))),
-        };
-        on_conn!(self, |c| sqlx::query(
-            "INSERT INTO game_events (game_id, version, type, round, player, at) \
-             VALUES ($1, $2, $3, $4, $5, $6)"
-        )
-        .bind(id.to_string())
-        .bind(e.version)
-        .bind(name)
-        .bind(i64::from(e.round))
-        .bind(player)
-        .bind(ts(e.at))
-        .execute(c)
-        .await
-        .map(|r| r.rows_affected()))?;
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.insert_event(id, e),
+            Conn::Postgres(tx) => {
+                let (name, player) = event_columns(e);
+                sqlx::query(
+                    "INSERT INTO game_events (game_id, version, type, round, player, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(id.to_string())
+                .bind(e.version)
+                .bind(name)
+                .bind(i64::from(e.round))
+                .bind(player)
+                .bind(ts(e.at))
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
         self.writes += 1;
         Ok(())
     }
@@ -676,14 +680,22 @@ impl WriteTx {
     /// # Errors
     /// Database errors.
     pub async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        let done = on_conn!(self, |c| sqlx::query("DELETE FROM games WHERE id = $1")
-            .bind(id.to_string())
-            .execute(c)
-            .await
-            .map(|r| r.rows_affected()))?;
-        self.writes += 1;
-        self.notify(id).await?;
-        Ok(done == 1)
+        let done = match &mut self.conn {
+            Conn::Sqlite(batch) => batch.delete_game(id).await?,
+            Conn::Postgres(tx) => {
+                let rows = sqlx::query("DELETE FROM games WHERE id = $1")
+                    .bind(id.to_string())
+                    .execute(&mut **tx)
+                    .await?
+                    .rows_affected();
+                Self::notify(tx, id).await?;
+                rows == 1
+            }
+        };
+        if done {
+            self.writes += 1;
+        }
+        Ok(done)
     }
 
     /// The stored answer for an idempotency key of a seat, if any.
@@ -696,22 +708,17 @@ impl WriteTx {
         seat: Player,
         key: &str,
     ) -> Result<Option<StoredResponse>, StoreError> {
-        let row: Option<(i64, String)> = on_conn!(self, |c| sqlx::query_as(
-            "SELECT status, body FROM idempotency WHERE game_id = $1 AND seat = $2 AND key = $3"
-        )
-        .bind(id.to_string())
-        .bind(player_str(seat))
-        .bind(key)
-        .fetch_optional(c)
-        .await)?;
-        row.map(|(status, body)| {
-            Ok(StoredResponse {
-                status: u16::try_from(status)
-                    .map_err(|_| StoreError::Corrupt(format!("status {status}")))?,
-                body,
-            })
-        })
-        .transpose()
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.idempotent(id, seat, key).await,
+            Conn::Postgres(tx) => stored_response(
+                sqlx::query_as(IDEMPOTENT)
+                    .bind(id.to_string())
+                    .bind(player_str(seat))
+                    .bind(key)
+                    .fetch_optional(&mut **tx)
+                    .await?,
+            ),
+        }
     }
 
     /// Remembers (or replaces) the answer to an idempotent request.
@@ -725,24 +732,60 @@ impl WriteTx {
         key: &str,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        on_conn!(self, |c| {
-            sqlx::query(
-            "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (game_id, seat, key) DO UPDATE SET status = excluded.status, body = excluded.body"
-        )
-        .bind(id.to_string())
-        .bind(player_str(seat))
-        .bind(key)
-        .bind(i64::from(response.status))
-        .bind(&response.body)
-        .bind(ts(Utc::now()))
-        .execute(c)
-        .await
-        .map(|r| r.rows_affected())
-        })?;
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.remember(id, seat, key, response),
+            Conn::Postgres(tx) => {
+                sqlx::query(
+                    "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (game_id, seat, key) DO UPDATE SET status = excluded.status, body = excluded.body",
+                )
+                .bind(id.to_string())
+                .bind(player_str(seat))
+                .bind(key)
+                .bind(i64::from(response.status))
+                .bind(&response.body)
+                .bind(ts(Utc::now()))
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
         self.writes += 1;
         Ok(())
+    }
+}
+
+/// The stored answer for an idempotency key of a seat: `$1` game, `$2` seat, `$3` key.
+const IDEMPOTENT: &str =
+    "SELECT status, body FROM idempotency WHERE game_id = $1 AND seat = $2 AND key = $3";
+
+fn stored_response(row: Option<(i64, String)>) -> Result<Option<StoredResponse>, StoreError> {
+    row.map(|(status, body)| {
+        Ok(StoredResponse {
+            status: u16::try_from(status)
+                .map_err(|_| StoreError::Corrupt(format!("status {status}")))?,
+            body,
+        })
+    })
+    .transpose()
+}
+
+/// A move's two columns: row | column | board, then col | NULL | cell.
+fn move_columns(m: &MoveRecord) -> (i64, Option<i64>) {
+    match m.mv {
+        MoveInput::Cell { row, col } => (row, Some(col)),
+        MoveInput::Column { column } => (column, None),
+        MoveInput::BoardCell { board, cell } => (board, Some(cell)),
+    }
+}
+
+/// An event's type name and player column.
+fn event_columns(e: &EventRecord) -> (&'static str, Option<&'static str>) {
+    match e.event {
+        EventType::Create => ("create", None),
+        EventType::Join(p) => ("join", Some(player_str(p))),
+        EventType::Restart => ("restart", None),
+        EventType::Resign(p) => ("resign", Some(player_str(p))),
     }
 }
 

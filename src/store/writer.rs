@@ -19,6 +19,7 @@ use futures_util::future::BoxFuture;
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::db::GameCache;
 use super::{StoreError, WriteTx};
 
 /// Most jobs run in one transaction.
@@ -80,6 +81,9 @@ where
 /// Runs batches until every sender is gone.
 pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>) {
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
+    // Committed games, carried from one batch to the next; dropped with a
+    // failed batch (the next one starts cold).
+    let mut cache = Some(GameCache::new());
     while let Some(first) = jobs.recv().await {
         batch.push(first);
         while batch.len() < MAX_BATCH {
@@ -88,7 +92,8 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
                 Err(_) => break,
             }
         }
-        let mut tx = match WriteTx::begin_sqlite(&pool).await {
+        let cold = || GameCache::new();
+        let mut tx = match WriteTx::begin_sqlite(&pool, cache.take().unwrap_or_else(cold)).await {
             Ok(tx) => tx,
             Err(e) => {
                 let e = Arc::new(e);
@@ -111,7 +116,9 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
                 "a write failed half-way; the batch was rolled back".into(),
             )))
         } else {
-            tx.commit().await.map_err(Arc::new)
+            let (result, kept) = tx.commit().await;
+            cache = kept;
+            result.map_err(Arc::new)
         };
         if let Err(e) = &commit {
             tracing::error!(error = %e, jobs = done.len(), "batch not committed");
@@ -119,5 +126,34 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
         for complete in done {
             complete(commit.clone());
         }
+    }
+}
+
+/// Checkpoints the WAL in the background (PASSIVE: never blocks the writer
+/// or readers), so that the writer's own automatic checkpoint, made after a
+/// commit once the WAL holds 1000 pages, finds most pages already copied and
+/// only has the last few to copy and flush before the WAL starts over. That
+/// checkpoint stalls every queued write, so it should be short; the writer
+/// keeps making it because only a checkpoint that catches up with the writer
+/// lets the WAL restart (a checkpointer alone never catches up under
+/// continuous writes, and the WAL would grow without bound).
+pub(super) async fn checkpoint(pool: SqlitePool) {
+    let busy = std::time::Duration::from_millis(10);
+    let idle = std::time::Duration::from_millis(250);
+    loop {
+        let pause = match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&pool)
+            .await
+        {
+            // (blocked, pages in the WAL, pages copied): writes are coming in.
+            Ok((_, log, _)) if log > 0 => busy,
+            Ok(_) => idle,
+            Err(_) if pool.is_closed() => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "background checkpoint failed");
+                idle
+            }
+        };
+        tokio::time::sleep(pause).await;
     }
 }

@@ -1,0 +1,329 @@
+//! The store seam on SQLite, below the HTTP API: what the writer's batches
+//! and its cache of games must get right. The write jobs here do what the
+//! service's jobs do, several steps to a job, so that one batch holds a
+//! game's creation, its changes and its deletion.
+
+use std::str::FromStr;
+
+use chrono::Utc;
+use sqlx::ConnectOptions;
+use sqlx::sqlite::SqliteConnectOptions;
+use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
+use tabula::store::{
+    EventRecord, EventType, GameRecord, JobFn, MoveRecord, Seat, Store, StoreError, StoredResponse,
+    TokenHash,
+};
+use uuid::Uuid;
+
+async fn open() -> (tempfile::TempDir, String, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let store = Store::open(&url, 2).await.unwrap();
+    (dir, url, store)
+}
+
+fn new_game() -> GameRecord {
+    let now = Utc::now();
+    GameRecord {
+        id: Uuid::now_v7(),
+        position: AnyGame::new(Setup::ConnectFour),
+        seats: [
+            Seat::Human {
+                token: Some(TokenHash::of("x")),
+            },
+            Seat::Human { token: None },
+        ],
+        hotseat: false,
+        round: 1,
+        resigned: None,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn column(ply: u32, column: i64) -> MoveRecord {
+    MoveRecord {
+        round: 1,
+        ply,
+        version: i64::from(ply) + 1,
+        player: if ply % 2 == 1 { Player::X } else { Player::O },
+        mv: MoveInput::Column { column },
+        at: Utc::now(),
+    }
+}
+
+fn at_version(game: &GameRecord, version: i64) -> GameRecord {
+    GameRecord {
+        version,
+        ..game.clone()
+    }
+}
+
+async fn write<T: Send + 'static>(store: &Store, job: JobFn<T, StoreError>) -> T {
+    store.write(job).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_game_created_and_changed_in_one_batch_is_stored_whole() {
+    let (_dir, _, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    let stale = write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_game(&game).await?;
+                let created = EventRecord {
+                    version: 1,
+                    event: EventType::Create,
+                    round: 1,
+                    at: Utc::now(),
+                };
+                tx.insert_event(id, &created).await?;
+                tx.insert_move(id, &column(1, 3)).await?;
+                assert!(tx.update_game(&at_version(&game, 2), 1).await?);
+                // The batch sees its own write: version 1 is gone.
+                let stale = tx.update_game(&at_version(&game, 3), 1).await?;
+                tx.insert_move(id, &column(2, 4)).await?;
+                assert!(tx.update_game(&at_version(&game, 3), 2).await?);
+                assert_eq!(tx.game(id).await?.unwrap().version, 3);
+                Ok(stale)
+            })
+        }),
+    )
+    .await;
+    assert!(
+        !stale,
+        "an update against a superseded version was accepted"
+    );
+    let stored = store.game(id).await.unwrap().unwrap();
+    assert_eq!(stored.version, 3);
+    let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+    let columns: Vec<_> = moves.iter().map(|m| (m.ply, m.version, m.mv)).collect();
+    assert_eq!(
+        columns,
+        [
+            (1, 2, MoveInput::Column { column: 3 }),
+            (2, 3, MoveInput::Column { column: 4 })
+        ]
+    );
+    let (_, events) = store.changes(id, GameKind::ConnectFour, 1).await.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event, EventType::Create);
+}
+
+#[tokio::test]
+async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
+    let (_dir, _, store) = open().await;
+    let kept = new_game();
+    let kept_id = kept.id;
+    write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.insert_game(&kept).await })),
+    )
+    .await;
+    let (gone, created) = (new_game(), new_game());
+    let (gone_id, created_id) = (gone.id, created.id);
+    write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                // A stored game changed, then deleted.
+                tx.insert_move(kept_id, &column(1, 0)).await?;
+                assert!(tx.delete_game(kept_id).await?);
+                assert!(!tx.delete_game(kept_id).await?);
+                assert!(tx.game(kept_id).await?.is_none());
+                // A game created and deleted in the same batch.
+                tx.insert_game(&created).await?;
+                tx.insert_move(created_id, &column(1, 2)).await?;
+                assert!(tx.delete_game(created_id).await?);
+                // Never stored: nothing to update or delete.
+                assert!(!tx.update_game(&at_version(&gone, 2), 1).await?);
+                assert!(!tx.delete_game(gone_id).await?);
+                Ok(())
+            })
+        }),
+    )
+    .await;
+    for id in [kept_id, created_id, gone_id] {
+        assert!(store.game(id).await.unwrap().is_none());
+        let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+        assert!(moves.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_job_that_fails_after_writing_takes_its_batch_back_and_the_cache_too() {
+    let (_dir, _, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    let g = game.clone();
+    write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.insert_game(&g).await })),
+    )
+    .await;
+    let g = game.clone();
+    let failed = store
+        .write::<(), StoreError>(Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_move(id, &column(1, 5)).await?;
+                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
+                Err(StoreError::Corrupt("the job gave up".into()))
+            })
+        }))
+        .await;
+    assert!(failed.is_err());
+    assert_eq!(store.game(id).await.unwrap().unwrap().version, 1);
+    // The writer does not remember the state it never committed.
+    let seen = write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { Ok(tx.game(id).await?.map(|g| g.version)) })),
+    )
+    .await;
+    assert_eq!(seen, Some(1));
+    let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+    assert!(moves.is_empty());
+}
+
+#[tokio::test]
+async fn a_change_made_by_another_connection_is_seen_by_the_writer() {
+    let (_dir, url, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    let g = game.clone();
+    write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_game(&g).await?;
+                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
+                Ok(())
+            })
+        }),
+    )
+    .await;
+    // The writer now holds version 2 in its cache. Another process changes
+    // the file behind its back.
+    let mut other = SqliteConnectOptions::from_str(&url)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    sqlx::query("UPDATE games SET version = 7 WHERE id = $1")
+        .bind(id.to_string())
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let (seen, stale) = write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                let seen = tx.game(id).await?.map(|g| g.version);
+                let stale = tx.update_game(&at_version(&game, 3), 2).await?;
+                Ok((seen, stale))
+            })
+        }),
+    )
+    .await;
+    assert_eq!(seen, Some(7));
+    assert!(
+        !stale,
+        "an update over another connection's change was accepted"
+    );
+    sqlx::query("DELETE FROM games WHERE id = $1")
+        .bind(id.to_string())
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let seen = write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { Ok(tx.game(id).await?.is_some()) })),
+    )
+    .await;
+    assert!(
+        !seen,
+        "the writer still sees a game another connection deleted"
+    );
+}
+
+#[tokio::test]
+async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
+    let (_dir, _, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    let answer = |status: u16| StoredResponse {
+        status,
+        body: format!("{{\"status\":{status}}}"),
+    };
+    let (first, second) = write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_game(&game).await?;
+                assert_eq!(tx.idempotent(id, Player::X, "k1").await?, None);
+                tx.remember(id, Player::X, "k1", &answer(201)).await?;
+                let first = tx.idempotent(id, Player::X, "k1").await?;
+                tx.remember(id, Player::X, "k1", &answer(202)).await?;
+                let second = tx.idempotent(id, Player::X, "k1").await?;
+                // Keys belong to a seat.
+                assert_eq!(tx.idempotent(id, Player::O, "k1").await?, None);
+                Ok((first, second))
+            })
+        }),
+    )
+    .await;
+    assert_eq!(first, Some(answer(201)));
+    assert_eq!(second, Some(answer(202)));
+    let stored = write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(id, Player::X, "k1").await })),
+    )
+    .await;
+    assert_eq!(stored, Some(answer(202)));
+}
+
+#[tokio::test]
+async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
+    let (_dir, _, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    let g = game.clone();
+    write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.insert_game(&g).await })),
+    )
+    .await;
+    // 40 jobs each append the next move at the version they find: queued at
+    // once, they share batches, and each must see the one before it.
+    let jobs = (0..40).map(|_| {
+        let store = store.clone();
+        let game = game.clone();
+        tokio::spawn(async move {
+            write(
+                &store,
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let current = tx.game(id).await?.unwrap().version;
+                        let ply = u32::try_from(current).unwrap();
+                        tx.insert_move(id, &column(ply, 0)).await?;
+                        assert!(
+                            tx.update_game(&at_version(&game, current + 1), current)
+                                .await?
+                        );
+                        Ok(())
+                    })
+                }),
+            )
+            .await;
+        })
+    });
+    for job in jobs.collect::<Vec<_>>() {
+        job.await.unwrap();
+    }
+    assert_eq!(store.game(id).await.unwrap().unwrap().version, 41);
+    let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+    let plies: Vec<u32> = moves.iter().map(|m| m.ply).collect();
+    assert_eq!(plies, (1..=40).collect::<Vec<_>>());
+}
