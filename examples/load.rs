@@ -10,10 +10,18 @@
 //! ```
 //! Without `--url` it starts the service in-process on a temporary SQLite file.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::str::FromStr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::http::Uri;
+use hyper_util::rt::TokioIo;
 
 use clap::Parser;
 use rand::{Rng, SeedableRng};
@@ -84,6 +92,8 @@ async fn raw_sqlite_rate(secs: f64) -> anyhow::Result<f64> {
 /// The part of a game the players need; the rest of the body is skipped.
 #[derive(serde::Deserialize, Default)]
 struct GameLite {
+    #[serde(default)]
+    id: String,
     status: String,
     legal_moves: Vec<Value>,
 }
@@ -93,6 +103,76 @@ struct Answer {
     game: GameLite,
 }
 
+#[derive(serde::Deserialize)]
+struct Created {
+    game: GameLite,
+    token: String,
+}
+
+/// A player's keep-alive HTTP/1.1 connection to one instance.
+///
+/// Plain hyper connections on the players' one thread: the load generator
+/// shares the machine with the service, so it should spend as little CPU
+/// per request as it can (no pool, no URL parsing per request, no thread hops).
+struct Conn {
+    authority: String,
+    sender: Option<SendRequest<Full<Bytes>>>,
+}
+
+impl Conn {
+    fn new(base: &str) -> anyhow::Result<Conn> {
+        let uri: Uri = base.parse()?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| anyhow::anyhow!("no host in {base}"))?
+            .to_string();
+        Ok(Conn {
+            authority,
+            sender: None,
+        })
+    }
+
+    /// POSTs `body` to `path`; answers the status and the body.
+    async fn post(
+        &mut self,
+        path: &str,
+        token: Option<&str>,
+        body: Vec<u8>,
+    ) -> anyhow::Result<(u16, Bytes)> {
+        let sender = match &mut self.sender {
+            Some(s) if !s.is_closed() => s,
+            _ => {
+                let stream = tokio::net::TcpStream::connect(&self.authority).await?;
+                stream.set_nodelay(true)?;
+                let (sender, conn) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                tokio::spawn(conn);
+                self.sender.insert(sender)
+            }
+        };
+        sender.ready().await?;
+        let mut req = Request::post(path)
+            .header(HOST, &self.authority)
+            .header(CONTENT_TYPE, "application/json");
+        if let Some(token) = token {
+            req = req.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let res = sender
+            .send_request(req.body(Full::new(Bytes::from(body)))?)
+            .await;
+        let res = match res {
+            Ok(res) => res,
+            Err(e) => {
+                self.sender = None;
+                return Err(e.into());
+            }
+        };
+        let status = res.status().as_u16();
+        let body = res.into_body().collect().await?.to_bytes();
+        Ok((status, body))
+    }
+}
+
 struct Outcome {
     latencies: Vec<Duration>,
     games: usize,
@@ -100,74 +180,62 @@ struct Outcome {
 }
 
 async fn player(
-    client: reqwest::Client,
-    bases: Arc<Vec<String>>,
+    bases: Rc<Vec<String>>,
     kind: String,
-    next_game: Arc<AtomicUsize>,
+    next_game: Rc<Cell<usize>>,
     games: usize,
     seed: u64,
-) -> Outcome {
+) -> anyhow::Result<Outcome> {
     let mut out = Outcome {
         latencies: Vec::new(),
         games: 0,
         errors: 0,
     };
+    let mut conns = bases
+        .iter()
+        .map(|b| Conn::new(b))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let create = serde_json::to_vec(&json!({"kind": kind, "hotseat": true}))?;
     loop {
-        let n = next_game.fetch_add(1, Ordering::Relaxed);
+        let n = next_game.get();
         if n >= games {
-            return out;
+            return Ok(out);
         }
-        let base = &bases[n % bases.len()];
+        next_game.set(n + 1);
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ n as u64);
-        let created = client
-            .post(format!("{base}/v1/games"))
-            .json(&json!({"kind": kind, "hotseat": true}))
-            .send()
+        let created = conns[n % bases.len()]
+            .post("/v1/games", None, create.clone())
             .await;
-        let Ok(created) = created else {
+        let Some(Created { mut game, token }) = created
+            .ok()
+            .filter(|(status, _)| *status == 201)
+            .and_then(|(_, body)| serde_json::from_slice(&body).ok())
+        else {
             out.errors += 1;
             continue;
         };
-        let Ok(created) = created.json::<Value>().await else {
-            out.errors += 1;
-            continue;
-        };
-        let id = created["game"]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let token = created["token"].as_str().unwrap_or_default().to_owned();
-        let mut game: GameLite =
-            serde_json::from_value(created["game"].clone()).unwrap_or_default();
+        let path = format!("/v1/games/{}/moves", game.id);
         // Spread the games over the instances: moves go to the next one.
-        let move_base = &bases[(n + 1) % bases.len()];
+        let conn = &mut conns[(n + 1) % bases.len()];
         while game.status == "in_progress" {
             let legal = &game.legal_moves;
             if legal.is_empty() {
                 break;
             }
-            let mv = &legal[rng.random_range(0..legal.len())];
+            let mv = serde_json::to_vec(&legal[rng.random_range(0..legal.len())])?;
             let started = Instant::now();
-            let res = client
-                .post(format!("{move_base}/v1/games/{id}/moves"))
-                .bearer_auth(&token)
-                .json(mv)
-                .send()
-                .await;
-            match res {
-                Ok(res) if res.status().as_u16() == 201 => {
-                    let Ok(answer) = res.json::<Answer>().await else {
-                        out.errors += 1;
-                        break;
-                    };
-                    out.latencies.push(started.elapsed());
-                    game = answer.game;
-                }
-                _ => {
-                    out.errors += 1;
-                    break;
-                }
-            }
+            let answer = conn
+                .post(&path, Some(&token), mv)
+                .await
+                .ok()
+                .filter(|(status, _)| *status == 201)
+                .and_then(|(_, body)| serde_json::from_slice::<Answer>(&body).ok());
+            let Some(answer) = answer else {
+                out.errors += 1;
+                break;
+            };
+            out.latencies.push(started.elapsed());
+            game = answer.game;
         }
         out.games += 1;
     }
@@ -181,16 +249,21 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)].as_secs_f64() * 1000.0
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // The players share one thread; an in-process service gets a runtime
+    // (and threads) of its own.
+    let players = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let raw = if args.sqlite_secs > 0.0 {
-        Some(raw_sqlite_rate(args.sqlite_secs).await?)
+        Some(players.block_on(raw_sqlite_rate(args.sqlite_secs))?)
     } else {
         None
     };
 
     let _dir;
+    let service = tokio::runtime::Runtime::new()?;
     let mut server = None;
     let bases = if args.url.is_empty() {
         let dir = tempfile::tempdir()?;
@@ -200,10 +273,13 @@ async fn main() -> anyhow::Result<()> {
         settings.workers = args.workers;
         settings.log = "warn".into();
         tabula::telemetry::init("warn", tabula::config::LogFormat::Text);
-        let app = tabula::Application::build(&settings).await?;
-        let base = format!("http://{}", app.local_addr());
-        let handle = app.handle();
-        tokio::spawn(app.run_until_stopped());
+        let (base, handle) = service.block_on(async {
+            let app = tabula::Application::build(&settings).await?;
+            let base = format!("http://{}", app.local_addr());
+            let handle = app.handle();
+            tokio::spawn(app.run_until_stopped());
+            anyhow::Ok((base, handle))
+        })?;
         server = Some(handle);
         _dir = dir;
         vec![base]
@@ -211,29 +287,36 @@ async fn main() -> anyhow::Result<()> {
         args.url.clone()
     };
 
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(args.concurrency)
-        .build()?;
-    let bases = Arc::new(bases);
-    let next_game = Arc::new(AtomicUsize::new(0));
+    let bases = Rc::new(bases);
+    let next_game = Rc::new(Cell::new(0));
     let concurrency = if args.games == 0 { 0 } else { args.concurrency };
     let started = Instant::now();
-    let tasks: Vec<_> = (0..concurrency)
-        .map(|_| {
-            tokio::spawn(player(
-                client.clone(),
-                bases.clone(),
-                args.kind.clone(),
-                next_game.clone(),
-                args.games,
-                args.seed,
-            ))
-        })
-        .collect();
+    let outcomes = players.block_on(async {
+        let local = tokio::task::LocalSet::new();
+        local
+            .run_until(async {
+                let tasks: Vec<_> = (0..concurrency)
+                    .map(|_| {
+                        tokio::task::spawn_local(player(
+                            bases.clone(),
+                            args.kind.clone(),
+                            next_game.clone(),
+                            args.games,
+                            args.seed,
+                        ))
+                    })
+                    .collect();
+                let mut outcomes = Vec::new();
+                for t in tasks {
+                    outcomes.push(t.await??);
+                }
+                anyhow::Ok(outcomes)
+            })
+            .await
+    })?;
     let mut latencies = Vec::new();
     let (mut games, mut errors) = (0, 0);
-    for t in tasks {
-        let o = t.await?;
+    for o in outcomes {
         latencies.extend(o.latencies);
         games += o.games;
         errors += o.errors;
@@ -249,7 +332,7 @@ async fn main() -> anyhow::Result<()> {
     );
     let max = latencies.last().map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     if let Some(handle) = server {
-        handle.stop(true).await;
+        service.block_on(handle.stop(true));
     }
     if args.json {
         println!(
