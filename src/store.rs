@@ -60,6 +60,10 @@ pub enum StoreError {
     /// Migrations failed at start.
     #[error("migration failed")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Another process wrote to the SQLite file while a batch ran on games
+    /// the writer had cached: nothing of the batch was written, retry.
+    #[error("the database was changed by another process during the write")]
+    Interfered,
     /// The batch this write ran in could not commit: nothing of it was written.
     #[error("the write could not be committed")]
     Batch(#[source] std::sync::Arc<StoreError>),
@@ -112,7 +116,7 @@ impl StoreError {
     #[must_use]
     pub fn is_unavailable(&self) -> bool {
         match self {
-            StoreError::Unavailable(_) => true,
+            StoreError::Unavailable(_) | StoreError::Interfered => true,
             StoreError::Batch(inner) => inner.is_unavailable(),
             _ => false,
         }

@@ -216,34 +216,38 @@ async fn a_change_made_by_another_connection_is_seen_by_the_writer() {
         .execute(&mut other)
         .await
         .unwrap();
-    let (seen, stale) = write(
-        &store,
-        Box::new(move |tx| {
-            Box::pin(async move {
-                let seen = tx.game(id).await?.map(|g| g.version);
-                let stale = tx.update_game(&at_version(&game, 3), 2).await?;
-                Ok((seen, stale))
-            })
-        }),
-    )
-    .await;
+    // A batch that read the game from the cache writes nothing and is
+    // refused as "retry later"; the retry reads the file.
+    let update = move |store: Store, game: GameRecord| async move {
+        store
+            .write::<_, StoreError>(Box::new(move |tx| {
+                Box::pin(async move {
+                    let seen = tx.game(id).await?.map(|g| g.version);
+                    let stale = tx.update_game(&at_version(&game, 3), 2).await?;
+                    Ok((seen, stale))
+                })
+            }))
+            .await
+    };
+    let refused = update(store.clone(), game.clone()).await.unwrap_err();
+    assert!(refused.is_unavailable(), "{refused}");
+    assert!(refused.to_string().contains("could not be committed"));
+    let (seen, stale) = update(store.clone(), game.clone()).await.unwrap();
     assert_eq!(seen, Some(7));
     assert!(
         !stale,
         "an update over another connection's change was accepted"
     );
+    assert_eq!(store.game(id).await.unwrap().unwrap().version, 7);
     sqlx::query("DELETE FROM games WHERE id = $1")
         .bind(id.to_string())
         .execute(&mut other)
         .await
         .unwrap();
-    let seen = write(
-        &store,
-        Box::new(move |tx| Box::pin(async move { Ok(tx.game(id).await?.is_some()) })),
-    )
-    .await;
-    assert!(
-        !seen,
+    assert!(update(store.clone(), game.clone()).await.is_err());
+    let (seen, _) = update(store.clone(), game).await.unwrap();
+    assert_eq!(
+        seen, None,
         "the writer still sees a game another connection deleted"
     );
 }

@@ -27,7 +27,7 @@ use super::{
 use crate::ai::Level;
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 use batch::Batch;
-pub(super) use batch::GameCache;
+pub(super) use batch::WriterState;
 
 /// The channel on which PostgreSQL announces changed games to every instance.
 const CHANNEL: &str = "tabula_changes";
@@ -365,14 +365,19 @@ async fn open_sqlite(url: &str, read_connections: u32) -> Result<Backend, StoreE
         // Statement journals (a multi-row insert that may fail half-way
         // keeps one) stay in memory rather than spilling into temp files.
         .pragma("temp_store", "memory")
+        .pragma("cache_size", "-65536")
         .foreign_keys(true);
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     // The writer keeps its one connection: the game cache's check against
     // `PRAGMA data_version` (see `db/batch.rs`) holds for one connection.
+    // It is not pinged before each batch either: a round trip to the
+    // connection's thread costs as much as a small batch, and a broken
+    // connection fails the batch, which discards it.
     let writer = SqlitePoolOptions::new()
         .max_connections(1)
         .max_lifetime(None)
         .idle_timeout(None)
+        .test_before_acquire(false)
         .acquire_timeout(Duration::from_secs(10))
         .connect_with(options.clone())
         .await?;
@@ -393,7 +398,7 @@ async fn open_sqlite(url: &str, read_connections: u32) -> Result<Backend, StoreE
         (reader, Some(checkpointer))
     };
     let (jobs, queue) = mpsc::channel(4096);
-    tokio::spawn(writer::run(writer.clone(), queue));
+    tokio::spawn(writer::run(writer.clone(), queue, !in_memory));
     Ok(Backend::Sqlite {
         reader,
         writer,
@@ -479,10 +484,10 @@ pub struct WriteTx {
 
 impl WriteTx {
     /// Starts an SQLite write batch (takes the write lock at once), reading
-    /// games through `cache` (see [`Batch`]).
+    /// games through the writer's cache (see [`Batch`]).
     pub(super) async fn begin_sqlite(
         pool: &SqlitePool,
-        cache: GameCache,
+        cache: WriterState,
     ) -> Result<WriteTx, StoreError> {
         Ok(WriteTx {
             conn: Conn::Sqlite(Box::new(Batch::begin(pool, cache).await?)),
@@ -507,7 +512,7 @@ impl WriteTx {
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
-    pub(super) async fn commit(self) -> (Result<(), StoreError>, Option<GameCache>) {
+    pub(super) async fn commit(self) -> (Result<(), StoreError>, Option<WriterState>) {
         match self.conn {
             Conn::Postgres(tx) => (tx.commit().await.map_err(Into::into), None),
             Conn::Sqlite(batch) => {

@@ -19,7 +19,7 @@ use futures_util::future::BoxFuture;
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
-use super::db::GameCache;
+use super::db::WriterState;
 use super::{StoreError, WriteTx};
 
 /// Most jobs run in one transaction.
@@ -78,13 +78,24 @@ where
     }
 }
 
-/// Runs batches until every sender is gone.
-pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>) {
+/// Runs batches until every sender is gone. `hold`: keep the connection
+/// between batches (not for an in-memory database, whose readers share it).
+pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>, hold: bool) {
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
-    // Committed games, carried from one batch to the next; dropped with a
-    // failed batch (the next one starts cold).
-    let mut cache = Some(GameCache::new());
-    while let Some(first) = jobs.recv().await {
+    // The connection and the cache of committed games, carried from one
+    // batch to the next; dropped with a failed batch (the next starts cold).
+    let mut state = Some(WriterState::new(hold));
+    // Closing the pool waits for the held connection: let go of it then.
+    let closed = pool.close_event();
+    tokio::pin!(closed);
+    loop {
+        let first = tokio::select! {
+            job = jobs.recv() => match job {
+                Some(job) => job,
+                None => break,
+            },
+            () = &mut closed => break,
+        };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
@@ -92,8 +103,8 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
                 Err(_) => break,
             }
         }
-        let cold = || GameCache::new();
-        let mut tx = match WriteTx::begin_sqlite(&pool, cache.take().unwrap_or_else(cold)).await {
+        let cold = || WriterState::new(hold);
+        let mut tx = match WriteTx::begin_sqlite(&pool, state.take().unwrap_or_else(cold)).await {
             Ok(tx) => tx,
             Err(e) => {
                 let e = Arc::new(e);
@@ -117,7 +128,7 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
             )))
         } else {
             let (result, kept) = tx.commit().await;
-            cache = kept;
+            state = kept;
             result.map_err(Arc::new)
         };
         if let Err(e) = &commit {

@@ -13,19 +13,24 @@
 //!   idempotency records go in as one multi-statement query, one JSON array
 //!   per table expanded by `json_each`, ending with COMMIT.
 //!
-//! A batch is two round trips (`BEGIN IMMEDIATE` with `PRAGMA data_version`,
-//! then the writes with `COMMIT`) plus one per game not in the cache, however
-//! many moves it carries.
+//! A batch whose games are all cached is one round trip: `BEGIN IMMEDIATE`,
+//! a guard, the writes and `COMMIT`, sent together. The first read that has
+//! to go to the database begins the transaction then (`BEGIN IMMEDIATE` with
+//! `PRAGMA data_version`, one more round trip).
 //!
-//! The cache holds committed states only, and the writer is the only writer:
-//! it is refreshed from each committed batch, dropped when a batch fails, and
-//! dropped when `PRAGMA data_version` shows that another connection (another
-//! process on the same file) committed since our last commit. The version
-//! check of an update is made against the batch's view of the game, which is
-//! the database's view as long as the write lock (`BEGIN IMMEDIATE`) is held.
+//! The cache holds committed states only, and this writer is the only one
+//! meant to write the file. It is refreshed from each committed batch and
+//! dropped with a failed one. Should another process write the file anyway,
+//! `PRAGMA data_version` (which counts other connections' commits) tells: if
+//! it moved since our last commit, the cache is dropped, and a batch that
+//! already used cached games writes nothing and fails with
+//! [`StoreError::Interfered`] (503, retry). The version check of an update
+//! is made against the batch's view of the game, which is the database's
+//! while the write lock (`BEGIN IMMEDIATE`) is held.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 use lru::LruCache;
 use serde_json::{Value, json};
@@ -43,13 +48,23 @@ use crate::rules::Player;
 /// Committed games the writer remembers between batches.
 const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
 
-/// Starts a batch: takes the write lock and reads the database's change
-/// counter in one round trip.
+/// Begins a batch's transaction when a read must go to the database: takes
+/// the write lock and reads the count of other connections' commits.
 const BEGIN: &str = "BEGIN IMMEDIATE; PRAGMA data_version";
 
-/// Writes a batch and commits it, in one round trip. `$1`: ids of games to
-/// delete; `$2`: games to insert or update; `$3`: moves; `$4`: events;
-/// `$5`: idempotency records. Each is a JSON array (see [`Batch::flush`]).
+/// Begins the transaction of a batch that read nothing from the database,
+/// and stops with an error (`json` refuses the text; nothing is written) if
+/// another connection committed since our last commit (`$6`: the count we
+/// last saw), as the batch's cached games may then be stale.
+const BEGIN_GUARDED: &str = "\
+BEGIN IMMEDIATE;
+SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_version <> $6;
+";
+
+/// Writes a batch and commits it, after [`BEGIN_GUARDED`] or [`BEGIN`].
+/// `$1`: ids of games to delete; `$2`: games to insert or update; `$3`:
+/// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array (see
+/// [`Batch::flush`]).
 const FLUSH: &str = "\
 DELETE FROM games WHERE id IN (SELECT value FROM json_each($1));
 WITH r AS MATERIALIZED (SELECT value AS g, key FROM json_each($2)) \
@@ -78,16 +93,28 @@ INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
   ON CONFLICT (game_id, seat, key) DO UPDATE SET status = excluded.status, body = excluded.body;
 COMMIT";
 
-/// Committed games, kept by the writer from one batch to the next.
-pub(in crate::store) struct GameCache {
+/// [`BEGIN_GUARDED`] then [`FLUSH`].
+static GUARDED_FLUSH: OnceLock<String> = OnceLock::new();
+
+/// What the writer keeps from one batch to the next: its connection and its
+/// cache of committed games. All of it is dropped with a failed batch.
+pub(in crate::store) struct WriterState {
+    /// Held between batches, unless the database is in memory: its one
+    /// connection is the readers' too.
+    conn: Option<PoolConnection<Sqlite>>,
+    hold: bool,
     games: LruCache<Uuid, GameRecord>,
     /// `PRAGMA data_version` when the cache was last known to be current.
     data_version: Option<i64>,
 }
 
-impl GameCache {
-    pub(in crate::store) fn new() -> GameCache {
-        GameCache {
+impl WriterState {
+    /// A cold start: no connection yet, nothing cached. `hold`: keep the
+    /// connection between batches.
+    pub(in crate::store) fn new(hold: bool) -> WriterState {
+        WriterState {
+            conn: None,
+            hold,
             games: LruCache::new(CACHED_GAMES),
             data_version: None,
         }
@@ -105,7 +132,13 @@ struct Written {
 /// An SQLite write transaction whose writes wait in memory until commit.
 pub(super) struct Batch {
     conn: PoolConnection<Sqlite>,
-    cache: GameCache,
+    cache: WriterState,
+    /// Whether `BEGIN` has been sent (the first read from the database does).
+    begun: bool,
+    /// Whether a job of this batch has read a game from the cache.
+    used_cache: bool,
+    /// Another connection committed after this batch used cached games.
+    interfered: bool,
     /// Games written in this batch, in the order first written.
     order: Vec<Uuid>,
     written: HashMap<Uuid, Written>,
@@ -124,28 +157,22 @@ struct Remembered {
 }
 
 impl Batch {
-    /// Takes the write lock. The cache is dropped if another connection
-    /// committed since the last batch.
+    /// Starts a batch on the writer's connection; the transaction itself
+    /// begins with the first read from the database, or with the commit.
     pub(super) async fn begin(
         pool: &SqlitePool,
-        mut cache: GameCache,
+        mut cache: WriterState,
     ) -> Result<Batch, StoreError> {
-        let mut conn = pool.acquire().await?;
-        let data_version: i64 = match sqlx::query_scalar(BEGIN).fetch_one(&mut *conn).await {
-            Ok(v) => v,
-            Err(e) => {
-                let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-                conn.close_on_drop();
-                return Err(e.into());
-            }
+        let conn = match cache.conn.take() {
+            Some(conn) => conn,
+            None => pool.acquire().await?,
         };
-        if cache.data_version != Some(data_version) {
-            cache.games.clear();
-            cache.data_version = Some(data_version);
-        }
         Ok(Batch {
             conn,
             cache,
+            begun: false,
+            used_cache: false,
+            interfered: false,
             order: Vec::new(),
             written: HashMap::new(),
             moves: Vec::new(),
@@ -154,10 +181,36 @@ impl Batch {
         })
     }
 
-    /// Writes everything and commits. Gives back the cache, refreshed with the
-    /// batch's games when the commit succeeded and empty when it failed.
-    pub(super) async fn commit(mut self) -> (Result<(), StoreError>, GameCache) {
-        let flushed = self.flush().await;
+    /// Begins the transaction if it has not begun (takes the write lock).
+    async fn begun(&mut self) -> Result<&mut PoolConnection<Sqlite>, StoreError> {
+        if !self.begun {
+            let data_version: i64 = sqlx::query_scalar(BEGIN).fetch_one(&mut *self.conn).await?;
+            self.begun = true;
+            if self.cache.data_version != Some(data_version) {
+                self.cache.games.clear();
+                self.interfered = self.used_cache;
+                self.cache.data_version = Some(data_version);
+            }
+        }
+        Ok(&mut self.conn)
+    }
+
+    /// Writes everything and commits. Gives back the writer's state, with the
+    /// cache refreshed with the batch's games when the commit succeeded, and
+    /// a cold one when it failed.
+    pub(super) async fn commit(mut self) -> (Result<(), StoreError>, WriterState) {
+        // The guard needs the count of commits we last saw: without one (a
+        // fresh cache), begin the plain way, which reads it.
+        let flushed = if !self.begun && self.cache.data_version.is_none() {
+            self.begun().await.map(|_| ())
+        } else {
+            Ok(())
+        };
+        let flushed = match flushed {
+            Ok(()) if self.interfered => Err(StoreError::Interfered),
+            Ok(()) => self.flush().await,
+            Err(e) => Err(e),
+        };
         let Batch {
             mut conn,
             mut cache,
@@ -167,8 +220,18 @@ impl Batch {
         } = self;
         if let Err(e) = flushed {
             let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+            // Tell a refusal of the guard from other failures.
+            let now: Option<i64> = sqlx::query_scalar("PRAGMA data_version")
+                .fetch_one(&mut *conn)
+                .await
+                .ok();
             conn.close_on_drop();
-            return (Err(e), GameCache::new());
+            let e = if now.is_some() && now != cache.data_version {
+                StoreError::Interfered
+            } else {
+                e
+            };
+            return (Err(e), WriterState::new(cache.hold));
         }
         for id in order {
             match written.remove(&id).and_then(|w| w.state) {
@@ -180,12 +243,17 @@ impl Batch {
                 }
             }
         }
+        if cache.hold {
+            cache.conn = Some(conn);
+        }
         (Ok(()), cache)
     }
 
     /// Rolls back and discards the connection (and the cache with it).
     pub(super) async fn abandon(mut self) {
-        let _ = sqlx::query("ROLLBACK").execute(&mut *self.conn).await;
+        if self.begun {
+            let _ = sqlx::query("ROLLBACK").execute(&mut *self.conn).await;
+        }
         self.conn.close_on_drop();
     }
 
@@ -231,12 +299,18 @@ impl Batch {
                 ])
             })
             .collect();
-        sqlx::query(FLUSH)
+        let flush = sqlx::query(if self.begun {
+            FLUSH
+        } else {
+            GUARDED_FLUSH.get_or_init(|| format!("{BEGIN_GUARDED}{FLUSH}"))
+        });
+        flush
             .bind(Value::Array(gone).to_string())
             .bind(Value::Array(games).to_string())
             .bind(moves.to_string())
             .bind(events.to_string())
             .bind(Value::Array(remembered).to_string())
+            .bind(self.cache.data_version)
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -248,11 +322,13 @@ impl Batch {
             return Ok(w.state.clone());
         }
         if let Some(game) = self.cache.games.get(&id) {
+            self.used_cache = true;
             return Ok(Some(game.clone()));
         }
+        let conn = self.begun().await?;
         let row: Option<GameRow> = sqlx::query_as(GAME_BY_ID)
             .bind(id.to_string())
-            .fetch_optional(&mut *self.conn)
+            .fetch_optional(&mut **conn)
             .await?;
         let game = row.map(GameRow::into_record).transpose()?;
         if let Some(game) = &game {
@@ -335,12 +411,13 @@ impl Batch {
         {
             return Ok(Some(r.response.clone()));
         }
+        let conn = self.begun().await?;
         super::stored_response(
             sqlx::query_as(super::IDEMPOTENT)
                 .bind(id.to_string())
                 .bind(player_str(seat))
                 .bind(key)
-                .fetch_optional(&mut *self.conn)
+                .fetch_optional(&mut **conn)
                 .await?,
         )
     }
