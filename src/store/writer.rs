@@ -141,13 +141,13 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
 }
 
 /// Checkpoints the WAL in the background (PASSIVE: never blocks the writer
-/// or readers), so that the writer's own automatic checkpoint, made after a
-/// commit once the WAL holds 1000 pages, finds most pages already copied and
-/// only has the last few to copy and flush before the WAL starts over. That
-/// checkpoint stalls every queued write, so it should be short; the writer
-/// keeps making it because only a checkpoint that catches up with the writer
-/// lets the WAL restart (a checkpointer alone never catches up under
-/// continuous writes, and the WAL would grow without bound).
+/// or readers), every 10 ms while there is something to copy. A checkpoint
+/// syncs the WAL and the database file, so it is kept off the writer's path:
+/// the writer's own automatic checkpoint (at 64 MiB of WAL, see
+/// `open_sqlite`) then finds nearly every page copied. The WAL starts over
+/// when a write begins after a checkpoint that caught up with it, which
+/// happens whenever writes pause; under writes that never pause, it is the
+/// writer's checkpoint that bounds the WAL.
 pub(super) async fn checkpoint(pool: SqlitePool) {
     let busy = std::time::Duration::from_millis(10);
     let idle = std::time::Duration::from_millis(250);
