@@ -331,3 +331,79 @@ async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
     let plies: Vec<u32> = moves.iter().map(|m| m.ply).collect();
     assert_eq!(plies, (1..=40).collect::<Vec<_>>());
 }
+
+#[tokio::test]
+async fn moves_stored_before_the_insertion_order_migration_survive_it() {
+    // A database made by the first migration alone, with a game and its moves.
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("migrations");
+    std::fs::create_dir(&first).unwrap();
+    std::fs::copy(
+        "migrations/sqlite/20261122000001_init.sql",
+        first.join("20261122000001_init.sql"),
+    )
+    .unwrap();
+    let url = format!("sqlite://{}", dir.path().join("old.db").display());
+    let mut conn = SqliteConnectOptions::from_str(&url)
+        .unwrap()
+        .create_if_missing(true)
+        .connect()
+        .await
+        .unwrap();
+    sqlx::migrate::Migrator::new(first.as_path())
+        .await
+        .unwrap()
+        .run(&mut conn)
+        .await
+        .unwrap();
+    let game = new_game();
+    let id = game.id.to_string();
+    sqlx::query(
+        "INSERT INTO games (id, kind, status, open_seat, hotseat, x_type, x_token, o_type, \
+         round, version, snapshot, created_at, updated_at) \
+         VALUES ($1, 'connect_four', 'in_progress', 1, 0, 'human', $2, 'human', 1, 3, $3, $4, $4)",
+    )
+    .bind(&id)
+    .bind(vec![7u8; 32])
+    .bind(game.position.encode())
+    .bind("2026-11-22T00:00:00.000000Z")
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for (ply, column) in [(2, 4), (1, 3)] {
+        sqlx::query(
+            "INSERT INTO moves (game_id, round, ply, version, player, a, b, at) \
+             VALUES ($1, 1, $2, $3, $4, $5, NULL, '2026-11-22T00:00:00.000000Z')",
+        )
+        .bind(&id)
+        .bind(ply)
+        .bind(ply + 1)
+        .bind(if ply == 1 { "X" } else { "O" })
+        .bind(column)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    drop(conn);
+    // Opening it applies the rest.
+    let store = Store::open(&url, 1).await.unwrap();
+    let moves = store
+        .moves(game.id, GameKind::ConnectFour, 1)
+        .await
+        .unwrap();
+    let kept: Vec<_> = moves.iter().map(|m| (m.ply, m.version, m.mv)).collect();
+    assert_eq!(
+        kept,
+        [
+            (1, 2, MoveInput::Column { column: 3 }),
+            (2, 3, MoveInput::Column { column: 4 })
+        ]
+    );
+    // The key still refuses a second move for a turn.
+    let duplicate = store
+        .write::<(), StoreError>(Box::new(move |tx| {
+            Box::pin(async move { tx.insert_move(game.id, &column(2, 6)).await })
+        }))
+        .await;
+    assert!(duplicate.is_err());
+}
