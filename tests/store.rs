@@ -64,6 +64,16 @@ async fn write<T: Send + 'static>(store: &Store, job: JobFn<T, StoreError>) -> T
     store.write(job).await.unwrap()
 }
 
+/// Stores `game` in a batch of its own.
+async fn insert(store: &Store, game: &GameRecord) {
+    let game = game.clone();
+    write(
+        store,
+        Box::new(move |tx| Box::pin(async move { tx.insert_game(&game).await })),
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_game_created_and_changed_in_one_batch_is_stored_whole() {
     let (_dir, _, store) = open().await;
@@ -118,11 +128,7 @@ async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
     let (_dir, _, store) = open().await;
     let kept = new_game();
     let kept_id = kept.id;
-    write(
-        &store,
-        Box::new(move |tx| Box::pin(async move { tx.insert_game(&kept).await })),
-    )
-    .await;
+    insert(&store, &kept).await;
     let (gone, created) = (new_game(), new_game());
     let (gone_id, created_id) = (gone.id, created.id);
     write(
@@ -158,12 +164,7 @@ async fn a_job_that_fails_after_writing_takes_its_batch_back_and_the_cache_too()
     let (_dir, _, store) = open().await;
     let game = new_game();
     let id = game.id;
-    let g = game.clone();
-    write(
-        &store,
-        Box::new(move |tx| Box::pin(async move { tx.insert_game(&g).await })),
-    )
-    .await;
+    insert(&store, &game).await;
     let g = game.clone();
     let failed = store
         .write::<(), StoreError>(Box::new(move |tx| {
@@ -293,12 +294,7 @@ async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
     let (_dir, _, store) = open().await;
     let game = new_game();
     let id = game.id;
-    let g = game.clone();
-    write(
-        &store,
-        Box::new(move |tx| Box::pin(async move { tx.insert_game(&g).await })),
-    )
-    .await;
+    insert(&store, &game).await;
     // 40 jobs each append the next move at the version they find: queued at
     // once, they share batches, and each must see the one before it.
     let jobs = (0..40).map(|_| {

@@ -490,14 +490,15 @@ pub struct WriteTx {
 }
 
 impl WriteTx {
-    /// Starts an SQLite write batch (takes the write lock at once), reading
-    /// games through the writer's cache (see [`Batch`]).
+    /// Starts an SQLite write batch on the writer's connection, reading games
+    /// through its cache (see [`Batch`]); the write lock is taken by the
+    /// first read from the database, or at commit.
     pub(super) async fn begin_sqlite(
         pool: &SqlitePool,
-        cache: WriterState,
+        state: WriterState,
     ) -> Result<WriteTx, StoreError> {
         Ok(WriteTx {
-            conn: Conn::Sqlite(Box::new(Batch::begin(pool, cache).await?)),
+            conn: Conn::Sqlite(Box::new(Batch::begin(pool, state).await?)),
             writes: 0,
         })
     }
@@ -514,8 +515,8 @@ impl WriteTx {
         }
     }
 
-    /// Makes the transaction durable. On SQLite, also gives back the game
-    /// cache (empty if the commit failed).
+    /// Makes the transaction durable. On SQLite, also gives back the
+    /// writer's state (a cold one if the commit failed).
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
@@ -523,8 +524,8 @@ impl WriteTx {
         match self.conn {
             Conn::Postgres(tx) => (tx.commit().await.map_err(Into::into), None),
             Conn::Sqlite(batch) => {
-                let (result, cache) = batch.commit().await;
-                (result, Some(cache))
+                let (result, state) = batch.commit().await;
+                (result, Some(state))
             }
         }
     }

@@ -132,7 +132,7 @@ struct Written {
 /// An SQLite write transaction whose writes wait in memory until commit.
 pub(super) struct Batch {
     conn: PoolConnection<Sqlite>,
-    cache: WriterState,
+    state: WriterState,
     /// Whether `BEGIN` has been sent (the first read from the database does).
     begun: bool,
     /// Whether a job of this batch has read a game from the cache.
@@ -161,15 +161,15 @@ impl Batch {
     /// begins with the first read from the database, or with the commit.
     pub(super) async fn begin(
         pool: &SqlitePool,
-        mut cache: WriterState,
+        mut state: WriterState,
     ) -> Result<Batch, StoreError> {
-        let conn = match cache.conn.take() {
+        let conn = match state.conn.take() {
             Some(conn) => conn,
             None => pool.acquire().await?,
         };
         Ok(Batch {
             conn,
-            cache,
+            state,
             begun: false,
             used_cache: false,
             interfered: false,
@@ -186,10 +186,10 @@ impl Batch {
         if !self.begun {
             let data_version: i64 = sqlx::query_scalar(BEGIN).fetch_one(&mut *self.conn).await?;
             self.begun = true;
-            if self.cache.data_version != Some(data_version) {
-                self.cache.games.clear();
+            if self.state.data_version != Some(data_version) {
+                self.state.games.clear();
                 self.interfered = self.used_cache;
-                self.cache.data_version = Some(data_version);
+                self.state.data_version = Some(data_version);
             }
         }
         Ok(&mut self.conn)
@@ -201,7 +201,7 @@ impl Batch {
     pub(super) async fn commit(mut self) -> (Result<(), StoreError>, WriterState) {
         // The guard needs the count of commits we last saw: without one (a
         // fresh cache), begin the plain way, which reads it.
-        let flushed = if !self.begun && self.cache.data_version.is_none() {
+        let flushed = if !self.begun && self.state.data_version.is_none() {
             self.begun().await.map(|_| ())
         } else {
             Ok(())
@@ -213,7 +213,7 @@ impl Batch {
         };
         let Batch {
             mut conn,
-            mut cache,
+            mut state,
             order,
             mut written,
             ..
@@ -226,27 +226,27 @@ impl Batch {
                 .await
                 .ok();
             conn.close_on_drop();
-            let e = if now.is_some() && now != cache.data_version {
+            let e = if now.is_some() && now != state.data_version {
                 StoreError::Interfered
             } else {
                 e
             };
-            return (Err(e), WriterState::new(cache.hold));
+            return (Err(e), WriterState::new(state.hold));
         }
         for id in order {
             match written.remove(&id).and_then(|w| w.state) {
                 Some(game) => {
-                    cache.games.put(id, game);
+                    state.games.put(id, game);
                 }
                 None => {
-                    cache.games.pop(&id);
+                    state.games.pop(&id);
                 }
             }
         }
-        if cache.hold {
-            cache.conn = Some(conn);
+        if state.hold {
+            state.conn = Some(conn);
         }
-        (Ok(()), cache)
+        (Ok(()), state)
     }
 
     /// Rolls back and discards the connection (and the cache with it).
@@ -310,7 +310,7 @@ impl Batch {
             .bind(moves.to_string())
             .bind(events.to_string())
             .bind(Value::Array(remembered).to_string())
-            .bind(self.cache.data_version)
+            .bind(self.state.data_version)
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -321,7 +321,7 @@ impl Batch {
         if let Some(w) = self.written.get(&id) {
             return Ok(w.state.clone());
         }
-        if let Some(game) = self.cache.games.get(&id) {
+        if let Some(game) = self.state.games.get(&id) {
             self.used_cache = true;
             return Ok(Some(game.clone()));
         }
@@ -332,7 +332,7 @@ impl Batch {
             .await?;
         let game = row.map(GameRow::into_record).transpose()?;
         if let Some(game) = &game {
-            self.cache.games.put(id, game.clone());
+            self.state.games.put(id, game.clone());
         }
         Ok(game)
     }
