@@ -35,8 +35,6 @@ mod random;
 mod tic_tac_toe;
 mod ultimate;
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -44,70 +42,14 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::rules::{AnyGame, AnyMove, GameKind};
 
+/// The strength a bot is asked to play at: a domain record (seats and
+/// requests carry it), re-exported here for the bots' callers.
+pub use crate::domain::{Level, UnknownLevel};
+
 use limits::Meter;
 
 /// The most memory (bytes) one search may hold in tables and trees.
 pub const MAX_SEARCH_MEMORY: usize = 64 << 20;
-
-/// How strong a bot plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Level {
-    /// Any legal move.
-    Random,
-    /// Wins at once if it can, else blocks the opponent's immediate win, else random.
-    Easy,
-    /// A shallow search.
-    Medium,
-    /// A deep search that uses its whole budget.
-    Hard,
-    /// Plays perfectly where the game is solved within the budget.
-    Perfect,
-}
-
-impl Level {
-    /// Every level, weakest first.
-    pub const ALL: [Level; 5] = [
-        Level::Random,
-        Level::Easy,
-        Level::Medium,
-        Level::Hard,
-        Level::Perfect,
-    ];
-
-    /// The API name.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Level::Random => "random",
-            Level::Easy => "easy",
-            Level::Medium => "medium",
-            Level::Hard => "hard",
-            Level::Perfect => "perfect",
-        }
-    }
-}
-
-impl fmt::Display for Level {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// An unknown level name.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown level `{0}`: use one of random, easy, medium, hard, perfect")]
-pub struct UnknownLevel(pub String);
-
-impl FromStr for Level {
-    type Err = UnknownLevel;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Level::ALL
-            .into_iter()
-            .find(|l| l.as_str() == s)
-            .ok_or_else(|| UnknownLevel(s.to_owned()))
-    }
-}
 
 /// A level that this build cannot play for a kind, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -338,14 +280,6 @@ const fn mix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::rules::{GameKind, Setup};
-
-    #[test]
-    fn levels_round_trip_through_their_names() {
-        for level in Level::ALL {
-            assert_eq!(level.as_str().parse::<Level>(), Ok(level));
-        }
-        assert!("godlike".parse::<Level>().is_err());
-    }
 
     #[test]
     fn the_same_seed_and_position_give_the_same_move() {

@@ -9,6 +9,8 @@ pub mod ai;
 pub mod api;
 /// One typed settings struct, from flags and environment.
 pub mod config;
+/// The records the service works with: games, seats, moves, changes, levels.
+pub mod domain;
 /// Pure game logic: the four games and the types they share.
 pub mod rules;
 /// The use cases: where rules, ai and store meet; transactions and versions.

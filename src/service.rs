@@ -18,11 +18,11 @@ use tokio::sync::{Semaphore, broadcast};
 use uuid::Uuid;
 
 use crate::ai::{self, Budget, Level, Suggestion};
-use crate::rules::{AnyGame, AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
-use crate::store::{
-    EventRecord, EventType, GameRecord, JobFn, ListFilter, MoveRecord, Seat, Store, StoreError,
-    StoredResponse, TokenHash, WriteTx,
+use crate::domain::{
+    EventRecord, EventType, GameRecord, ListFilter, MoveRecord, Seat, StoredResponse, TokenHash,
 };
+use crate::rules::{AnyGame, AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
+use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::{Metrics, spawn_blocking_with_tracing};
 
 /// Why a use case refused or failed.
@@ -56,10 +56,24 @@ pub enum ServiceError {
     },
     #[error("{0}")]
     InvalidOption(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    /// The database cannot take the request now: nothing was changed, retry.
+    #[error("storage unavailable")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Any other failure of the database.
+    #[error("storage error")]
+    Store(#[source] StoreError),
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> ServiceError {
+        if e.is_unavailable() {
+            ServiceError::Unavailable(Box::new(e))
+        } else {
+            ServiceError::Store(e)
+        }
+    }
 }
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;
@@ -137,7 +151,7 @@ pub struct Preconditions {
 }
 
 /// Renders the answer to a move, for the idempotency record.
-pub type Render = fn(&Played) -> StoredResponse;
+pub type Render = fn(&Played) -> Result<StoredResponse>;
 
 /// The use cases over one store.
 #[derive(Clone, Debug)]
@@ -177,9 +191,15 @@ impl Service {
         self.store.publish(id);
     }
 
-    #[must_use]
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// Whether the database answers (for readiness probes).
+    ///
+    /// # Errors
+    /// `Unavailable` when it does not.
+    pub async fn ready(&self) -> Result<()> {
+        self.store
+            .ping()
+            .await
+            .map_err(|e| ServiceError::Unavailable(Box::new(e)))
     }
 
     /// Runs a write job on the store's writer.
@@ -366,7 +386,7 @@ impl Service {
                         replies: Vec::new(),
                     };
                     if let Some(key) = &key {
-                        tx.remember(id, seat, key, &render(&played)).await?;
+                        tx.remember(id, seat, key, &render(&played)?).await?;
                     }
                     Ok(Ok((played, seat)))
                 })
@@ -665,7 +685,7 @@ impl Service {
                                 game: current.clone(),
                                 replies,
                             };
-                            tx.remember(id, seat, &key, &render(&played)).await?;
+                            tx.remember(id, seat, &key, &render(&played)?).await?;
                         }
                         Ok(Some((mv, current)))
                     })

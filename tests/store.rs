@@ -8,11 +8,11 @@ use std::str::FromStr;
 use chrono::Utc;
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
-use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
-use tabula::store::{
-    EventRecord, EventType, GameRecord, JobFn, MoveRecord, Seat, Store, StoreError, StoredResponse,
-    TokenHash,
+use tabula::domain::{
+    EventRecord, EventType, GameRecord, MoveRecord, Seat, StoredResponse, TokenHash,
 };
+use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
+use tabula::store::{JobFn, Store, StoreError};
 use uuid::Uuid;
 
 async fn open() -> (tempfile::TempDir, String, Store) {
@@ -261,6 +261,7 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     let answer = |status: u16| StoredResponse {
         status,
         body: format!("{{\"status\":{status}}}"),
+        version: i64::from(status),
     };
     let (first, second) = write(
         &store,
@@ -329,8 +330,9 @@ async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
 }
 
 #[tokio::test]
-async fn moves_stored_before_the_insertion_order_migration_survive_it() {
-    // A database made by the first migration alone, with a game and its moves.
+async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
+    // A database made by the first migration alone, with a game, its moves
+    // and an idempotent answer.
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("migrations");
     std::fs::create_dir(&first).unwrap();
@@ -380,9 +382,25 @@ async fn moves_stored_before_the_insertion_order_migration_survive_it() {
         .await
         .unwrap();
     }
+    sqlx::query(
+        "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
+         VALUES ($1, 'X', 'k', 201, '{\"game\":{\"version\":3}}', '2026-11-22T00:00:00.000000Z')",
+    )
+    .bind(&id)
+    .execute(&mut conn)
+    .await
+    .unwrap();
     drop(conn);
     // Opening it applies the rest.
     let store = Store::open(&url, 1).await.unwrap();
+    // The answer's version is read out of its body once, by the migration.
+    let answer = write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(game.id, Player::X, "k").await })),
+    )
+    .await
+    .expect("kept");
+    assert_eq!((answer.status, answer.version), (201, 3));
     let moves = store
         .moves(game.id, GameKind::ConnectFour, 1)
         .await

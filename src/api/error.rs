@@ -175,7 +175,7 @@ impl ApiError {
                 ServiceError::Malformed(_) => ErrorCode::MalformedRequest,
                 ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
-                ServiceError::Store(e) if e.is_unavailable() => ErrorCode::StorageUnavailable,
+                ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
         }
@@ -207,7 +207,7 @@ impl ApiError {
                 problem.detail = format!("the game is at version {}", game.version);
                 problem.game = Some(Box::new(Game::from(game.as_ref())));
             }
-            ApiError::Service(ServiceError::Store(e)) if e.is_unavailable() => {
+            ApiError::Service(ServiceError::Unavailable(_)) => {
                 "the database cannot take writes now; nothing was changed, retry later"
                     .clone_into(&mut problem.detail);
             }

@@ -13,11 +13,11 @@ use super::wire::{
     self, BotLevel, EvaluationView, Game, GamePage, HintView, KindList, MoveBody, MoveList,
     MoveRecordView, MoveResponse, ProvenOutcome, SeatGrant,
 };
+use crate::domain::{GameRecord, MoveRecord, Seat, TokenHash};
 use crate::rules::{
     AnyGame, GameKind, GomokuOptions, GomokuRule, MoveInput, MoveParseError, Player, Setup,
 };
 use crate::service::{Played, SeatTaken, ServiceError};
-use crate::store::{GameRecord, MoveRecord, Seat, StoreError, TokenHash};
 
 /// The example game's id.
 const ID: Uuid = Uuid::from_u128(0x3f0c_8a56_7a4e_4f7e_9d55_2b8f_0c1d_9e10);
@@ -237,7 +237,7 @@ pub fn problem(code: ErrorCode) -> Value {
         }
         ErrorCode::Internal => ServiceError::Internal("example".into()).into(),
         ErrorCode::StorageUnavailable => {
-            ServiceError::Store(StoreError::Unavailable(sqlx::Error::PoolTimedOut)).into()
+            ServiceError::Unavailable("the disk is full".into()).into()
         }
     };
     to_value(&error.problem())

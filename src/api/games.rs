@@ -18,8 +18,8 @@ use super::wire::{
     RoundQuery, SeatGrant,
 };
 use crate::ai::Level;
-use crate::service::{MoveResult, Played};
-use crate::store::{ListFilter, StoredResponse};
+use crate::domain::{ListFilter, StoredResponse};
+use crate::service::{MoveResult, Played, ServiceError};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -35,15 +35,19 @@ fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
     res
 }
 
-fn game_response(game: &crate::store::GameRecord) -> HttpResponse {
+fn game_response(game: &crate::domain::GameRecord) -> HttpResponse {
     with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
 }
 
-fn render(played: &Played) -> StoredResponse {
-    StoredResponse {
+/// The answer to a move as stored for its idempotency key.
+fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
+    let body = serde_json::to_string(&MoveResponse::from(played))
+        .map_err(|e| ServiceError::Internal(format!("rendering a move's answer: {e}")))?;
+    Ok(StoredResponse {
         status: 201,
-        body: serde_json::to_string(&MoveResponse::from(played)).unwrap_or_default(),
-    }
+        body,
+        version: played.game.version,
+    })
 }
 
 fn move_response(result: MoveResult) -> HttpResponse {
@@ -53,18 +57,13 @@ fn move_response(result: MoveResult) -> HttpResponse {
             played.game.version,
         ),
         MoveResult::Replayed(stored) => {
-            // The first answer's ETag: the version of the game it carries.
-            let version = serde_json::from_str::<serde_json::Value>(&stored.body)
-                .ok()
-                .and_then(|body| body["game"]["version"].as_i64());
             let mut res = HttpResponse::build(
                 actix_web::http::StatusCode::from_u16(stored.status)
                     .unwrap_or(actix_web::http::StatusCode::CREATED),
             );
             res.insert_header(("Idempotent-Replayed", "true"));
-            if let Some(version) = version {
-                res.insert_header((header::ETAG, wire::etag(version)));
-            }
+            // The first answer's ETag: the version of the game it carries.
+            res.insert_header((header::ETAG, wire::etag(stored.version)));
             res.content_type("application/json").body(stored.body)
         }
     }

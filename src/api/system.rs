@@ -5,8 +5,6 @@ use actix_web::{HttpResponse, get, web};
 use super::AppState;
 use super::error::ApiError;
 use super::responses::Unavailable;
-use crate::service::ServiceError;
-use crate::store::StoreError;
 
 /// Alive: the process answers.
 ///
@@ -32,12 +30,7 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    state.service.store().ping().await.map_err(|e| {
-        ServiceError::Store(match e {
-            StoreError::Database(cause) => StoreError::Unavailable(cause),
-            other => other,
-        })
-    })?;
+    state.service.ready().await?;
     Ok(HttpResponse::Ok().content_type("text/plain").body("ready"))
 }
 

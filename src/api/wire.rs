@@ -10,12 +10,12 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::ai::{self, Level};
+use crate::domain::{self as store, GameRecord, MoveRecord};
 use crate::rules::{
     AnyGame, GameKind, GomokuOptions, GomokuRule, MoveInput, Player, Refusal, Setup, gomoku,
     ultimate::InnerStatus,
 };
 use crate::service::{self, Opponent};
-use crate::store::{self, GameRecord, MoveRecord};
 
 /// The ETag of a version: `"<version>"`.
 #[must_use]

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 use super::db::WriterState;
 use super::{StoreError, WriteTx};
@@ -49,6 +50,9 @@ pub type JobFn<T, E> =
 pub(super) struct TypedJob<T, E> {
     pub(super) f: JobFn<T, E>,
     pub(super) reply: oneshot::Sender<Result<T, E>>,
+    /// The span of the request that queued the job: the job runs in it, so
+    /// its log lines name that request and game.
+    pub(super) span: tracing::Span,
 }
 
 impl<T, E> Job for TypedJob<T, E>
@@ -58,9 +62,9 @@ where
 {
     fn run<'t>(self: Box<Self>, tx: &'t mut WriteTx) -> BoxFuture<'t, Ran> {
         Box::pin(async move {
-            let TypedJob { f, reply } = *self;
+            let TypedJob { f, reply, span } = *self;
             let writes = tx.writes();
-            let result = f(tx).await;
+            let result = f(tx).instrument(span).await;
             let poisoned = result.is_err() && tx.writes() != writes;
             let complete = Box::new(move |commit: Result<(), Arc<StoreError>>| {
                 let answer = match (commit, result) {
@@ -114,26 +118,33 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
                 continue;
             }
         };
-        let mut done = Vec::with_capacity(batch.len());
-        let mut poisoned = false;
-        for job in batch.drain(..) {
-            let ran = job.run(&mut tx).await;
-            poisoned |= ran.poisoned;
-            done.push(ran.complete);
+        let span = tracing::debug_span!("writer_batch", jobs = batch.len());
+        let (commit, done) = async {
+            let mut done = Vec::with_capacity(batch.len());
+            let mut poisoned = false;
+            for job in batch.drain(..) {
+                let ran = job.run(&mut tx).await;
+                poisoned |= ran.poisoned;
+                done.push(ran.complete);
+            }
+            let commit = if poisoned {
+                tx.abandon().await;
+                Err(Arc::new(StoreError::Corrupt(
+                    "a write failed half-way; the batch was rolled back".into(),
+                )))
+            } else {
+                let (result, kept) = tx.commit().await;
+                state = kept;
+                result.map_err(Arc::new)
+            };
+            match &commit {
+                Ok(()) => tracing::debug!("batch committed"),
+                Err(e) => tracing::error!(error = %e, "batch not committed"),
+            }
+            (commit, done)
         }
-        let commit = if poisoned {
-            tx.abandon().await;
-            Err(Arc::new(StoreError::Corrupt(
-                "a write failed half-way; the batch was rolled back".into(),
-            )))
-        } else {
-            let (result, kept) = tx.commit().await;
-            state = kept;
-            result.map_err(Arc::new)
-        };
-        if let Err(e) = &commit {
-            tracing::error!(error = %e, jobs = done.len(), "batch not committed");
-        }
+        .instrument(span)
+        .await;
         for complete in done {
             complete(commit.clone());
         }

@@ -30,19 +30,20 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use lru::LruCache;
-use serde_json::{Value, json};
 use sqlx::Sqlite;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::SqlitePool;
 use uuid::Uuid;
 
-use super::{
-    EventRecord, GAME_BY_ID, GameRecord, GameRow, GameValues, MoveRecord, StoreError,
-    StoredResponse, event_columns, move_columns, player_str, ts,
+use super::StoreError;
+use super::rows::{
+    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
+    MoveRow, player_str,
 };
+use crate::domain::{GameRecord, StoredResponse};
 use crate::rules::Player;
 
 /// Committed games the writer remembers between batches.
@@ -63,38 +64,37 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 
 /// Writes a batch and commits it, after [`BEGIN_GUARDED`] or [`BEGIN`].
 /// `$1`: ids of games to delete; `$2`: games to insert or update; `$3`:
-/// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array (see
-/// [`Batch::flush`]).
-const FLUSH: &str = "\
+/// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array of
+/// rows, each row an object keyed by column name (see [`Batch::flush`]).
+static FLUSH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
 DELETE FROM games WHERE id IN (SELECT value FROM json_each($1));
 WITH r AS MATERIALIZED (SELECT value AS g, key FROM json_each($2)) \
-INSERT INTO games (id, kind, status, open_seat, hotseat, \
-    x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
-    round, resigned, version, snapshot, created_at, updated_at) \
-  SELECT g->>0, g->>1, g->>2, g->>3, g->>4, \
-    g->>5, unhex(g->>6), g->>7, g->>8, g->>9, unhex(g->>10), g->>11, g->>12, \
-    g->>13, g->>14, g->>15, unhex(g->>16), g->>17, g->>18 \
-  FROM r WHERE true ORDER BY key \
-  ON CONFLICT (id) DO UPDATE SET status = excluded.status, open_seat = excluded.open_seat, \
-    hotseat = excluded.hotseat, x_type = excluded.x_type, x_token = excluded.x_token, \
-    x_level = excluded.x_level, x_seed = excluded.x_seed, o_type = excluded.o_type, \
-    o_token = excluded.o_token, o_level = excluded.o_level, o_seed = excluded.o_seed, \
-    round = excluded.round, resigned = excluded.resigned, version = excluded.version, \
-    snapshot = excluded.snapshot, updated_at = excluded.updated_at;
+INSERT INTO games ({columns}) SELECT {from_json} FROM r WHERE true ORDER BY key \
+  ON CONFLICT (id) DO UPDATE SET {upsert_set};
 WITH r AS MATERIALIZED (SELECT value AS m, key FROM json_each($3)) \
-INSERT INTO moves (game_id, round, ply, version, player, a, b, at) \
-  SELECT m->>0, m->>1, m->>2, m->>3, m->>4, m->>5, m->>6, m->>7 FROM r ORDER BY key;
-INSERT INTO game_events (game_id, version, type, round, player, at) \
-  SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 \
+INSERT INTO moves ({MOVE_COLUMNS}) \
+  SELECT m->>'game_id', m->>'round', m->>'ply', m->>'version', m->>'player', m->>'a', m->>'b', m->>'at' \
+  FROM r ORDER BY key;
+INSERT INTO game_events ({EVENT_COLUMNS}) \
+  SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at' \
   FROM json_each($4) ORDER BY key;
-INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
-  SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5 \
+INSERT INTO idempotency (game_id, seat, key, status, body, version, created_at) \
+  SELECT value->>'game_id', value->>'seat', value->>'key', value->>'status', value->>'body', \
+    value->>'version', value->>'created_at' \
   FROM json_each($5) WHERE true ORDER BY key \
-  ON CONFLICT (game_id, seat, key) DO UPDATE SET status = excluded.status, body = excluded.body;
-COMMIT";
+  ON CONFLICT (game_id, seat, key) DO UPDATE \
+  SET status = excluded.status, body = excluded.body, version = excluded.version;
+COMMIT",
+        columns = GAME_SQL.columns,
+        from_json = GAME_SQL.from_json,
+        upsert_set = GAME_SQL.upsert_set,
+    )
+});
 
 /// [`BEGIN_GUARDED`] then [`FLUSH`].
-static GUARDED_FLUSH: OnceLock<String> = OnceLock::new();
+static GUARDED_FLUSH: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_GUARDED}{}", *FLUSH));
 
 /// What the writer keeps from one batch to the next: its connection and its
 /// cache of committed games. All of it is dropped with a failed batch.
@@ -143,8 +143,8 @@ pub(super) struct Batch {
     order: Vec<Uuid>,
     written: HashMap<Uuid, Written>,
     /// Rows to insert, each with its game's id (dropped if the game is deleted).
-    moves: Vec<(Uuid, Value)>,
-    events: Vec<(Uuid, Value)>,
+    moves: Vec<(Uuid, MoveRow)>,
+    events: Vec<(Uuid, EventRow)>,
     remembered: Vec<Remembered>,
 }
 
@@ -152,8 +152,7 @@ pub(super) struct Batch {
 struct Remembered {
     id: Uuid,
     seat: Player,
-    key: String,
-    response: StoredResponse,
+    row: IdempotencyRow,
 }
 
 impl Batch {
@@ -266,50 +265,38 @@ impl Batch {
                 Written {
                     stored: true,
                     state: None,
-                } => gone.push(json!(id.to_string())),
+                } => gone.push(id.to_string()),
                 Written { state: None, .. } => {}
                 Written {
                     state: Some(game), ..
-                } => games.push(game_json(game)),
+                } => games.push(GameColumns::of(game)),
             }
         }
-        let rows = |rows: &[(Uuid, Value)]| {
-            Value::Array(
-                rows.iter()
-                    .filter(|(id, _)| !deleted(id))
-                    .map(|(_, row)| row.clone())
-                    .collect(),
-            )
-        };
-        let moves = rows(&self.moves);
-        let events = rows(&self.events);
-        let now = ts(chrono::Utc::now());
-        let remembered: Vec<Value> = self
-            .remembered
-            .iter()
-            .filter(|r| !deleted(&r.id))
-            .map(|r| {
-                json!([
-                    r.id.to_string(),
-                    player_str(r.seat),
-                    r.key,
-                    r.response.status,
-                    r.response.body,
-                    now
-                ])
-            })
-            .collect();
+        let live = |id: &Uuid| !deleted(id);
+        let moves = json_array(self.moves.iter().filter(|(id, _)| live(id)).map(|(_, m)| m))?;
+        let events = json_array(
+            self.events
+                .iter()
+                .filter(|(id, _)| live(id))
+                .map(|(_, e)| e),
+        )?;
+        let remembered = json_array(
+            self.remembered
+                .iter()
+                .filter(|r| live(&r.id))
+                .map(|r| &r.row),
+        )?;
         let flush = sqlx::query(if self.begun {
-            FLUSH
+            FLUSH.as_str()
         } else {
-            GUARDED_FLUSH.get_or_init(|| format!("{BEGIN_GUARDED}{FLUSH}"))
+            GUARDED_FLUSH.as_str()
         });
         flush
-            .bind(Value::Array(gone).to_string())
-            .bind(Value::Array(games).to_string())
-            .bind(moves.to_string())
-            .bind(events.to_string())
-            .bind(Value::Array(remembered).to_string())
+            .bind(json_array(gone.iter())?)
+            .bind(json_array(games.iter())?)
+            .bind(moves)
+            .bind(events)
+            .bind(remembered)
             .bind(self.state.data_version)
             .execute(&mut *self.conn)
             .await?;
@@ -326,11 +313,11 @@ impl Batch {
             return Ok(Some(game.clone()));
         }
         let conn = self.begun().await?;
-        let row: Option<GameRow> = sqlx::query_as(GAME_BY_ID)
+        let row: Option<GameColumns> = sqlx::query_as(&GAME_SQL.by_id)
             .bind(id.to_string())
             .fetch_optional(&mut **conn)
             .await?;
-        let game = row.map(GameRow::into_record).transpose()?;
+        let game = row.map(GameColumns::into_record).transpose()?;
         if let Some(game) = &game {
             self.state.games.put(id, game.clone());
         }
@@ -374,24 +361,11 @@ impl Batch {
         Ok(true)
     }
 
-    pub(super) fn insert_move(&mut self, id: Uuid, m: &MoveRecord) {
-        let (a, b) = move_columns(m);
-        let row = json!([
-            id.to_string(),
-            m.round,
-            m.ply,
-            m.version,
-            player_str(m.player),
-            a,
-            b,
-            ts(m.at)
-        ]);
+    pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
         self.moves.push((id, row));
     }
 
-    pub(super) fn insert_event(&mut self, id: Uuid, e: &EventRecord) {
-        let (name, player) = event_columns(e);
-        let row = json!([id.to_string(), e.version, name, e.round, player, ts(e.at)]);
+    pub(super) fn insert_event(&mut self, id: Uuid, row: EventRow) {
         self.events.push((id, row));
     }
 
@@ -403,64 +377,35 @@ impl Batch {
         seat: Player,
         key: &str,
     ) -> Result<Option<StoredResponse>, StoreError> {
-        if let Some(r) = self
+        let row = match self
             .remembered
             .iter()
             .rev()
-            .find(|r| r.id == id && r.seat == seat && r.key == key)
+            .find(|r| r.id == id && r.seat == seat && r.row.key == key)
         {
-            return Ok(Some(r.response.clone()));
-        }
-        let conn = self.begun().await?;
-        super::stored_response(
-            sqlx::query_as(super::IDEMPOTENT)
-                .bind(id.to_string())
-                .bind(player_str(seat))
-                .bind(key)
-                .fetch_optional(&mut **conn)
-                .await?,
-        )
+            Some(r) => Some(r.row.clone()),
+            None => {
+                let conn = self.begun().await?;
+                sqlx::query_as(IDEMPOTENT)
+                    .bind(id.to_string())
+                    .bind(player_str(seat))
+                    .bind(key)
+                    .fetch_optional(&mut **conn)
+                    .await?
+            }
+        };
+        row.map(IdempotencyRow::into_response).transpose()
     }
 
-    pub(super) fn remember(
-        &mut self,
-        id: Uuid,
-        seat: Player,
-        key: &str,
-        response: &StoredResponse,
-    ) {
-        self.remembered.push(Remembered {
-            id,
-            seat,
-            key: key.to_owned(),
-            response: response.clone(),
-        });
+    pub(super) fn remember(&mut self, id: Uuid, seat: Player, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, seat, row });
     }
 }
 
-/// A game's columns in the order of [`FLUSH`]'s games insert; blobs in hex.
-fn game_json(game: &GameRecord) -> Value {
-    let v = GameValues::of(game);
-    let hex = |b: &Option<Vec<u8>>| b.as_ref().map(hex::encode);
-    json!([
-        v.id,
-        v.kind,
-        v.status,
-        v.open_seat,
-        v.hotseat,
-        v.seats[0].0,
-        hex(&v.seats[0].1),
-        v.seats[0].2,
-        v.seats[0].3,
-        v.seats[1].0,
-        hex(&v.seats[1].1),
-        v.seats[1].2,
-        v.seats[1].3,
-        v.round,
-        v.resigned,
-        v.version,
-        hex::encode(&v.snapshot),
-        ts(game.created_at),
-        v.updated_at
-    ])
+/// Rows as a JSON array, for `json_each`.
+fn json_array<'r, T: serde::Serialize + 'r>(
+    rows: impl Iterator<Item = &'r T>,
+) -> Result<String, StoreError> {
+    let rows: Vec<&T> = rows.collect();
+    serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
 }

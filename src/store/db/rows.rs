@@ -1,0 +1,527 @@
+//! Rows: what a table holds, as named structs read with `FromRow` and
+//! written by both backends, and their conversions to and from the domain
+//! records, validating on the way in exactly as a request would be (a
+//! snapshot goes through the rules' decoder, names through their parsers).
+//!
+//! The games table's columns are listed once, in [`game_columns!`]: the
+//! struct of a row, the statements of PostgreSQL (placeholders numbered from
+//! the list) and the SQLite batch's expressions (named JSON keys) all come
+//! from that list.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Serialize, Serializer};
+use uuid::Uuid;
+
+use super::StoreError;
+use crate::domain::{
+    EventRecord, EventType, GameRecord, Level, MoveRecord, Seat, StoredResponse, TokenHash,
+};
+use crate::rules::{AnyGame, GameKind, MoveInput, Player};
+
+/// A timestamp as stored: RFC 3339, microseconds, `Z`.
+pub(super) fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+fn parse_ts(s: &str) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt(format!("timestamp {s:?}: {e}")))
+}
+
+pub(super) fn player_str(p: Player) -> &'static str {
+    match p {
+        Player::X => "X",
+        Player::O => "O",
+    }
+}
+
+fn parse_player(s: &str) -> Result<Player, StoreError> {
+    match s {
+        "X" => Ok(Player::X),
+        "O" => Ok(Player::O),
+        _ => Err(StoreError::Corrupt(format!("player {s:?}"))),
+    }
+}
+
+/// One column of the games table.
+pub(super) struct Column {
+    pub(super) name: &'static str,
+    /// Binary: hex-encoded in the SQLite batch's JSON.
+    pub(super) blob: bool,
+    /// Written once, by the insert; an update leaves it.
+    pub(super) fixed: bool,
+}
+
+/// Declares the games table's columns once: the row struct [`GameColumns`]
+/// (read with `FromRow`, serialized with the column names as keys, blobs in
+/// hex) and [`GAME_COLUMNS`], the list the statements are made from.
+/// Flags: `blob` (binary), `fixed` (set at insert only).
+macro_rules! game_columns {
+    ($($(#[$attr:meta])* $name:ident: $ty:ty $([$($flag:ident)+])?,)+) => {
+        /// A stored game, one field per column of the games table.
+        #[derive(Debug, sqlx::FromRow, Serialize)]
+        pub(super) struct GameColumns {
+            $($(#[$attr])* pub(super) $name: $ty,)+
+        }
+
+        /// The games table's columns, in the order of [`GameColumns`].
+        pub(super) const GAME_COLUMNS: &[Column] = &[$(Column {
+            name: stringify!($name),
+            blob: game_columns!(@blob $($($flag)+)?),
+            fixed: game_columns!(@fixed $($($flag)+)?),
+        },)+];
+
+        impl GameColumns {
+            /// Binds every column, in [`GAME_COLUMNS`] order, to a
+            /// PostgreSQL statement.
+            pub(super) fn bind_all<'q>(
+                self,
+                q: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
+            ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+                q$(.bind(self.$name))+
+            }
+        }
+    };
+    (@blob) => { false };
+    (@blob blob $($rest:ident)*) => { true };
+    (@blob $other:ident $($rest:ident)*) => { game_columns!(@blob $($rest)*) };
+    (@fixed) => { false };
+    (@fixed fixed $($rest:ident)*) => { true };
+    (@fixed $other:ident $($rest:ident)*) => { game_columns!(@fixed $($rest)*) };
+}
+
+game_columns! {
+    id: String [fixed],
+    kind: String [fixed],
+    /// Derived from the position and seats; stored for listing filters.
+    status: String,
+    /// Derived: a human seat is free. Stored for listing filters.
+    open_seat: bool,
+    hotseat: bool,
+    x_type: String,
+    #[serde(serialize_with = "hex_opt")]
+    x_token: Option<Vec<u8>> [blob],
+    x_level: Option<String>,
+    x_seed: Option<i64>,
+    o_type: String,
+    #[serde(serialize_with = "hex_opt")]
+    o_token: Option<Vec<u8>> [blob],
+    o_level: Option<String>,
+    o_seed: Option<i64>,
+    round: i64,
+    resigned: Option<String>,
+    version: i64,
+    #[serde(serialize_with = "hex")]
+    snapshot: Vec<u8> [blob],
+    created_at: String [fixed],
+    updated_at: String,
+}
+
+fn hex<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&hex::encode(bytes))
+}
+
+#[expect(
+    clippy::ref_option,
+    reason = "serde's serialize_with passes a reference to the field"
+)]
+fn hex_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+    match bytes {
+        Some(b) => hex(b, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// The statements made from [`GAME_COLUMNS`].
+pub(super) struct GameSql {
+    /// Every column, comma-separated (for a SELECT).
+    pub(super) columns: String,
+    /// PostgreSQL: `SELECT <columns> FROM games WHERE id = $1`.
+    pub(super) by_id: String,
+    /// PostgreSQL: the insert, one `$N` per column in list order.
+    pub(super) insert: String,
+    /// PostgreSQL: the update of every column that is not fixed, `$N` per
+    /// column in list order (fixed ones bound but unused), then the id and
+    /// the expected version.
+    pub(super) update: String,
+    /// SQLite batch: the columns read from a JSON object `g` by name.
+    pub(super) from_json: String,
+    /// SQLite batch: `col = excluded.col` for every column that is not fixed.
+    pub(super) upsert_set: String,
+}
+
+pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
+    let names: Vec<&str> = GAME_COLUMNS.iter().map(|c| c.name).collect();
+    let columns = names.join(", ");
+    let placeholders: Vec<String> = (1..=names.len()).map(|n| format!("${n}")).collect();
+    let changing = || GAME_COLUMNS.iter().enumerate().filter(|(_, c)| !c.fixed);
+    let mut set = String::new();
+    for (i, c) in changing() {
+        let sep = if set.is_empty() { "" } else { ", " };
+        let _ = write!(set, "{sep}{} = ${}", c.name, i + 1);
+    }
+    let n = names.len();
+    let from_json = GAME_COLUMNS
+        .iter()
+        .map(|c| {
+            if c.blob {
+                format!("unhex(g->>'{}')", c.name)
+            } else {
+                format!("g->>'{}'", c.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let upsert_set = changing()
+        .map(|(_, c)| format!("{0} = excluded.{0}", c.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    GameSql {
+        by_id: format!("SELECT {columns} FROM games WHERE id = $1"),
+        insert: format!(
+            "INSERT INTO games ({columns}) VALUES ({})",
+            placeholders.join(", ")
+        ),
+        update: format!(
+            "UPDATE games SET {set} WHERE id = ${} AND version = ${}",
+            n + 1,
+            n + 2
+        ),
+        columns,
+        from_json,
+        upsert_set,
+    }
+});
+
+impl GameColumns {
+    /// The columns of a game record.
+    pub(super) fn of(game: &GameRecord) -> GameColumns {
+        let seat = |s: &Seat| match *s {
+            Seat::Human { token } => (
+                "human".to_owned(),
+                token.map(|t| t.as_bytes().to_vec()),
+                None,
+                None,
+            ),
+            Seat::Bot { level, seed } => (
+                "bot".to_owned(),
+                None,
+                Some(level.as_str().to_owned()),
+                Some(i64::from_ne_bytes(seed.to_ne_bytes())),
+            ),
+        };
+        let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
+        let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
+        GameColumns {
+            id: game.id.to_string(),
+            kind: game.kind().as_str().to_owned(),
+            status: game.outcome().0.as_str().to_owned(),
+            open_seat: game.has_open_seat(),
+            hotseat: game.hotseat,
+            x_type,
+            x_token,
+            x_level,
+            x_seed,
+            o_type,
+            o_token,
+            o_level,
+            o_seed,
+            round: i64::from(game.round),
+            resigned: game.resigned.map(|p| player_str(p).to_owned()),
+            version: game.version,
+            snapshot: game.position.encode(),
+            created_at: ts(game.created_at),
+            updated_at: ts(game.updated_at),
+        }
+    }
+
+    /// Validates the row the way a request is validated: the snapshot goes
+    /// through the rules' decoder, names through their parsers. (`status`
+    /// and `open_seat` are derived, not read back.)
+    pub(super) fn into_record(self) -> Result<GameRecord, StoreError> {
+        let id = Uuid::parse_str(&self.id).map_err(|e| StoreError::Corrupt(format!("id: {e}")))?;
+        let kind =
+            GameKind::from_str(&self.kind).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let position = AnyGame::decode(kind, &self.snapshot)
+            .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
+        Ok(GameRecord {
+            id,
+            position,
+            seats: [
+                seat_from(&self.x_type, self.x_token, self.x_level, self.x_seed)?,
+                seat_from(&self.o_type, self.o_token, self.o_level, self.o_seed)?,
+            ],
+            hotseat: self.hotseat,
+            round: u32::try_from(self.round)
+                .map_err(|_| StoreError::Corrupt(format!("round {}", self.round)))?,
+            resigned: self.resigned.as_deref().map(parse_player).transpose()?,
+            version: self.version,
+            created_at: parse_ts(&self.created_at)?,
+            updated_at: parse_ts(&self.updated_at)?,
+        })
+    }
+}
+
+fn seat_from(
+    kind: &str,
+    token: Option<Vec<u8>>,
+    level: Option<String>,
+    seed: Option<i64>,
+) -> Result<Seat, StoreError> {
+    match kind {
+        "human" => {
+            let token = token
+                .map(|t| {
+                    TokenHash::from_slice(&t)
+                        .ok_or_else(|| StoreError::Corrupt("token hash length".into()))
+                })
+                .transpose()?;
+            Ok(Seat::Human { token })
+        }
+        "bot" => {
+            let level = level
+                .as_deref()
+                .and_then(|l| Level::from_str(l).ok())
+                .ok_or_else(|| StoreError::Corrupt(format!("bot level {level:?}")))?;
+            let seed = u64::from_ne_bytes(seed.unwrap_or_default().to_ne_bytes());
+            Ok(Seat::Bot { level, seed })
+        }
+        other => Err(StoreError::Corrupt(format!("seat type {other:?}"))),
+    }
+}
+
+/// A listed game with its cursor.
+#[derive(sqlx::FromRow)]
+pub(super) struct ListedRow {
+    pub(super) seq: i64,
+    #[sqlx(flatten)]
+    pub(super) game: GameColumns,
+}
+
+/// A row of the moves table. A move is two numbers: `a` is the row, column
+/// or board; `b` the column, nothing or the cell.
+#[derive(Debug, sqlx::FromRow, Serialize)]
+pub(super) struct MoveRow {
+    pub(super) game_id: String,
+    pub(super) round: i64,
+    pub(super) ply: i64,
+    pub(super) version: i64,
+    pub(super) player: String,
+    pub(super) a: i64,
+    pub(super) b: Option<i64>,
+    pub(super) at: String,
+}
+
+/// The columns of a move row, for a SELECT.
+pub(super) const MOVE_COLUMNS: &str = "game_id, round, ply, version, player, a, b, at";
+
+impl MoveRow {
+    pub(super) fn of(id: Uuid, m: &MoveRecord) -> MoveRow {
+        let (a, b) = match m.mv {
+            MoveInput::Cell { row, col } => (row, Some(col)),
+            MoveInput::Column { column } => (column, None),
+            MoveInput::BoardCell { board, cell } => (board, Some(cell)),
+        };
+        MoveRow {
+            game_id: id.to_string(),
+            round: i64::from(m.round),
+            ply: i64::from(m.ply),
+            version: m.version,
+            player: player_str(m.player).to_owned(),
+            a,
+            b,
+            at: ts(m.at),
+        }
+    }
+
+    pub(super) fn into_record(self, kind: GameKind) -> Result<MoveRecord, StoreError> {
+        let corrupt = || StoreError::Corrupt(format!("move {}/{}", self.round, self.ply));
+        let mv = match (kind, self.b) {
+            (GameKind::ConnectFour, None) => MoveInput::Column { column: self.a },
+            (GameKind::TicTacToe | GameKind::Gomoku, Some(b)) => MoveInput::Cell {
+                row: self.a,
+                col: b,
+            },
+            (GameKind::UltimateTicTacToe, Some(b)) => MoveInput::BoardCell {
+                board: self.a,
+                cell: b,
+            },
+            _ => return Err(corrupt()),
+        };
+        Ok(MoveRecord {
+            round: u32::try_from(self.round).map_err(|_| corrupt())?,
+            ply: u32::try_from(self.ply).map_err(|_| corrupt())?,
+            version: self.version,
+            player: parse_player(&self.player)?,
+            mv,
+            at: parse_ts(&self.at)?,
+        })
+    }
+}
+
+/// A row of the game_events table: a change that is not a move.
+#[derive(Debug, sqlx::FromRow, Serialize)]
+pub(super) struct EventRow {
+    pub(super) game_id: String,
+    pub(super) version: i64,
+    #[sqlx(rename = "type")]
+    #[serde(rename = "type")]
+    pub(super) event_type: String,
+    pub(super) round: i64,
+    /// `join`: the seat taken; `resign`: the seat that resigned.
+    pub(super) player: Option<String>,
+    pub(super) at: String,
+}
+
+/// The columns of an event row, for a SELECT.
+pub(super) const EVENT_COLUMNS: &str = "game_id, version, type, round, player, at";
+
+impl EventRow {
+    pub(super) fn of(id: Uuid, e: &EventRecord) -> EventRow {
+        let (name, player) = match e.event {
+            EventType::Create => ("create", None),
+            EventType::Join(p) => ("join", Some(p)),
+            EventType::Restart => ("restart", None),
+            EventType::Resign(p) => ("resign", Some(p)),
+        };
+        EventRow {
+            game_id: id.to_string(),
+            version: e.version,
+            event_type: name.to_owned(),
+            round: i64::from(e.round),
+            player: player.map(|p| player_str(p).to_owned()),
+            at: ts(e.at),
+        }
+    }
+
+    pub(super) fn into_record(self) -> Result<EventRecord, StoreError> {
+        let player = self.player.as_deref().map(parse_player).transpose()?;
+        let event = match (self.event_type.as_str(), player) {
+            ("create", None) => EventType::Create,
+            ("join", Some(p)) => EventType::Join(p),
+            ("restart", None) => EventType::Restart,
+            ("resign", Some(p)) => EventType::Resign(p),
+            (name, _) => {
+                return Err(StoreError::Corrupt(format!(
+                    "event {name:?} at version {}",
+                    self.version
+                )));
+            }
+        };
+        Ok(EventRecord {
+            version: self.version,
+            event,
+            round: u32::try_from(self.round)
+                .map_err(|_| StoreError::Corrupt(format!("round {}", self.round)))?,
+            at: parse_ts(&self.at)?,
+        })
+    }
+}
+
+/// A row of the idempotency table: the answer to a request, by game, seat
+/// and key, with the version of the game it carries.
+#[derive(Clone, Debug, sqlx::FromRow, Serialize)]
+pub(super) struct IdempotencyRow {
+    pub(super) game_id: String,
+    pub(super) seat: String,
+    pub(super) key: String,
+    pub(super) status: i64,
+    pub(super) body: String,
+    pub(super) version: i64,
+    pub(super) created_at: String,
+}
+
+/// The stored answer for an idempotency key of a seat: `$1` game, `$2` seat,
+/// `$3` key.
+pub(super) const IDEMPOTENT: &str = "SELECT game_id, seat, key, status, body, version, created_at \
+     FROM idempotency WHERE game_id = $1 AND seat = $2 AND key = $3";
+
+impl IdempotencyRow {
+    pub(super) fn of(id: Uuid, seat: Player, key: &str, r: &StoredResponse) -> IdempotencyRow {
+        IdempotencyRow {
+            game_id: id.to_string(),
+            seat: player_str(seat).to_owned(),
+            key: key.to_owned(),
+            status: i64::from(r.status),
+            body: r.body.clone(),
+            version: r.version,
+            created_at: ts(Utc::now()),
+        }
+    }
+
+    pub(super) fn into_response(self) -> Result<StoredResponse, StoreError> {
+        Ok(StoredResponse {
+            status: u16::try_from(self.status)
+                .map_err(|_| StoreError::Corrupt(format!("status {}", self.status)))?,
+            body: self.body,
+            version: self.version,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_statements_name_every_column_once_in_list_order() {
+        let sql = &*GAME_SQL;
+        let n = GAME_COLUMNS.len();
+        assert!(sql.insert.contains(&format!("${n})")), "{}", sql.insert);
+        assert!(!sql.insert.contains(&format!("${}", n + 1)));
+        // The update sets every column but the fixed ones, by list position.
+        for (i, c) in GAME_COLUMNS.iter().enumerate() {
+            let set = format!("{} = ${}", c.name, i + 1);
+            assert_eq!(sql.update.contains(&set), !c.fixed, "{set}");
+            let json = format!("'{}'", c.name);
+            assert!(sql.from_json.contains(&json), "{json}");
+        }
+        assert!(
+            sql.update
+                .ends_with(&format!("id = ${} AND version = ${}", n + 1, n + 2))
+        );
+        assert!(sql.from_json.contains("unhex(g->>'snapshot')"));
+        assert!(!sql.upsert_set.contains("created_at"));
+    }
+
+    #[test]
+    fn a_row_serializes_under_the_column_names_with_blobs_in_hex() {
+        let game = GameRecord {
+            id: Uuid::nil(),
+            position: AnyGame::new(crate::rules::Setup::ConnectFour),
+            seats: [
+                Seat::Human {
+                    token: Some(TokenHash::of("t")),
+                },
+                Seat::Bot {
+                    level: Level::Hard,
+                    seed: u64::MAX,
+                },
+            ],
+            hotseat: false,
+            round: 1,
+            resigned: None,
+            version: 3,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        let json = serde_json::to_value(GameColumns::of(&game)).expect("serializes");
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let names: Vec<&str> = GAME_COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(keys, names);
+        assert_eq!(json["x_token"], hex::encode(TokenHash::of("t").as_bytes()));
+        assert_eq!(json["o_token"], serde_json::Value::Null);
+        assert_eq!(json["o_seed"], -1);
+        assert_eq!(json["snapshot"], hex::encode(game.position.encode()));
+    }
+}

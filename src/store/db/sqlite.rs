@@ -1,0 +1,99 @@
+//! SQLite, the embedded default: a pool of read-only connections, one
+//! writer task with its own connection (`store/writer.rs`, batches in
+//! `db/batch.rs`), and a background connection that checkpoints the WAL.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use tokio::sync::mpsc;
+
+use super::super::StoreError;
+use super::super::writer::{self, Job};
+
+/// The SQLite backend's pools and the writer's queue.
+#[derive(Clone, Debug)]
+pub(super) struct Sqlite {
+    pub(super) reader: SqlitePool,
+    writer: SqlitePool,
+    /// Copies the WAL back into the database file, off the writer's path
+    /// (none for an in-memory database).
+    checkpointer: Option<SqlitePool>,
+    pub(super) jobs: mpsc::Sender<Box<dyn Job>>,
+}
+
+impl Sqlite {
+    /// Closes the pools, the writer's first (it lets go of its connection
+    /// when its pool closes).
+    pub(super) async fn close(&self) {
+        self.writer.close().await;
+        self.reader.close().await;
+        if let Some(c) = &self.checkpointer {
+            c.close().await;
+        }
+    }
+}
+
+/// Opens (creating if missing) and migrates the file, and starts the writer
+/// and the checkpointer.
+pub(super) async fn open(url: &str, read_connections: u32) -> Result<Sqlite, StoreError> {
+    let options = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        // NORMAL in WAL mode: a commit survives a crash of the process (only
+        // a power loss or OS crash may lose the last commits).
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(5))
+        // Statement journals (a multi-row insert that may fail half-way
+        // keeps one) stay in memory rather than spilling into temp files.
+        .pragma("temp_store", "memory")
+        // 32 MiB of page cache per connection rather than 2: the pages that
+        // live games write stay in memory between batches.
+        .pragma("cache_size", "-32768")
+        // A background connection copies the WAL into the database file as
+        // it grows (see `writer::checkpoint`); the writer's own checkpoint,
+        // which stalls every queued write for two fsyncs, only comes when
+        // the WAL reaches 64 MiB without having started over.
+        .pragma("wal_autocheckpoint", "16384")
+        .foreign_keys(true);
+    let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    // The writer keeps its one connection: the game cache's check against
+    // `PRAGMA data_version` (see `db/batch.rs`) holds for one connection.
+    // It is not pinged before each batch either: a round trip to the
+    // connection's thread costs as much as a small batch, and a broken
+    // connection fails the batch, which discards it.
+    let writer = SqlitePoolOptions::new()
+        .max_connections(1)
+        .max_lifetime(None)
+        .idle_timeout(None)
+        .test_before_acquire(false)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options.clone())
+        .await?;
+    sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
+    let (reader, checkpointer) = if in_memory {
+        (writer.clone(), None)
+    } else {
+        let reader = SqlitePoolOptions::new()
+            .max_connections(read_connections.max(1))
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options.clone().read_only(true))
+            .await?;
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        tokio::spawn(writer::checkpoint(checkpointer.clone()));
+        (reader, Some(checkpointer))
+    };
+    let (jobs, queue) = mpsc::channel(4096);
+    tokio::spawn(writer::run(writer.clone(), queue, !in_memory));
+    Ok(Sqlite {
+        reader,
+        writer,
+        checkpointer,
+        jobs,
+    })
+}
