@@ -1,17 +1,21 @@
 //! The HTTP layer: handlers per resource, wire types, errors as
 //! problem+json, and the OpenAPI document generated from the handlers.
 
+mod bots;
 mod error;
 mod events;
 mod examples;
 mod extract;
 mod games;
+mod kinds;
+mod moves;
 mod rate_limit;
+mod reply;
 mod responses;
 mod system;
 pub mod wire;
 
-use actix_web::App;
+use actix_web::{App, HttpRequest};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -19,7 +23,6 @@ use utoipa_actix_web::{AppExt, scope};
 
 pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, path_config, query_config};
-pub use games::not_found;
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 
 use crate::service::Service;
@@ -101,24 +104,37 @@ struct ApiDoc;
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(
         scope::scope("/v1")
-            .service(games::list_kinds)
+            .service(kinds::list_kinds)
             .service(games::create_game)
             .service(games::list_games)
             .service(games::get_game)
             .service(games::delete_game)
             .service(games::join_game)
-            .service(games::play_move)
-            .service(games::list_moves)
-            .service(games::get_position)
+            .service(moves::play_move)
+            .service(moves::list_moves)
+            .service(moves::get_position)
             .service(games::restart_game)
             .service(games::resign_game)
-            .service(games::get_hint)
-            .service(games::play_bot_move)
+            .service(bots::get_hint)
+            .service(bots::play_bot_move)
             .service(events::game_events),
     )
     .service(system::healthz)
     .service(system::readyz)
     .service(system::metrics);
+}
+
+/// Fallback for requests no route took: 405 `method_not_allowed` with
+/// `Allow` when the path is one of the API's with another method, else 404
+/// `not_found`.
+///
+/// # Errors
+/// Always: that is its purpose.
+pub async fn not_found(req: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    match allowed_methods(req.path()) {
+        Some(allow) => Err(ApiError::MethodNotAllowed(allow)),
+        None => Err(ApiError::NotFound),
+    }
 }
 
 /// The methods the API serves at a concrete `path` (e.g. `GET, DELETE` for

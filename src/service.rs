@@ -282,14 +282,14 @@ impl Service {
     ///
     /// # Errors
     /// `GameNotFound`, `VersionMismatch`, `NoOpenSeat`, store errors.
-    pub async fn join(&self, id: Uuid, pre: Preconditions) -> Result<SeatTaken> {
+    pub async fn join(&self, id: Uuid, if_match: Option<i64>) -> Result<SeatTaken> {
         let token = new_token();
         let hash = TokenHash::of(&token);
         let (game, seat) = self
             .write(Box::new(move |tx| {
                 Box::pin(async move {
                     let mut game = load(tx, id).await?;
-                    check_version(&game, pre.if_match)?;
+                    check_version(&game, if_match)?;
                     let seat = Player::BOTH
                         .into_iter()
                         .find(|&p| game.seat(p).is_open())
@@ -413,13 +413,13 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions,
+        if_match: Option<i64>,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         let mut game = self
             .write(Box::new(move |tx| {
                 Box::pin(async move {
-                    let (mut game, _) = load_seat(tx, id, &token, pre.if_match).await?;
+                    let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
                     if game.has_open_seat() {
                         return Err(ServiceError::WaitingForOpponent);
                     }
@@ -447,13 +447,13 @@ impl Service {
         &self,
         id: Uuid,
         token: Option<&str>,
-        pre: Preconditions,
+        if_match: Option<i64>,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         let game = self
             .write(Box::new(move |tx| {
                 Box::pin(async move {
-                    let (mut game, seat) = load_seat(tx, id, &token, pre.if_match).await?;
+                    let (mut game, seat) = load_seat(tx, id, &token, if_match).await?;
                     check_playable(&game, None)?;
                     game.resigned = Some(seat);
                     save(tx, &mut game).await?;
@@ -471,11 +471,11 @@ impl Service {
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, store errors.
-    pub async fn delete(&self, id: Uuid, token: Option<&str>, pre: Preconditions) -> Result<()> {
+    pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         self.write(Box::new(move |tx| {
             Box::pin(async move {
-                load_seat(tx, id, &token, pre.if_match).await?;
+                load_seat(tx, id, &token, if_match).await?;
                 tx.delete_game(id).await?;
                 Ok(())
             })

@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract;
+use super::extract::GameId;
 use super::responses::{BadRequest, GameNotFound, Internal, Unavailable};
 use super::wire::{Game, MoveRecordView, Side};
 use crate::service::{Change, ChangeKind, Service};
@@ -155,7 +155,7 @@ fn name_of(t: EventType) -> &'static str {
 #[utoipa::path(
     tag = "games",
     params(
-        ("id" = Uuid, Path, description = "The game id (a UUID; any other string is answered 404 `game_not_found`)"),
+        GameId,
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this version: the `id` of the last event received"),
         EventsQuery,
     ),
@@ -171,10 +171,10 @@ fn name_of(t: EventType) -> &'static str {
 pub async fn game_events(
     state: web::Data<AppState>,
     req: HttpRequest,
-    id: web::Path<String>,
+    game: GameId,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = extract::game_id(&id)?;
+    let id = game.id;
     let header_id = req
         .headers()
         .get("last-event-id")

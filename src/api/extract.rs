@@ -1,14 +1,18 @@
-//! Request parsing at the edge: body (media type, size, JSON), bearer token,
-//! `If-Match`, `Idempotency-Key` and path ids. Every failure becomes an
-//! [`ApiError`] with the contract's code.
+//! Request parsing at the edge: body (media type, size, JSON), and the typed
+//! extractors every route shares — the game id, the bearer token, `If-Match`
+//! and `Idempotency-Key` — each parsed in one place and, where it is a
+//! parameter, documented by the same type (`IntoParams`), so routes name
+//! them in `params(...)` instead of repeating their descriptions. Every
+//! failure becomes an [`ApiError`] with the contract's code.
 
-use std::future::Future;
+use std::future::{Future, Ready, ready};
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::StreamExt;
+use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::error::ApiError;
@@ -33,6 +37,16 @@ impl Body {
             return Ok(T::default());
         }
         self.json()
+    }
+
+    /// Checks an optional body that carries nothing: none, or a JSON object
+    /// (whose fields are ignored).
+    ///
+    /// # Errors
+    /// `Malformed` for anything else.
+    pub fn empty_object(&self) -> Result<(), ApiError> {
+        self.json_or_default::<serde_json::Map<String, serde_json::Value>>()
+            .map(drop)
     }
 
     /// Parses the body as `T`.
@@ -95,20 +109,87 @@ impl FromRequest for Body {
     }
 }
 
-/// The bearer token, if the request carries one.
-#[must_use]
-pub fn bearer(req: &HttpRequest) -> Option<&str> {
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+/// The game named by the path's `{id}`. Anything that is not a UUID is no
+/// game: 404 `game_not_found`, decided here for every route.
+#[derive(Clone, Copy, Debug, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct GameId {
+    /// The game id (a UUID; any other string is answered 404 `game_not_found`)
+    pub id: Uuid,
+}
+
+impl FromRequest for GameId {
+    type Error = ApiError;
+    type Future = Ready<Result<GameId, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(
+            req.match_info()
+                .get("id")
+                .and_then(|raw| Uuid::parse_str(raw).ok())
+                .map(|id| GameId { id })
+                .ok_or(ApiError::Service(ServiceError::GameNotFound)),
+        )
+    }
+}
+
+/// The bearer token, if the request carries one (`Authorization: Bearer
+/// <token>`). Whether one is needed is the use case's decision. Documented
+/// by the operation's `bearer` security requirement, not as a parameter.
+#[derive(Clone, Debug, Default)]
+pub struct Bearer(pub Option<String>);
+
+impl Bearer {
+    /// The token, if any.
+    #[must_use]
+    pub fn token(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl FromRequest for Bearer {
+    type Error = ApiError;
+    type Future = Ready<Result<Bearer, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
+            .filter(|token| !token.is_empty())
+            .map(str::to_owned);
+        ready(Ok(Bearer(token)))
+    }
+}
+
+/// `If-Match`: the version a write expects the game to be at.
+#[derive(Clone, Copy, Debug, Default, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfMatch {
+    /// Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version)
+    #[param(
+        rename = "If-Match",
+        value_type = Option<String>,
+        nullable = false,
+        pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#
+    )]
+    pub version: Option<i64>,
+}
+
+impl FromRequest for IfMatch {
+    type Error = ApiError;
+    type Future = Ready<Result<IfMatch, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(if_match(req).map(|version| IfMatch { version }))
+    }
 }
 
 /// `If-Match`: `"14"`, `W/"14"` or `14`; `*` matches any version.
-///
-/// # Errors
-/// `Malformed` for anything else.
-pub fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let Some(value) = req.headers().get(header::IF_MATCH) else {
         return Ok(None);
     };
@@ -131,41 +212,56 @@ pub fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     })
 }
 
-/// `Idempotency-Key`: 1 to 255 visible ASCII characters.
-///
-/// # Errors
-/// `Malformed` for anything else.
-pub fn idempotency_key(req: &HttpRequest) -> Result<Option<&str>, ApiError> {
-    let Some(value) = req.headers().get("idempotency-key") else {
-        return Ok(None);
-    };
-    value
-        .to_str()
-        .ok()
-        .filter(|k| !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic()))
-        .map(Some)
-        .ok_or_else(|| {
-            ApiError::Malformed("Idempotency-Key must be 1 to 255 visible ASCII characters".into())
-        })
+/// `Idempotency-Key`: a retry with the same key returns the first answer.
+#[derive(Clone, Debug, Default, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IdempotencyKey {
+    /// 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing
+    #[param(
+        rename = "Idempotency-Key",
+        value_type = Option<String>,
+        nullable = false,
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[!-~]{1,255}$"
+    )]
+    pub key: Option<String>,
 }
 
-/// Both preconditions of a write.
-///
-/// # Errors
-/// `Malformed` for a bad header.
-pub fn preconditions(req: &HttpRequest) -> Result<Preconditions, ApiError> {
-    Ok(Preconditions {
-        if_match: if_match(req)?,
-        idempotency_key: idempotency_key(req)?.map(str::to_owned),
-    })
+impl FromRequest for IdempotencyKey {
+    type Error = ApiError;
+    type Future = Ready<Result<IdempotencyKey, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let Some(value) = req.headers().get("idempotency-key") else {
+            return ready(Ok(IdempotencyKey::default()));
+        };
+        ready(
+            value
+                .to_str()
+                .ok()
+                .filter(|k| {
+                    !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic())
+                })
+                .map(|k| IdempotencyKey {
+                    key: Some(k.to_owned()),
+                })
+                .ok_or_else(|| {
+                    ApiError::Malformed(
+                        "Idempotency-Key must be 1 to 255 visible ASCII characters".into(),
+                    )
+                }),
+        )
+    }
 }
 
-/// A game id from the path; anything that is not a UUID is no game.
-///
-/// # Errors
-/// `GameNotFound`.
-pub fn game_id(raw: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(raw).map_err(|_| ApiError::Service(ServiceError::GameNotFound))
+/// The preconditions of a move: `If-Match` and `Idempotency-Key`.
+#[must_use]
+pub fn preconditions(if_match: IfMatch, key: IdempotencyKey) -> Preconditions {
+    Preconditions {
+        if_match: if_match.version,
+        idempotency_key: key.key,
+    }
 }
 
 /// Query-string errors as 400 problem+json.

@@ -2110,7 +2110,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional: the level (default `easy`) */
+        /** @description Optional: the level (default `medium`) */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["BotMoveRequest"];

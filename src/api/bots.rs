@@ -1,0 +1,99 @@
+//! Handlers of the OpenAPI tag `bots`: a hint, and a move played by the
+//! server for the side to move.
+
+use actix_web::{HttpResponse, get, post, web};
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch};
+use super::reply;
+use super::responses::{
+    BadRequest, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict, PayloadTooLarge,
+    PreconditionFailed, Unauthorized, Unavailable, UnsupportedMediaType,
+};
+use super::wire::{BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed};
+use crate::domain::Level;
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// The level used when a request names none.
+const DEFAULT_LEVEL: Level = Level::Medium;
+
+/// A suggested move for the side to move.
+///
+/// With the token of the seat to move (or the hotseat token). Nothing is played.
+#[utoipa::path(
+    tag = "bots",
+    params(GameId, HintQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The suggested move and how the bot sees the position", body = HintView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = MoveConflict),
+        (status = 422, response = InvalidOption),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/hint")]
+pub async fn get_hint(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    query: web::Query<HintQuery>,
+) -> ApiResult {
+    let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
+    let hint = state.service.hint(game.id, token.token(), level).await?;
+    Ok(HttpResponse::Ok().json(HintView::from(&hint)))
+}
+
+/// Let the server play one move for the side to move.
+///
+/// With the token of the seat to move (or the hotseat token). Answers like a
+/// move; a bot opponent then replies as usual. 412 also when the game changed
+/// while the bot was thinking.
+#[utoipa::path(
+    tag = "bots",
+    params(GameId, IfMatch, IdempotencyKey),
+    request_body(content = Option<BotMoveRequest>, content_type = "application/json", description = "Optional: the level (default `medium`)"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Played: the bot's move for the caller's seat, the game after it and any bot replies", body = MoveResponse,
+            headers(
+                ("ETag" = ETag, description = "The game's new version, quoted"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            )),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = MoveConflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = InvalidOption),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/bot-move")]
+pub async fn play_bot_move(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    key: IdempotencyKey,
+    body: Body,
+) -> ApiResult {
+    let request: BotMoveRequest = body.json_or_default()?;
+    let level = request.level.map_or(DEFAULT_LEVEL, Into::into);
+    let pre = extract::preconditions(if_match, key);
+    let result = state
+        .service
+        .bot_move(game.id, token.token(), pre, level, reply::render)
+        .await?;
+    Ok(reply::played(result))
+}

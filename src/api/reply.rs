@@ -1,0 +1,51 @@
+//! Success answers the handlers share: a game with its `ETag`, a move's
+//! answer (fresh or replayed for an `Idempotency-Key`), and the stored form
+//! of a move's answer.
+
+use actix_web::HttpResponse;
+use actix_web::http::{StatusCode, header};
+
+use super::wire::{self, Game, MoveResponse};
+use crate::domain::{GameRecord, StoredResponse};
+use crate::service::{MoveResult, Played, ServiceError};
+
+/// `res` with `ETag: "<version>"`.
+pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
+    res.headers_mut().insert(header::ETAG, wire::etag(version));
+    res
+}
+
+/// 200 with the game and its `ETag`.
+pub(super) fn game(game: &GameRecord) -> HttpResponse {
+    with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
+}
+
+/// The answer to a move as stored for its idempotency key.
+pub(super) fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
+    let body = serde_json::to_string(&MoveResponse::from(played))
+        .map_err(|e| ServiceError::Internal(format!("rendering a move's answer: {e}")))?;
+    Ok(StoredResponse {
+        status: 201,
+        body,
+        version: played.game.version,
+    })
+}
+
+/// 201 with the move, the game and the bot replies; or the stored first
+/// answer, marked `Idempotent-Replayed`, with the `ETag` it had.
+pub(super) fn played(result: MoveResult) -> HttpResponse {
+    match result {
+        MoveResult::Played(played) => with_etag(
+            HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
+            played.game.version,
+        ),
+        MoveResult::Replayed(stored) => {
+            let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::CREATED);
+            HttpResponse::build(status)
+                .insert_header(("Idempotent-Replayed", "true"))
+                .insert_header((header::ETAG, wire::etag(stored.version)))
+                .content_type("application/json")
+                .body(stored.body)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! A new game on the wire: kind, options, seat, opponent, hotseat; parsed
+//! into the service's `NewGame`.
+
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::{BotLevel, Kind, Rule, Side};
+use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku};
+use crate::service::{self, Opponent};
+
+/// Gomoku options at creation.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"size": 15, "rule": "freestyle"}))]
+pub struct CreateOptions {
+    /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    pub rows: Option<i64>,
+    /// Must equal the kind's grid if given.
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    pub columns: Option<i64>,
+    /// Gomoku only: the board's side, 5 to 25, default 15.
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    #[schema(minimum = 5, maximum = 25)]
+    pub size: Option<i64>,
+    /// Gomoku only: `freestyle` (five or more in a row win, the default) or
+    /// `standard` (exactly five).
+    #[schema(value_type = Option<Rule>)]
+    pub rule: Option<String>,
+}
+
+/// The other seat of a new game: `{"type": "human"}` (the default) or
+/// `{"type": "bot", "level": …, "seed": …}`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OpponentRequest {
+    /// A person who joins with `POST /v1/games/{id}/join`. (A struct variant:
+    /// serde ignores `deny_unknown_fields` on a unit variant.)
+    Human {},
+    /// A server bot that plays its turns itself.
+    Bot {
+        level: BotLevel,
+        /// Same seed, same position → same move. Random when omitted.
+        #[serde(default, deserialize_with = "super::integral::option_u64")]
+        seed: Option<u64>,
+    },
+}
+
+/// Written by hand: the derive neither closes the variants
+/// (`additionalProperties: false`, as `deny_unknown_fields` does) nor lets a
+/// `u64` reach past `int64`.
+impl utoipa::PartialSchema for OpponentRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{
+            AdditionalProperties, ObjectBuilder, OneOfBuilder, SchemaType, Type,
+        };
+        let tag = |value: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([value.to_owned()]))
+        };
+        let human = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A person who joins with `POST /v1/games/{id}/join`."))
+            .property("type", tag("human"))
+            .required("type")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        let bot = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A server bot that plays its turns itself."))
+            .property("type", tag("bot"))
+            .property("level", utoipa::openapi::Ref::from_schema_name("BotLevel"))
+            .property(
+                "seed",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                    .minimum(Some(0))
+                    .maximum(Some(u64::MAX))
+                    .description(Some(
+                        "Same seed, same position → same move. Random when omitted.",
+                    )),
+            )
+            .required("type")
+            .required("level")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new()
+            .item(human)
+            .item(bot)
+            .description(Some(
+                "The other seat of a new game: a person who joins later, or a server bot.",
+            ))
+            .examples([json!({"type": "bot", "level": "easy", "seed": 7})])
+            .into()
+    }
+}
+
+impl ToSchema for OpponentRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        schemas.push((
+            <BotLevel as ToSchema>::name().into_owned(),
+            <BotLevel as utoipa::PartialSchema>::schema(),
+        ));
+    }
+}
+
+/// A new game. Only `kind` is required.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "connect_four", "options": {}, "seat": "X", "opponent": {"type": "human"}, "hotseat": false}))]
+pub struct CreateGame {
+    pub kind: Kind,
+    /// Gomoku: `{"size": 15, "rule": "freestyle"}`; other kinds take none.
+    #[serde(default)]
+    pub options: Option<CreateOptions>,
+    /// The creator's seat, default `X`.
+    #[serde(default)]
+    pub seat: Option<Side>,
+    /// Default: a human who joins later.
+    #[serde(default)]
+    pub opponent: Option<OpponentRequest>,
+    /// One token plays both seats (not with a bot).
+    #[serde(default)]
+    pub hotseat: bool,
+}
+
+impl CreateGame {
+    /// The validated request.
+    ///
+    /// # Errors
+    /// `InvalidOption` for options out of range or not of this kind.
+    pub fn into_new_game(self) -> Result<service::NewGame, service::ServiceError> {
+        let invalid = |m: String| service::ServiceError::InvalidOption(m);
+        let kind: GameKind = self.kind.into();
+        let o = self.options.unwrap_or_default();
+        let setup = if kind == GameKind::Gomoku {
+            let rule = match o.rule.as_deref() {
+                None => GomokuRule::Freestyle,
+                Some(r) => GomokuRule::parse(r).ok_or_else(|| {
+                    invalid(format!("rule must be `freestyle` or `standard`, got `{r}`"))
+                })?,
+            };
+            let size = o.size.unwrap_or(i64::from(gomoku::DEFAULT_SIZE));
+            Setup::Gomoku(GomokuOptions::new(size, rule).map_err(|e| invalid(e.to_string()))?)
+        } else {
+            if o.size.is_some() || o.rule.is_some() {
+                return Err(invalid(format!(
+                    "`size` and `rule` are Gomoku options; {kind} takes none"
+                )));
+            }
+            Setup::default_for(kind)
+        };
+        let (rows, columns) = AnyGame::new(setup).dims();
+        for (name, given, actual) in [("rows", o.rows, rows), ("columns", o.columns, columns)] {
+            if given.is_some_and(|g| g != i64::from(actual)) {
+                return Err(invalid(format!("{kind} has {actual} {name}")));
+            }
+        }
+        let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
+            OpponentRequest::Human {} => Opponent::Human,
+            OpponentRequest::Bot { level, seed } => Opponent::Bot {
+                level: level.into(),
+                seed: seed.unwrap_or_else(rand::random),
+            },
+        };
+        Ok(service::NewGame {
+            setup,
+            seat: self.seat.map_or(Player::X, Into::into),
+            opponent,
+            hotseat: self.hotseat,
+        })
+    }
+}
+
+/// An optional body that carries nothing: send no body or `{}`. Fields are
+/// ignored.
+#[derive(Clone, Debug, Default, ToSchema)]
+#[schema(example = json!({}))]
+pub struct EmptyBody {}
