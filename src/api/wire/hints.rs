@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{BotLevel, MoveBody};
-use crate::ai;
 use crate::service;
+use crate::service::Outcome;
 
 /// Ask the server to play one move for the side to move.
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
@@ -59,9 +59,9 @@ impl From<&service::Hint> for HintView {
             evaluation: EvaluationView {
                 score: e.score,
                 outcome: e.proven.map(|(o, _)| match o {
-                    ai::Outcome::Win => ProvenOutcome::Win,
-                    ai::Outcome::Loss => ProvenOutcome::Loss,
-                    ai::Outcome::Draw => ProvenOutcome::Draw,
+                    Outcome::Win => ProvenOutcome::Win,
+                    Outcome::Loss => ProvenOutcome::Loss,
+                    Outcome::Draw => ProvenOutcome::Draw,
                 }),
                 plies: e.proven.map(|(_, p)| p),
             },

@@ -1,0 +1,170 @@
+//! The reads: the game now, listings, a round's history, the position
+//! after any ply, and the changes an event stream sends.
+
+use uuid::Uuid;
+
+use super::{Change, ChangeKind, Result, Service, ServiceError};
+use crate::domain::{EventType, GameRecord, ListFilter, MoveRecord, Seat};
+use crate::rules::{AnyGame, Player, Setup};
+
+impl Service {
+    /// A game by id.
+    ///
+    /// # Errors
+    /// `GameNotFound`, store errors.
+    pub async fn game(&self, id: Uuid) -> Result<GameRecord> {
+        self.store.game(id).await?.ok_or(ServiceError::GameNotFound)
+    }
+
+    /// Games matching a filter, with the next page's cursor.
+    ///
+    /// # Errors
+    /// Store errors.
+    pub async fn list(&self, filter: &ListFilter) -> Result<(Vec<GameRecord>, Option<i64>)> {
+        Ok(self.store.list(filter).await?)
+    }
+
+    /// The moves of a round (default: the current one).
+    ///
+    /// # Errors
+    /// `GameNotFound`, `PositionNotFound` for a round that does not exist,
+    /// store errors.
+    #[tracing::instrument(name = "history", skip_all, fields(game = %id))]
+    pub async fn history(
+        &self,
+        id: Uuid,
+        round: Option<u32>,
+    ) -> Result<(GameRecord, Vec<MoveRecord>)> {
+        let game = self.game(id).await?;
+        let round = round.unwrap_or(game.round);
+        if round == 0 || round > game.round {
+            return Err(ServiceError::PositionNotFound);
+        }
+        let moves = self.store.moves(id, game.kind(), round).await?;
+        Ok((game, moves))
+    }
+
+    /// The position after `ply` moves of a round, replayed from its history.
+    /// The record keeps the game's current seats and version; the position,
+    /// round and resignation are those of that moment.
+    ///
+    /// # Errors
+    /// `GameNotFound`, `PositionNotFound`, store errors.
+    #[tracing::instrument(name = "position", skip_all, fields(game = %id))]
+    pub async fn position(&self, id: Uuid, round: Option<u32>, ply: u32) -> Result<GameRecord> {
+        let (mut game, moves) = self.history(id, round).await?;
+        let round = round.unwrap_or(game.round);
+        if usize::try_from(ply).map_or(true, |p| p > moves.len()) {
+            return Err(ServiceError::PositionNotFound);
+        }
+        let replayed = replay(game.position.setup(), &moves[..ply as usize])?;
+        let last_of_round = ply as usize == moves.len();
+        if !(round == game.round && last_of_round) {
+            game.resigned = None;
+        }
+        game.position = replayed;
+        game.round = round;
+        Ok(game)
+    }
+
+    /// Every change after version `after`, in order, each with the game as it
+    /// stood right after it (read back from the stored history). `None` when
+    /// the game does not exist (any more).
+    ///
+    /// # Errors
+    /// Store errors; `Internal` for a history that does not replay.
+    pub async fn changes_since(&self, id: Uuid, after: i64) -> Result<Option<Vec<Change>>> {
+        let Some(now) = self.store.game(id).await? else {
+            return Ok(None);
+        };
+        if after >= now.version {
+            return Ok(Some(Vec::new()));
+        }
+        let from_round = self.store.round_at(id, after).await?.unwrap_or(1);
+        let (moves, events) = self.store.changes(id, now.kind(), from_round).await?;
+        // A seat taken after version v was open at v.
+        let joined_at = |seat: Player| {
+            events.iter().find_map(|e| match e.event {
+                EventType::Join(p) if p == seat => Some(e.version),
+                _ => None,
+            })
+        };
+        let join_versions = Player::BOTH.map(joined_at);
+        let setup = now.position.setup();
+        let mut state = now.clone();
+        state.position = AnyGame::new(setup);
+        state.round = from_round;
+        state.resigned = None;
+        let mut out = Vec::new();
+        let (mut mi, mut ei) = (0, 0);
+        loop {
+            let take_move = match (moves.get(mi), events.get(ei)) {
+                (None, None) => break,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(m), Some(e)) => m.version < e.version,
+            };
+            let kind = if take_move {
+                let m = moves[mi];
+                mi += 1;
+                state.position.play_input(m.mv).map_err(|e| {
+                    ServiceError::Internal(format!("stored move at version {}: {e}", m.version))
+                })?;
+                state.version = m.version;
+                state.updated_at = m.at;
+                Some(ChangeKind::Move(m))
+            } else {
+                let e = events[ei];
+                ei += 1;
+                state.version = e.version;
+                state.updated_at = e.at;
+                match e.event {
+                    EventType::Create => {
+                        state.position = AnyGame::new(setup);
+                        None
+                    }
+                    EventType::Restart => {
+                        state.position = AnyGame::new(setup);
+                        state.round = e.round;
+                        state.resigned = None;
+                        Some(ChangeKind::Restart)
+                    }
+                    EventType::Join(p) => Some(ChangeKind::Join(p)),
+                    EventType::Resign(p) => {
+                        state.resigned = Some(p);
+                        Some(ChangeKind::Resign(p))
+                    }
+                }
+            };
+            if let Some(kind) = kind.filter(|_| state.version > after) {
+                let mut game = state.clone();
+                for seat in Player::BOTH {
+                    if join_versions[seat.index()].is_some_and(|v| v > game.version) {
+                        game.seats[seat.index()] = Seat::Human { token: None };
+                    }
+                }
+                out.push(Change {
+                    version: game.version,
+                    kind,
+                    game,
+                });
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The position reached by playing stored moves from the empty board. Stored
+/// moves go through the same checks as requests do.
+///
+/// # Errors
+/// `Internal` when a stored move is not legal (a corrupt history).
+fn replay(setup: Setup, moves: &[MoveRecord]) -> Result<AnyGame> {
+    let mut position = AnyGame::new(setup);
+    for m in moves {
+        position.play_input(m.mv).map_err(|e| {
+            ServiceError::Internal(format!("stored move {} is illegal: {e}", m.ply))
+        })?;
+    }
+    Ok(position)
+}
