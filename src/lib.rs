@@ -1,7 +1,49 @@
 //! Tabula: a REST/JSON game-state service for k-in-a-row games.
 //!
-//! Dependencies point one way: `api → service → {rules, ai, store}`,
-//! `ai → rules`, `store → rules` (conversions only).
+//! # Dependencies
+//! They point one way, and nothing points back up:
+//!
+//! ```text
+//! api ──► service ──► ai ──► rules
+//!            │         └───► domain::Level
+//!            ├──────► store ──► domain ──► rules
+//!            └──────► rules, domain
+//! ```
+//!
+//! `api` reaches the store only through `service` (the value types it renders
+//! come from `domain`, `rules` and `service`); `store` knows nothing of `ai`;
+//! `rules` imports nothing of the crate and does no I/O. `startup` wires the
+//! layers together; `config` and `telemetry` are used by all.
+//!
+//! # Module map
+//! - `rules`: the four games as pure values (`docs/rules.md` is their
+//!   reference): `any_game` (the closed set and wire-level moves),
+//!   `tic_tac_toe`, `connect_four`, `gomoku`, `ultimate`, and `lines3` (the
+//!   3x3 line masks the two tic-tac-toes share).
+//! - `domain`: the records the service works with: a game and its seats,
+//!   token hashes, moves, changes (events), list filters, stored idempotent
+//!   answers, bot levels.
+//! - `ai`: bots and hints: `limits` (work and time budgets), `random`,
+//!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
+//!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board` and `vcf`
+//!   threat search, `ultimate`).
+//! - `store`: persistence behind one seam: `writer` (the single writer that
+//!   batches jobs into group commits) and `db` with its backends `sqlite`
+//!   (and the write `batch` it keeps in memory until commit) and `postgres`,
+//!   and `rows` (the one list of a game's columns and the row structs).
+//! - `service`: the use cases, where rules, ai and store meet: `writes`
+//!   (create, join, play, restart, resign, delete), `history` (reads,
+//!   listings, history, positions, event replay) and `bots` (hints, bot
+//!   moves, bot replies).
+//! - `api`: HTTP: `games`, `moves`, `bots`, `kinds` (one file per OpenAPI
+//!   tag), `events` (Server-Sent Events), `system` (health, readiness,
+//!   metrics), `extract` (body parsing and the typed path, token and
+//!   precondition extractors), `reply` (shared success answers), `wire` (the
+//!   JSON types by subject), `error` (problem+json), `responses` and
+//!   `examples` (for the OpenAPI document), `rate_limit`.
+//! - `config`: the settings, as flags and environment variables.
+//! - `telemetry`: logging and request metrics.
+//! - `startup`: builds the app, binds, serves, stops gracefully.
 
 /// Bots and hints over the rules: levels, seeded strategies, time budgets.
 pub mod ai;
@@ -17,7 +59,7 @@ pub mod rules;
 pub mod service;
 /// Builds the actix app, binds, serves, stops gracefully.
 pub mod startup;
-/// Persistence: games, moves, tokens and idempotency records on SQLite.
+/// Persistence: games, moves, changes and idempotent answers on SQLite or PostgreSQL.
 pub mod store;
 /// Logging setup and request metrics.
 pub mod telemetry;

@@ -6,6 +6,9 @@
 //!
 //! Each game lives in its own file and implements [`Game`]; the service
 //! dispatches over the closed set of games with [`AnyGame`].
+//!
+//! The rules themselves, edge cases included, are written down in
+//! `docs/rules.md`; each game module names its section there.
 
 mod any_game;
 pub mod connect_four;
@@ -153,7 +156,7 @@ pub struct PlayError<G> {
     pub position: G,
 }
 
-/// A move that wins at once for `player` (see rules.md, "Threats").
+/// A move that wins at once for `player` (see docs/rules.md, "Threats").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Threat<M> {
     pub player: Player,

@@ -1,4 +1,4 @@
-//! Connect Four: 7 columns, 6 rows, boards stand upright (rules.md, "Connect
+//! Connect Four: 7 columns, 6 rows, boards stand upright (docs/rules.md, "Connect
 //! Four"). A disc falls to the lowest empty row of its column; four or more
 //! of a kind in a row — horizontally, vertically or on either diagonal — win.
 //!

@@ -1,4 +1,4 @@
-//! Gomoku: five in a row on a square board of 5x5 to 25x25 (rules.md, "Gomoku").
+//! Gomoku: five in a row on a square board of 5x5 to 25x25 (docs/rules.md, "Gomoku").
 //!
 //! The board is kept as bit rows: one `u32` per row and player, bit `col` set
 //! when that player has a stone at `(row, col)`; only the first `size` rows

@@ -1,4 +1,4 @@
-//! Tic-tac-toe: three in a row on a 3x3 board (rules.md, "Tic-tac-toe").
+//! Tic-tac-toe: three in a row on a 3x3 board (docs/rules.md, "Tic-tac-toe").
 //!
 //! Each player's stones are a 9-bit mask, bit `3 * row + col` (see
 //! [`lines3`](super::lines3)). The game stops at the first line, so after a

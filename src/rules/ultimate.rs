@@ -1,5 +1,5 @@
 //! Ultimate tic-tac-toe: nine tic-tac-toe boards in a 3x3 outer board
-//! (rules.md, "Ultimate tic-tac-toe").
+//! (docs/rules.md, "Ultimate tic-tac-toe").
 //!
 //! Each player's stones are nine 9-bit masks, one per inner board (bit `cell`
 //! of entry `board`, both numbered row-major as in [`lines3`](super::lines3)).
