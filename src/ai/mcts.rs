@@ -250,6 +250,17 @@ impl<M: Copy> Tree<M> {
         best.unwrap_or(n.first as usize)
     }
 
+    /// Steps from `node` to its selected child, on the tree's path and on
+    /// `state`; returns the child.
+    fn descend<G: Game<Move = M>>(&mut self, node: usize, state: &mut G) -> usize {
+        let c = self.select(node);
+        if let Some(m) = self.nodes[c].mv {
+            state.play_unchecked(m);
+        }
+        self.path.push(Tree::<M>::index(c));
+        c
+    }
+
     /// One walk, expansion, playout and update.
     fn iterate<G: Game<Move = M>>(&mut self, root: &G, rng: &mut impl Rng) {
         let mut state = root.clone();
@@ -265,20 +276,10 @@ impl<M: Copy> Tree<M> {
                 if !self.nodes[node].expanded || self.nodes[node].proof != Proof::Unknown {
                     break;
                 }
-                let c = self.select(node);
-                if let Some(m) = self.nodes[c].mv {
-                    state.play_unchecked(m);
-                }
-                node = c;
-                self.path.push(Tree::<M>::index(c));
+                node = self.descend(node, &mut state);
                 break;
             }
-            let c = self.select(node);
-            if let Some(m) = self.nodes[c].mv {
-                state.play_unchecked(m);
-            }
-            node = c;
-            self.path.push(Tree::<M>::index(c));
+            node = self.descend(node, &mut state);
         }
         let winner = match self.nodes[node].proof {
             Proof::Unknown => playout(&mut state, &mut self.moves, rng),
@@ -337,13 +338,12 @@ impl<M: Copy> Tree<M> {
             .filter(|c| !matches!(c.proof, Proof::Loss(_)))
             .max_by(|a, b| a.visits.cmp(&b.visits).then(a.mean().total_cmp(&b.mean())));
         if let Some(c) = alive {
-            let evaluation = match (root.proof, c.proof) {
-                (Proof::Draw(_), Proof::Draw(k)) => Evaluation::proven(Outcome::Draw, k),
-                _ => {
-                    // In -999.0..=999.0, so the cast cannot overflow.
-                    let squeezed = ((c.mean() * 2.0 - 1.0) * 999.0).round();
-                    Evaluation::heuristic(squeezed as i32)
-                }
+            let evaluation = if let (Proof::Draw(_), Proof::Draw(k)) = (root.proof, c.proof) {
+                Evaluation::proven(Outcome::Draw, k)
+            } else {
+                // In -999.0..=999.0, so the cast cannot overflow.
+                let squeezed = ((c.mean() * 2.0 - 1.0) * 999.0).round();
+                Evaluation::heuristic(squeezed as i32)
             };
             return Some(Found {
                 mv: c.mv?,
@@ -396,7 +396,7 @@ mod tests {
             memory,
         };
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut meter = Meter::new(20_000, Duration::from_secs(60));
+        let mut meter = Meter::new(20_000, Duration::from_mins(1));
         let game = Ultimate::new();
         let tree = grow(&game, settings, &mut rng, &mut meter);
         assert!(tree.nodes.len() <= 2048, "{}", tree.nodes.len());

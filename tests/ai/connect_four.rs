@@ -59,15 +59,7 @@ fn every_level_blocks_an_immediate_win() {
     // O has three up column 6; X's bottom discs 0, 2, 4 threaten nothing.
     let game = columns(&[0, 6, 2, 6, 4, 6]);
     assert!(wins_of(&game, Player::X).is_empty());
-    for level in hint_levels(&game) {
-        for seed in 0..5 {
-            assert_eq!(
-                suggest(&game, level, seed).mv,
-                col(6),
-                "{level} seed {seed}"
-            );
-        }
-    }
+    crate::assert_every_level_plays(&game, col(6));
 }
 
 #[test]
@@ -93,21 +85,7 @@ fn medium_and_hard_find_a_forced_win_in_three() {
 
 #[test]
 fn no_level_misses_a_win_or_a_block_in_random_positions() {
-    let mut blocks = 0;
-    for game in random_positions(Setup::ConnectFour, 400, 1) {
-        let me = game.to_move();
-        let mine = wins_of(&game, me);
-        let theirs = wins_of(&game, me.other());
-        for level in hint_levels(&game) {
-            let mv = suggest(&game, level, 5).mv;
-            if !mine.is_empty() {
-                assert!(mine.contains(&mv), "{level} missed a win in {game:?}");
-            } else if theirs.len() == 1 {
-                assert_eq!(mv, theirs[0], "{level} missed a block in {game:?}");
-                blocks += 1;
-            }
-        }
-    }
+    let blocks = crate::assert_wins_and_blocks(&random_positions(Setup::ConnectFour, 400, 1));
     assert!(blocks > 20, "too few blocks tried: {blocks}");
 }
 

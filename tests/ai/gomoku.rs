@@ -148,21 +148,7 @@ fn hard_stops_a_four_three() {
 #[test]
 fn no_level_misses_a_win_or_a_block_in_random_positions() {
     let setup = Setup::Gomoku(GomokuOptions::new(7, GomokuRule::Freestyle).expect("7x7"));
-    let mut blocks = 0;
-    for game in random_positions(setup, 200, 3) {
-        let me = game.to_move();
-        let mine = wins_of(&game, me);
-        let theirs = wins_of(&game, me.other());
-        for level in hint_levels(&game) {
-            let mv = suggest(&game, level, 5).mv;
-            if !mine.is_empty() {
-                assert!(mine.contains(&mv), "{level} missed a win in {game:?}");
-            } else if theirs.len() == 1 {
-                assert_eq!(mv, theirs[0], "{level} missed a block in {game:?}");
-                blocks += 1;
-            }
-        }
-    }
+    let blocks = crate::assert_wins_and_blocks(&random_positions(setup, 200, 3));
     assert!(blocks > 20, "too few blocks tried: {blocks}");
 }
 

@@ -6,6 +6,11 @@
 //! Bots run with a fixed work allowance ([`work`]) and a generous time cap,
 //! so every test is deterministic.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers as well as tests may unwrap: the panic is the failure message"
+)]
+
 mod connect_four;
 mod gomoku;
 mod levels;
@@ -18,7 +23,7 @@ use tabula::ai::{self, Budget, Level, Suggestion};
 use tabula::rules::{AnyGame, AnyMove, GameKind, Player, Setup};
 
 /// The time cap of test searches: far above what their work takes.
-pub const TIME_CAP: Duration = Duration::from_secs(60);
+pub const TIME_CAP: Duration = Duration::from_mins(1);
 
 /// The work allowance of test searches, per kind.
 #[must_use]
@@ -85,6 +90,9 @@ pub fn wins_of(game: &AnyGame, player: Player) -> Vec<AnyMove> {
 
 /// Positions reached by random play from the start of `setup`, `count` of
 /// them, seeded; none is over.
+///
+/// # Panics
+/// When the random bot plays an illegal move.
 #[must_use]
 pub fn random_positions(setup: Setup, count: usize, seed: u64) -> Vec<AnyGame> {
     let mut out = Vec::new();
@@ -103,4 +111,42 @@ pub fn random_positions(setup: Setup, count: usize, seed: u64) -> Vec<AnyGame> {
         }
     }
     out
+}
+
+/// Every level from `easy` up, in each of `positions`, takes an immediate
+/// win when it has one and otherwise blocks the opponent's only one. Returns
+/// how many blocks were checked, so a caller can insist there were enough.
+///
+/// # Panics
+/// When a level misses a win or a block.
+#[must_use]
+pub fn assert_wins_and_blocks(positions: &[AnyGame]) -> usize {
+    let mut blocks = 0;
+    for game in positions {
+        let me = game.to_move();
+        let mine = wins_of(game, me);
+        let theirs = wins_of(game, me.other());
+        for level in hint_levels(game) {
+            let mv = suggest(game, level, 5).mv;
+            if !mine.is_empty() {
+                assert!(mine.contains(&mv), "{level} missed a win in {game:?}");
+            } else if theirs.len() == 1 {
+                assert_eq!(mv, theirs[0], "{level} missed a block in {game:?}");
+                blocks += 1;
+            }
+        }
+    }
+    blocks
+}
+
+/// Every level from `easy` up, with any seed, plays `block` in `game`.
+///
+/// # Panics
+/// When one does not.
+pub fn assert_every_level_plays(game: &AnyGame, block: AnyMove) {
+    for level in hint_levels(game) {
+        for seed in 0..5 {
+            assert_eq!(suggest(game, level, seed).mv, block, "{level} seed {seed}");
+        }
+    }
 }

@@ -1344,7 +1344,7 @@ fn board() -> impl Strategy<Value = (u8, u8, (u8, u8), Vec<Option<Player>>)> {
                     }
                     4 | 5 => cells.swap(i, j), // moves a stone (counts kept)
                     _ => {
-                        cells[i] = [None, Some(Player::X), Some(Player::O)][usize::from(value % 3)]
+                        cells[i] = [None, Some(Player::X), Some(Player::O)][usize::from(value % 3)];
                     }
                 }
             }

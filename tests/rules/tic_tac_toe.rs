@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use tabula::rules::tic_tac_toe::{Cell, TicTacToe};
-use tabula::rules::{Coord, Game, PlayError, Player, Refusal, Status, Threat};
+use tabula::rules::{Coord, Game, Player, Refusal, Status, Threat};
 
 // ---------------------------------------------------------------- oracle --
 
@@ -341,18 +341,7 @@ proptest! {
             let legal = game.legal_moves();
             for i in 0..9 {
                 let m = cell(i);
-                let expected = naive.refusal(i);
-                prop_assert_eq!(game.check(m).err(), expected);
-                prop_assert_eq!(legal.contains(&m), expected.is_none());
-                if let Some(refusal) = expected {
-                    prop_assert_eq!(
-                        game.clone().play(m),
-                        Err(PlayError { refusal, position: game.clone() })
-                    );
-                    let mut tried = game.clone();
-                    prop_assert_eq!(tried.try_play(m), Err(refusal));
-                    prop_assert_eq!(&tried, &game);
-                }
+                crate::assert_refused_as(&game, &legal, m, naive.refusal(i))?;
             }
             if legal.is_empty() {
                 break;
