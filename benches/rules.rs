@@ -21,7 +21,7 @@ fn playout<G: Game>(mut game: G, rng: &mut ChaCha8Rng, moves: &mut Vec<G::Move>)
     game.ply()
 }
 
-fn bench_playouts<G: Game>(c: &mut Criterion, name: &str, start: G) {
+fn bench_playouts<G: Game>(c: &mut Criterion, name: &str, start: &G) {
     let mut group = c.benchmark_group("random_playout");
     group.throughput(Throughput::Elements(1));
     let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -33,10 +33,10 @@ fn bench_playouts<G: Game>(c: &mut Criterion, name: &str, start: G) {
 }
 
 fn playouts(c: &mut Criterion) {
-    bench_playouts(c, "tic_tac_toe", TicTacToe::new());
-    bench_playouts(c, "connect_four", ConnectFour::new());
-    bench_playouts(c, "gomoku_15", Gomoku::new(GomokuOptions::default()));
-    bench_playouts(c, "ultimate_tic_tac_toe", Ultimate::new());
+    bench_playouts(c, "tic_tac_toe", &TicTacToe::new());
+    bench_playouts(c, "connect_four", &ConnectFour::new());
+    bench_playouts(c, "gomoku_15", &Gomoku::new(GomokuOptions::default()));
+    bench_playouts(c, "ultimate_tic_tac_toe", &Ultimate::new());
 }
 
 fn threats(c: &mut Criterion) {
@@ -53,7 +53,7 @@ fn threats(c: &mut Criterion) {
         g.play_unchecked(m);
     }
     c.bench_function("threats/gomoku_15_after_60", |b| {
-        b.iter(|| black_box(g.threats()))
+        b.iter(|| black_box(g.threats()));
     });
 }
 

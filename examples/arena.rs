@@ -16,6 +16,7 @@
 //! `--pairs adjacent|all` (default `all`), `--gomoku-size 15`.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -221,15 +222,16 @@ fn run_kind(kind: GameKind, options: &Options) -> Result<String, String> {
     for (pair, (tally, clocks)) in pairs.iter().zip(&results) {
         let played = f64::from(tally.wins[0] + tally.wins[1] + tally.draws);
         let points = f64::from(tally.wins[0]) + f64::from(tally.draws) / 2.0;
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.0}% |\n",
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.0}% |",
             pair[0],
             pair[1],
             tally.wins[0],
             tally.wins[1],
             tally.draws,
             100.0 * points / played.max(1.0)
-        ));
+        );
         for (level, clock) in pair.iter().zip(clocks) {
             per_level.entry(*level).or_default().add(*clock);
         }
@@ -237,12 +239,13 @@ fn run_kind(kind: GameKind, options: &Options) -> Result<String, String> {
     out.push_str("\n| level | moves | mean time per move | longest move |\n|---|---:|---:|---:|\n");
     for (level, clock) in per_level {
         let moves = u32::try_from(clock.moves.max(1)).unwrap_or(u32::MAX);
-        out.push_str(&format!(
-            "| {level} | {} | {:.2?} | {:.2?} |\n",
+        let _ = writeln!(
+            out,
+            "| {level} | {} | {:.2?} | {:.2?} |",
             clock.moves,
             clock.total / moves,
             clock.longest
-        ));
+        );
     }
     Ok(out)
 }

@@ -3,6 +3,11 @@
 //! service's jobs do, several steps to a job, so that one batch holds a
 //! game's creation, its changes and its deletion.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers as well as tests may unwrap: the panic is the failure message"
+)]
+
 use std::str::FromStr;
 
 use chrono::Utc;

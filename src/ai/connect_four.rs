@@ -207,7 +207,7 @@ impl Position for Board {
 
     fn undo(&mut self, m: Column) {
         let column = self.mask & column_mask(usize::from(m.index()));
-        let top = 1 << (63 - column.leading_zeros());
+        let top = 1 << column.ilog2();
         self.mask ^= top;
         self.own ^= self.mask;
     }

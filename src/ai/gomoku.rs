@@ -229,7 +229,7 @@ mod tests {
             scored: Vec::new(),
             root: None,
         };
-        let mut meter = Meter::new(1_000_000, Duration::from_secs(60));
+        let mut meter = Meter::new(1_000_000, Duration::from_mins(1));
         let safe = search.safe_moves(&mut meter).expect("O has a VCF");
         let cell = |r: u16, c: u16| r * 15 + c;
         let mut sorted = safe.clone();

@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn a_meter_stops_after_its_allowance() {
-        let mut meter = Meter::new(3, Duration::from_secs(60));
+        let mut meter = Meter::new(3, Duration::from_mins(1));
         assert!(meter.tick() && meter.tick() && meter.tick());
         assert!(!meter.tick());
         assert!(meter.stopped() && !meter.tick());
@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn a_child_meter_spends_from_its_parent() {
-        let mut parent = Meter::new(10, Duration::from_secs(60));
+        let mut parent = Meter::new(10, Duration::from_mins(1));
         let mut child = parent.child(100);
         assert_eq!(child.allowance(), 10);
         while child.tick() {}

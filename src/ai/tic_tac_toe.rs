@@ -285,7 +285,7 @@ mod tests {
                 jitter: 0,
                 seed: 0,
             };
-            let mut meter = Meter::new(50_000, Duration::from_secs(60));
+            let mut meter = Meter::new(50_000, Duration::from_mins(1));
             let found = alpha_beta::search(&mut pos, settings, &mut meter).unwrap();
             let exact = value(&game, &mut memo);
             assert_eq!(found.score, exact, "{game:?}");
@@ -306,7 +306,7 @@ mod tests {
             memory: 1 << 20,
         };
         for game in all {
-            let mut meter = Meter::new(100_000, Duration::from_secs(60));
+            let mut meter = Meter::new(100_000, Duration::from_mins(1));
             let found = super::super::mcts::search(&game, settings, &mut rng, &mut meter).unwrap();
             let exact = value(&game, &mut memo);
             assert_eq!(found.evaluation, proven(&game, exact), "{game:?}");

@@ -286,6 +286,7 @@ impl ResponseError for ApiError {
         if let ApiError::Service(ServiceError::VersionMismatch(game)) = self {
             res.insert_header((header::ETAG, wire::etag(game.version)));
         }
-        res.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+        // The content type is set above; `json` answers 500 if this fails.
+        res.json(self.problem())
     }
 }

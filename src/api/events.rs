@@ -128,9 +128,17 @@ fn event_of(change: &Change) -> GameEvent {
     }
 }
 
+/// One SSE frame. An event that cannot be written as JSON (never expected)
+/// is logged and sent as a comment, so the stream goes on without a frame
+/// whose data is empty.
 fn frame(name: &str, id: i64, data: &GameEvent) -> Bytes {
-    let json = serde_json::to_string(data).unwrap_or_default();
-    Bytes::from(format!("event: {name}\nid: {id}\ndata: {json}\n\n"))
+    match serde_json::to_string(data) {
+        Ok(json) => Bytes::from(format!("event: {name}\nid: {id}\ndata: {json}\n\n")),
+        Err(e) => {
+            tracing::error!(error = %e, id, "an event could not be written as JSON");
+            Bytes::from(format!(": event {id} could not be written\n\n"))
+        }
+    }
 }
 
 fn name_of(t: EventType) -> &'static str {

@@ -37,7 +37,7 @@ impl RateLimiter {
             while let Some(limiter) = sweeper.upgrade() {
                 limiter.retain_recent();
                 drop(limiter);
-                std::thread::sleep(std::time::Duration::from_secs(60));
+                std::thread::sleep(std::time::Duration::from_mins(1));
             }
         });
         Some(RateLimiter { limiter })

@@ -33,7 +33,7 @@ pub use moves::{
 };
 pub use queries::{HintQuery, ListQuery, RoundQuery};
 
-/// The ETag of a version: `"<version>"`.
+/// The `ETag` of a version: `"<version>"`.
 #[must_use]
 pub fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))

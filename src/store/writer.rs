@@ -38,7 +38,7 @@ pub(super) struct Ran {
 /// A write job, with its result type erased.
 pub(super) trait Job: Send {
     /// Runs the job inside the batch transaction.
-    fn run<'t>(self: Box<Self>, tx: &'t mut WriteTx) -> BoxFuture<'t, Ran>;
+    fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran>;
     /// Fails the job without running it.
     fn fail(self: Box<Self>, error: Arc<StoreError>);
 }
@@ -60,7 +60,7 @@ where
     T: Send + 'static,
     E: From<StoreError> + Send + 'static,
 {
-    fn run<'t>(self: Box<Self>, tx: &'t mut WriteTx) -> BoxFuture<'t, Ran> {
+    fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran> {
         Box::pin(async move {
             let TypedJob { f, reply, span } = *self;
             let writes = tx.writes();

@@ -64,8 +64,7 @@ impl Stream {
                 block
                     .lines()
                     .find_map(|l| l.strip_prefix(name))
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| panic!("no {name} in {block:?}"))
+                    .map_or_else(|| panic!("no {name} in {block:?}"), str::to_owned)
             };
             return Some(Event {
                 name: field("event: "),

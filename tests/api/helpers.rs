@@ -55,6 +55,10 @@ pub struct TestApp {
 
 /// A seat: the game id, the seat and its token.
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::struct_field_names,
+    reason = "the fields are named as the API names them"
+)]
 pub struct Seat {
     pub id: String,
     pub seat: String,

@@ -1,6 +1,11 @@
 //! Black-box API tests: each test spawns the app on port 0 with a fresh
 //! SQLite file and speaks HTTP to it.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers as well as tests may unwrap: the panic is the failure message"
+)]
+
 mod concurrency;
 mod errors;
 mod events;

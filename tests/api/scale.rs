@@ -73,9 +73,9 @@ async fn a_move_made_through_one_instance_is_seen_at_once_through_the_other() {
     };
     let (x, o) = a.pair("tic_tac_toe").await;
     b.play_ok(&x, json!({"row": 1, "col": 1})).await;
-    let g = a.game(&x.id).await;
-    assert_eq!(g["board"][1], ".X.");
-    assert_eq!(g["turn"], "O");
+    let seen = a.game(&x.id).await;
+    assert_eq!(seen["board"][1], ".X.");
+    assert_eq!(seen["turn"], "O");
     // The other seat may not play twice, whichever instance it asks.
     a.play_ok(&o, json!({"row": 0, "col": 0})).await;
     let res = b.play(&o, json!({"row": 2, "col": 2})).await;

@@ -95,7 +95,7 @@ mod tests {
         // X has an open three down column 11: the open four wins in 3.
         let xs = [(7, 7), (9, 11), (10, 11), (11, 11)];
         let os = [(7, 6), (0, 0), (0, 3), (14, 14)];
-        let mut meter = Meter::new(100_000, Duration::from_secs(60));
+        let mut meter = Meter::new(100_000, Duration::from_mins(1));
         let (cell, plies) = find(&mut board(&xs, &os), 8, &mut meter).expect("a VCF");
         assert_eq!(plies, 3);
         assert!([8 * 15 + 11, 12 * 15 + 11].contains(&cell), "{cell}");
@@ -105,7 +105,7 @@ mod tests {
     fn a_lone_closed_three_is_no_win() {
         let xs = [(7, 7), (7, 8), (7, 9), (3, 3)];
         let os = [(7, 6), (0, 0), (0, 3), (14, 14)];
-        let mut meter = Meter::new(100_000, Duration::from_secs(60));
+        let mut meter = Meter::new(100_000, Duration::from_mins(1));
         assert_eq!(find(&mut board(&xs, &os), 8, &mut meter), None);
     }
 }

@@ -325,12 +325,11 @@ impl Batch {
     }
 
     fn set(&mut self, id: Uuid, stored: bool, state: Option<GameRecord>) {
-        match self.written.get_mut(&id) {
-            Some(w) => w.state = state,
-            None => {
-                self.order.push(id);
-                self.written.insert(id, Written { stored, state });
-            }
+        if let Some(w) = self.written.get_mut(&id) {
+            w.state = state;
+        } else {
+            self.order.push(id);
+            self.written.insert(id, Written { stored, state });
         }
     }
 
@@ -377,22 +376,21 @@ impl Batch {
         seat: Player,
         key: &str,
     ) -> Result<Option<StoredResponse>, StoreError> {
-        let row = match self
+        let row = if let Some(r) = self
             .remembered
             .iter()
             .rev()
             .find(|r| r.id == id && r.seat == seat && r.row.key == key)
         {
-            Some(r) => Some(r.row.clone()),
-            None => {
-                let conn = self.begun().await?;
-                sqlx::query_as(IDEMPOTENT)
-                    .bind(id.to_string())
-                    .bind(player_str(seat))
-                    .bind(key)
-                    .fetch_optional(&mut **conn)
-                    .await?
-            }
+            Some(r.row.clone())
+        } else {
+            let conn = self.begun().await?;
+            sqlx::query_as(IDEMPOTENT)
+                .bind(id.to_string())
+                .bind(player_str(seat))
+                .bind(key)
+                .fetch_optional(&mut **conn)
+                .await?
         };
         row.map(IdempotencyRow::into_response).transpose()
     }

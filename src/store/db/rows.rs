@@ -79,10 +79,10 @@ macro_rules! game_columns {
         impl GameColumns {
             /// Binds every column, in [`GAME_COLUMNS`] order, to a
             /// PostgreSQL statement.
-            pub(super) fn bind_all<'q>(
+            pub(super) fn bind_all(
                 self,
-                q: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
-            ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+                q: sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments>,
+            ) -> sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments> {
                 q$(.bind(self.$name))+
             }
         }
@@ -253,8 +253,18 @@ impl GameColumns {
             id,
             position,
             seats: [
-                seat_from(&self.x_type, self.x_token, self.x_level, self.x_seed)?,
-                seat_from(&self.o_type, self.o_token, self.o_level, self.o_seed)?,
+                seat_from(
+                    &self.x_type,
+                    self.x_token,
+                    self.x_level.as_deref(),
+                    self.x_seed,
+                )?,
+                seat_from(
+                    &self.o_type,
+                    self.o_token,
+                    self.o_level.as_deref(),
+                    self.o_seed,
+                )?,
             ],
             hotseat: self.hotseat,
             round: u32::try_from(self.round)
@@ -270,7 +280,7 @@ impl GameColumns {
 fn seat_from(
     kind: &str,
     token: Option<Vec<u8>>,
-    level: Option<String>,
+    level: Option<&str>,
     seed: Option<i64>,
 ) -> Result<Seat, StoreError> {
     match kind {
@@ -285,7 +295,6 @@ fn seat_from(
         }
         "bot" => {
             let level = level
-                .as_deref()
                 .and_then(|l| Level::from_str(l).ok())
                 .ok_or_else(|| StoreError::Corrupt(format!("bot level {level:?}")))?;
             let seed = u64::from_ne_bytes(seed.unwrap_or_default().to_ne_bytes());
@@ -364,7 +373,7 @@ impl MoveRow {
     }
 }
 
-/// A row of the game_events table: a change that is not a move.
+/// A row of the `game_events` table: a change that is not a move.
 #[derive(Debug, sqlx::FromRow, Serialize)]
 pub(super) struct EventRow {
     pub(super) game_id: String,
