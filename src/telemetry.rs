@@ -4,12 +4,14 @@ use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::web;
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
 };
+use tracing::Instrument;
 use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
@@ -22,7 +24,11 @@ pub fn init(filter: &str, format: LogFormat) {
         _ => filter.to_owned(),
     };
     let env_filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(env_filter);
+    // Colours only for a person at a terminal, not in files or collectors.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(env_filter)
+        .with_ansi(ansi);
     // A second init (tests) is harmless: try_init fails and the first stays.
     let _ = match format {
         LogFormat::Text => builder.try_init(),
@@ -117,6 +123,23 @@ impl Default for Metrics {
     }
 }
 
+/// The method as a metric label: the standard ones by name, any other as
+/// `other`, so a client cannot create series at will.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
+}
+
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Middleware: gives each request an id (or keeps a sane `X-Request-Id` the
@@ -136,13 +159,13 @@ pub async fn observe(
         .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic()))
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     let metrics = req.app_data::<web::Data<Metrics>>().cloned();
-    let method = req.method().to_string();
+    let method = req.method().clone();
     let path = req.path().to_owned();
+    // The span is attached to the request's future, entered only while it
+    // is polled: a guard held across `.await` would leak into whatever else
+    // the worker thread polls meanwhile (other requests' log lines).
     let span = tracing::info_span!("request", request_id = %request_id);
-    let mut res = {
-        let _guard = span.enter();
-        next.call(req).await?
-    };
+    let mut res = next.call(req).instrument(span).await?;
     let status = res.status().as_u16();
     let route = res
         .request()
@@ -154,7 +177,7 @@ pub async fn observe(
     }
     if let Some(m) = metrics {
         m.requests
-            .with_label_values(&[&route, &method, &status.to_string()])
+            .with_label_values(&[&route, method_label(&method), &status.to_string()])
             .inc();
         m.latency
             .with_label_values(&[&route])

@@ -1,5 +1,6 @@
-//! What the service writes to its log: one line per request with its own
-//! id, and a write job's lines in the span of the request that queued it.
+//! What the service writes to its log and its metrics: one line per request
+//! with its own id, a write job's lines in the span of the request that
+//! queued it, and metric labels that stay bounded whatever clients send.
 //!
 //! A binary of its own: tracing caches which log lines are wanted per call
 //! site for the whole process, so a subscriber set for one test would miss
@@ -101,4 +102,193 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
             .any(|l| l.contains("writer_batch") && l.contains("batch committed")),
         "{text}"
     );
+}
+
+/// A `tabula` process whose standard output (its log) the test reads.
+struct Running {
+    child: std::process::Child,
+    base: String,
+    log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the binary at its default log level on `database_url` (a fresh
+/// SQLite file when `None`).
+async fn spawn(database_url: Option<&str>) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let log = dir.path().join("log.txt");
+    let url = database_url.map_or_else(
+        || format!("sqlite://{}", dir.path().join("t.db").display()),
+        str::to_owned,
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_ADDR", format!("127.0.0.1:{port}"))
+        .env("DATABASE_URL", url)
+        .env_remove("TABULA_LOG")
+        .env_remove("RUST_LOG")
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let running = Running {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+        log,
+        _dir: dir,
+    };
+    let client = reqwest::Client::new();
+    for _ in 0..400 {
+        if let Ok(res) = client.get(format!("{}/readyz", running.base)).send().await
+            && res.status() == 200
+        {
+            return running;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("tabula did not become ready");
+}
+
+/// 200 requests at once: games created, moves played, games read. Returns
+/// the log they wrote and how many requests there were.
+async fn concurrent_requests(base: &str) -> usize {
+    let client = reqwest::Client::new();
+    let tasks = (0..50).map(|_| {
+        let client = client.clone();
+        let base = base.to_owned();
+        tokio::spawn(async move {
+            let created: serde_json::Value = client
+                .post(format!("{base}/v1/games"))
+                .json(&serde_json::json!({"kind": "connect_four", "hotseat": true}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let id = created["game"]["id"].as_str().unwrap().to_owned();
+            let token = created["token"].as_str().unwrap().to_owned();
+            for column in [3, 3] {
+                let res = client
+                    .post(format!("{base}/v1/games/{id}/moves"))
+                    .bearer_auth(&token)
+                    .json(&serde_json::json!({"column": column}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status(), 201);
+            }
+            let res = client
+                .get(format!("{base}/v1/games/{id}"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200);
+        })
+    });
+    for t in futures_util::future::join_all(tasks).await {
+        t.unwrap();
+    }
+    200
+}
+
+/// Every line names at most one request, and each request's own line is
+/// there; the bytes per request stay those of one short line.
+fn assert_one_request_per_line(log: &str, requests: usize) {
+    let mut request_lines = 0;
+    for line in log.lines() {
+        let ids = line.matches("request_id").count();
+        assert!(ids <= 1, "a line names {ids} requests: {line}");
+        if line.contains(" request ") || line.ends_with(" request") {
+            request_lines += 1;
+        }
+    }
+    assert!(
+        request_lines >= requests,
+        "{request_lines} request lines for {requests} requests"
+    );
+    let per_request = log.len() / requests;
+    assert!(per_request < 600, "{per_request} bytes of log per request");
+}
+
+async fn check_log_lines(database_url: Option<&str>) {
+    let service = spawn(database_url).await;
+    let requests = concurrent_requests(&service.base).await;
+    // The log line is written after the answer is sent: give it a moment.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = std::fs::read_to_string(&service.log).unwrap();
+    assert_one_request_per_line(&log, requests);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_concurrency_each_log_line_names_only_its_own_request() {
+    check_log_lines(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_concurrency_each_log_line_names_only_its_own_request_on_postgres() {
+    let Ok(url) = std::env::var("TABULA_TEST_POSTGRES") else {
+        eprintln!("skipped: TABULA_TEST_POSTGRES is not set");
+        return;
+    };
+    check_log_lines(Some(&url)).await;
+}
+
+/// The number of series of the request counter in `/metrics`.
+async fn request_series(client: &reqwest::Client, base: &str) -> usize {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("tabula_http_requests_total{") && !l.contains("/metrics"))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_methods_and_paths_do_not_grow_the_metrics() {
+    let service = spawn(None).await;
+    let client = reqwest::Client::new();
+    let odd = |n: usize| reqwest::Method::from_bytes(format!("X{n}").as_bytes()).unwrap();
+    for n in 0..5 {
+        let _ = client
+            .request(odd(n), format!("{}/v1/games/{n}", service.base))
+            .send()
+            .await
+            .unwrap();
+        let _ = client
+            .get(format!("{}/nowhere/{n}", service.base))
+            .send()
+            .await
+            .unwrap();
+    }
+    let before = request_series(&client, &service.base).await;
+    for n in 5..300 {
+        let _ = client
+            .request(odd(n), format!("{}/v1/games/{n}", service.base))
+            .send()
+            .await
+            .unwrap();
+        let _ = client
+            .get(format!("{}/nowhere/{n}", service.base))
+            .send()
+            .await
+            .unwrap();
+    }
+    let after = request_series(&client, &service.base).await;
+    assert_eq!(before, after, "300 odd methods made new series");
 }
