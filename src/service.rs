@@ -268,6 +268,14 @@ fn check_version(game: &GameRecord, if_match: Option<i64>) -> Result<()> {
     }
 }
 
+/// The seat an idempotency record of `seat`'s token is filed under. A
+/// hotseat token holds both seats and the seat it plays changes with every
+/// move, so a retry would look under the other seat: its records are all
+/// filed under X.
+fn record_holder(game: &GameRecord, seat: Player) -> Player {
+    if game.hotseat { Player::X } else { seat }
+}
+
 /// The game accepts a move now, from `seat` if given.
 fn check_playable(game: &GameRecord, seat: Option<Player>) -> Result<()> {
     if game.is_over() {

@@ -7,7 +7,8 @@ use uuid::Uuid;
 
 use super::{
     MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken, Service,
-    ServiceError, apply, check_playable, check_version, event, load, load_seat, save,
+    ServiceError, apply, check_playable, check_version, event, load, load_seat, record_holder,
+    save,
 };
 use crate::ai;
 use crate::domain::{EventType, GameRecord, Seat, TokenHash};
@@ -132,8 +133,9 @@ impl Service {
                 Box::pin(async move {
                     let mut game = load(tx, id).await?;
                     let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                    let holder = record_holder(&game, seat);
                     if let Some(key) = &key
-                        && let Some(stored) = tx.idempotent(id, seat, key).await?
+                        && let Some(stored) = tx.idempotent(id, holder, key).await?
                     {
                         return Ok(Err(stored));
                     }
@@ -151,20 +153,20 @@ impl Service {
                         replies: Vec::new(),
                     };
                     if let Some(key) = &key {
-                        tx.remember(id, seat, key, &render(&played)?).await?;
+                        tx.remember(id, holder, key, &render(&played)?).await?;
                     }
-                    Ok(Ok((played, seat)))
+                    Ok(Ok((played, holder)))
                 })
             }))
             .await?;
-        let (mut played, seat) = match outcome {
+        let (mut played, holder) = match outcome {
             Ok(done) => done,
             Err(stored) => return Ok(MoveResult::Replayed(stored)),
         };
         self.publish(id);
         let record = pre
             .idempotency_key
-            .map(|key| (seat, key, render, played.mv));
+            .map(|key| (holder, key, render, played.mv));
         played.replies = self.bot_replies(&mut played.game, record).await?;
         Ok(MoveResult::Played(Box::new(played)))
     }

@@ -94,6 +94,30 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_first_answer_once() {
 }
 
 #[tokio::test]
+async fn a_retry_in_a_hotseat_game_replays_although_the_turn_has_passed() {
+    let app = spawn_app().await;
+    let seat = app
+        .create(json!({"kind": "tic_tac_toe", "hotseat": true}))
+        .await;
+    let send = || {
+        app.request(Method::POST, &format!("/v1/games/{}/moves", seat.id))
+            .bearer_auth(&seat.token)
+            .header("Idempotency-Key", "hot-1")
+            .json(&json!({"row": 0, "col": 0}))
+            .send()
+    };
+    let first = send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    // The hotseat token now plays O; the retry is still the same request.
+    let second = send().await.unwrap();
+    assert_eq!(second.status(), StatusCode::CREATED);
+    assert_eq!(second.headers()["idempotent-replayed"], "true");
+    assert_eq!(second.json::<Value>().await.unwrap(), first);
+    assert_eq!(app.game(&seat.id).await["ply"], 1, "applied once");
+}
+
+#[tokio::test]
 async fn if_match_with_the_current_version_is_accepted_and_a_stale_one_is_refused() {
     let app = spawn_app().await;
     let (x, o) = app.pair("connect_four").await;
