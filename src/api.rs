@@ -88,6 +88,7 @@ impl Modify for BearerAuth {
         responses::TooManyRequests,
         responses::Internal,
         responses::Unavailable,
+        responses::BotUnavailable,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),

@@ -39,6 +39,9 @@ use crate::telemetry::Metrics;
 pub enum ServiceError {
     #[error("no such game")]
     GameNotFound,
+    /// The bots are at capacity, or already searching for this game.
+    #[error("{0}")]
+    Busy(&'static str),
     #[error("no such position")]
     PositionNotFound,
     #[error("a bearer token is required")]
@@ -168,10 +171,21 @@ pub struct Service {
     store: Store,
     bot_budget: Duration,
     metrics: Metrics,
-    /// Bounds the searches running at once (each may use up to 64 MiB and a
-    /// core); further requests wait for a permit.
+    /// Bounds the searches asked for by clients (hints, bot moves) running
+    /// at once (each may use up to 64 MiB and a core); others wait.
     thinkers: Arc<Semaphore>,
+    /// The same for a bot opponent's replies, so that they never wait behind
+    /// clients' hints.
+    repliers: Arc<Semaphore>,
+    /// How many client searches may be running or waiting; past it: `Busy`.
+    queue_limit: usize,
+    /// Client searches running or waiting, and the games they are for (one
+    /// search per game at a time).
+    queued: Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
 }
+
+/// Client searches that may wait per search slot before `Busy`.
+pub const QUEUE_PER_SLOT: usize = 8;
 
 impl Service {
     #[must_use]
@@ -186,6 +200,9 @@ impl Service {
             bot_budget,
             metrics,
             thinkers: Arc::new(Semaphore::new(max_searches.max(1))),
+            repliers: Arc::new(Semaphore::new(max_searches.max(1))),
+            queue_limit: max_searches.max(1) * QUEUE_PER_SLOT,
+            queued: Arc::default(),
         }
     }
 

@@ -8,8 +8,8 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch};
 use super::reply;
 use super::responses::{
-    BadRequest, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict, PayloadTooLarge,
-    PreconditionFailed, Unauthorized, Unavailable, UnsupportedMediaType,
+    BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict,
+    PayloadTooLarge, PreconditionFailed, Unauthorized, UnsupportedMediaType,
 };
 use super::wire::{BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed};
 use crate::domain::Level;
@@ -35,7 +35,7 @@ const DEFAULT_LEVEL: Level = Level::Medium;
         (status = 409, response = MoveConflict),
         (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        (status = 503, response = BotUnavailable),
     ),
 )]
 #[get("/games/{id}/hint")]
@@ -76,7 +76,7 @@ pub async fn get_hint(
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        (status = 503, response = BotUnavailable),
     ),
 )]
 #[post("/games/{id}/bot-move")]

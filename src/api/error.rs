@@ -38,6 +38,7 @@ pub enum ErrorCode {
     RateLimited,
     Internal,
     StorageUnavailable,
+    Busy,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -164,6 +165,7 @@ impl ApiError {
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::Service(e) => match e {
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
+                ServiceError::Busy(_) => ErrorCode::Busy,
                 ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
                 ServiceError::MissingToken => ErrorCode::MissingToken,
                 ServiceError::InvalidToken => ErrorCode::InvalidToken,
@@ -243,6 +245,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "Rate limited"),
         ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "Internal error"),
         ErrorCode::StorageUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable"),
+        ErrorCode::Busy => (StatusCode::SERVICE_UNAVAILABLE, "Busy"),
     }
 }
 

@@ -161,4 +161,8 @@ problem_responses! {
     /// `storage_unavailable`: the database cannot take writes now. Nothing was changed;
     /// retry after `Retry-After` seconds.
     Unavailable: [StorageUnavailable] with [RetryAfter];
+    /// `storage_unavailable`: the database cannot take writes now; or `busy`: the bots
+    /// are at capacity, or already thinking about this game. Nothing was changed; retry
+    /// after `Retry-After` seconds.
+    BotUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
 }

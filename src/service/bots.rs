@@ -35,7 +35,7 @@ impl Service {
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         let seed = rand::rng().next_u64();
-        let suggestion = self.think(&game.position, level, seed).await?;
+        let suggestion = self.think_for_client(&game, level, seed).await?;
         let expected = game.version;
         let pre = Preconditions {
             if_match: Some(expected),
@@ -57,22 +57,50 @@ impl Service {
         authorize_turn(&game, token)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
-        let suggestion = self.think(&game.position, level, 0).await?;
+        let suggestion = self.think_for_client(&game, level, 0).await?;
         Ok(Hint { suggestion, level })
     }
 
-    /// Runs a bot off the async workers.
-    async fn think(&self, position: &AnyGame, level: Level, seed: u64) -> Result<Suggestion> {
+    /// A search a client asked for (hint, bot move): one per game at a
+    /// time and at most `queue_limit` running or waiting, else `Busy`.
+    /// `random` and `easy` take microseconds: they wait for nobody.
+    async fn think_for_client(
+        &self,
+        game: &GameRecord,
+        level: Level,
+        seed: u64,
+    ) -> Result<Suggestion> {
+        if level <= Level::Easy {
+            return self.think(&game.position, level, seed, None).await;
+        }
+        let _place = QueuePlace::take(self, game.id)?;
+        self.think(&game.position, level, seed, Some(&self.thinkers))
+            .await
+    }
+
+    /// Runs a bot off the async workers, after taking a permit of `slots`
+    /// if given.
+    async fn think(
+        &self,
+        position: &AnyGame,
+        level: Level,
+        seed: u64,
+        slots: Option<&std::sync::Arc<tokio::sync::Semaphore>>,
+    ) -> Result<Suggestion> {
         let position = position.clone();
         let budget = Budget {
             time: self.bot_budget,
         };
-        let permit = self
-            .thinkers
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?;
+        let permit = match slots {
+            Some(slots) => Some(
+                slots
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?,
+            ),
+            None => None,
+        };
         spawn_blocking_with_tracing(move || {
             let _permit = permit;
             ai::choose(&position, level, seed, budget)
@@ -97,7 +125,8 @@ impl Service {
             let Seat::Bot { level, seed } = *game.seat(game.position.to_move()) else {
                 break;
             };
-            let suggestion = self.think(&game.position, level, seed).await?;
+            let slots = (level > Level::Easy).then_some(&self.repliers);
+            let suggestion = self.think(&game.position, level, seed, slots).await?;
             let (id, seen) = (game.id, game.version);
             let record = record.clone();
             let so_far = replies.clone();
@@ -133,5 +162,44 @@ impl Service {
             *game = current;
         }
         Ok(replies)
+    }
+}
+
+/// A client search's place in the bots' queue, given back when dropped
+/// (also when the request goes away while waiting).
+struct QueuePlace {
+    queued: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
+    game: Uuid,
+}
+
+impl QueuePlace {
+    fn take(service: &Service, game: Uuid) -> Result<QueuePlace> {
+        let mut queued = service
+            .queued
+            .lock()
+            .map_err(|_| ServiceError::Internal("bot queue poisoned".into()))?;
+        if queued.contains(&game) {
+            return Err(ServiceError::Busy(
+                "a bot is already thinking about this game; retry when it has answered",
+            ));
+        }
+        if queued.len() >= service.queue_limit {
+            return Err(ServiceError::Busy(
+                "the bots are at capacity; retry in a moment",
+            ));
+        }
+        queued.insert(game);
+        Ok(QueuePlace {
+            queued: service.queued.clone(),
+            game,
+        })
+    }
+}
+
+impl Drop for QueuePlace {
+    fn drop(&mut self) {
+        if let Ok(mut queued) = self.queued.lock() {
+            queued.remove(&self.game);
+        }
     }
 }

@@ -468,7 +468,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable" | "busy";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1393,6 +1393,20 @@ export interface components {
                 };
             };
         };
+        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bots are at capacity, or already thinking about this game. Nothing was changed; retry after `Retry-After` seconds. */
+        BotUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "storage_unavailable" | "busy";
+                };
+            };
+        };
         /** @description `invalid_token`: the token is not a seat of this game. */
         Forbidden: {
             headers: {
@@ -2092,7 +2106,7 @@ export interface operations {
             422: components["responses"]["InvalidOption"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["BotUnavailable"];
         };
     };
     play_bot_move: {
@@ -2141,7 +2155,7 @@ export interface operations {
             422: components["responses"]["InvalidOption"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["BotUnavailable"];
         };
     };
     game_events: {
