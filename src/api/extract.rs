@@ -109,13 +109,26 @@ impl FromRequest for Body {
     }
 }
 
-/// The game named by the path's `{id}`. Anything that is not a UUID is no
-/// game: 404 `game_not_found`, decided here for every route.
+/// The game named by the path's `{id}`. Anything that is not a UUID in its
+/// hyphenated form is no game: 404 `game_not_found`, decided here for every
+/// route.
 #[derive(Clone, Copy, Debug, IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct GameId {
-    /// The game id (a UUID; any other string is answered 404 `game_not_found`)
+    /// The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found`
     pub id: Uuid,
+}
+
+impl GameId {
+    /// The id in `raw`, only in the canonical hyphenated spelling
+    /// (`8-4-4-4-12` hex digits, any case). `Uuid::parse_str` also takes
+    /// the simple, braced and `urn:uuid:` spellings: one game would have
+    /// many addresses.
+    fn parse(raw: &str) -> Option<Uuid> {
+        raw.parse::<uuid::fmt::Hyphenated>()
+            .ok()
+            .map(uuid::fmt::Hyphenated::into_uuid)
+    }
 }
 
 impl FromRequest for GameId {
@@ -126,7 +139,7 @@ impl FromRequest for GameId {
         ready(
             req.match_info()
                 .get("id")
-                .and_then(|raw| Uuid::parse_str(raw).ok())
+                .and_then(GameId::parse)
                 .map(|id| GameId { id })
                 .ok_or(ApiError::Service(ServiceError::GameNotFound)),
         )

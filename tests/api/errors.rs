@@ -528,3 +528,26 @@ async fn no_request_in_a_hostile_batch_answers_500() {
         let _: Value = res.json().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn game_ids_in_other_spellings_are_404_and_any_case_is_the_game() {
+    let app = spawn_app().await;
+    let x = app.create_kind("connect_four").await;
+    let simple = x.id.replace('-', "");
+    for id in [
+        format!("urn:uuid:{}", x.id),
+        format!("%7B{}%7D", x.id),
+        simple.clone(),
+        simple.to_uppercase(),
+        format!(" {}", x.id),
+    ] {
+        let res = app.get(&format!("/v1/games/{id}")).await;
+        assert_problem(res, 404, "game_not_found").await;
+        let res = app.get(&format!("/v1/games/{id}/moves")).await;
+        assert_problem(res, 404, "game_not_found").await;
+    }
+    let upper = app
+        .get_json(&format!("/v1/games/{}", x.id.to_uppercase()))
+        .await;
+    assert_eq!(upper["id"], x.id);
+}

@@ -1405,7 +1405,7 @@ export interface components {
                 };
             };
         };
-        /** @description `game_not_found`: no such game (also for an id that is not a UUID, and for a deleted game). */
+        /** @description `game_not_found`: no such game (also for an id that is not a hyphenated UUID, and for a deleted game). */
         GameNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1695,7 +1695,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1727,7 +1727,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1759,7 +1759,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1868,7 +1868,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1901,7 +1901,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1947,7 +1947,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
                 /** @description Moves played, 0 for the empty board */
                 ply: number;
@@ -1980,7 +1980,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2024,7 +2024,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2068,7 +2068,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2105,7 +2105,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2158,7 +2158,7 @@ export interface operations {
                 "Last-Event-ID"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
