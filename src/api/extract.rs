@@ -5,6 +5,7 @@
 //! them in `params(...)` instead of repeating their descriptions. Every
 //! failure becomes an [`ApiError`] with the contract's code.
 
+use std::fmt;
 use std::future::{Future, Ready, ready};
 use std::pin::Pin;
 
@@ -12,6 +13,9 @@ use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::StreamExt;
+use serde::de::{DeserializeOwned, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
@@ -27,12 +31,51 @@ pub struct BodyLimit(pub usize);
 #[derive(Debug, Default)]
 pub struct Body(pub web::Bytes);
 
+/// A JSON object's fields, as every body is read.
+pub type Fields = Map<String, Value>;
+
 impl Body {
+    /// The body as a JSON object: every body of the API is one. Refuses what
+    /// serde would let through: a top-level array (which serde reads as a
+    /// struct's fields in order) and an object that repeats a key, at any
+    /// depth (serde keeps the last, so `{"column": 99, "column": 2}` would
+    /// play column 2 whatever a proxy or log had read as the move).
+    ///
+    /// # Errors
+    /// `Malformed`, also for an empty body.
+    pub fn object(&self) -> Result<Fields, ApiError> {
+        if self.0.is_empty() {
+            return Err(ApiError::Malformed("a JSON body is required".into()));
+        }
+        let Strict(value) = serde_json::from_slice(&self.0)
+            .map_err(|e| ApiError::Malformed(format!("invalid JSON: {e}")))?;
+        let got = match value {
+            Value::Object(fields) => return Ok(fields),
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+        };
+        Err(ApiError::Malformed(format!(
+            "the body must be a JSON object {{…}}, got {got}"
+        )))
+    }
+
+    /// Parses the body, a JSON object (see [`Body::object`]), as `T`.
+    ///
+    /// # Errors
+    /// `Malformed` with serde's message, also for an empty body.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        T::deserialize(Value::Object(self.object()?))
+            .map_err(|e| ApiError::Malformed(format!("invalid body: {e}")))
+    }
+
     /// Parses the body as `T`; an empty body gives `T::default()`.
     ///
     /// # Errors
     /// `Malformed` with serde's message.
-    pub fn json_or_default<T: serde::de::DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
+    pub fn json_or_default<T: DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
         if self.0.is_empty() {
             return Ok(T::default());
         }
@@ -45,20 +88,81 @@ impl Body {
     /// # Errors
     /// `Malformed` for anything else.
     pub fn empty_object(&self) -> Result<(), ApiError> {
-        self.json_or_default::<serde_json::Map<String, serde_json::Value>>()
-            .map(drop)
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        self.object().map(drop)
+    }
+}
+
+/// A JSON value read like `serde_json::Value`, except that an object
+/// repeating a key is an error. `serde_json`'s own depth limit still applies:
+/// this visitor runs inside its `deserialize_any`.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    /// Parses the body as `T`.
-    ///
-    /// # Errors
-    /// `Malformed` with serde's message, also for an empty body.
-    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, ApiError> {
-        if self.0.is_empty() {
-            return Err(ApiError::Malformed("a JSON body is required".into()));
+    fn visit_bool<E>(self, v: bool) -> Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
         }
-        serde_json::from_slice(&self.0)
-            .map_err(|e| ApiError::Malformed(format!("invalid body: {e}")))
+        Ok(Strict(Value::Array(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+        let mut fields = Fields::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if fields.contains_key(&key) {
+                return Err(A::Error::custom(format!(
+                    "duplicate key `{key}`: each key may appear once"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            fields.insert(key, value);
+        }
+        Ok(Strict(Value::Object(fields)))
     }
 }
 

@@ -88,7 +88,7 @@ pub async fn play_move(
     key: IdempotencyKey,
     body: Body,
 ) -> ApiResult {
-    let input = wire::parse_move(&body.0).map_err(ApiError::Malformed)?;
+    let input = wire::parse_move(&body.object()?).map_err(ApiError::Malformed)?;
     let pre = extract::preconditions(if_match, key);
     let result = state
         .service

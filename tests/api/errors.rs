@@ -551,3 +551,81 @@ async fn game_ids_in_other_spellings_are_404_and_any_case_is_the_game() {
         .await;
     assert_eq!(upper["id"], x.id);
 }
+
+/// Sends `body` as JSON, byte for byte (`json!` cannot repeat a key).
+async fn post_raw(app: &TestApp, path: &str, token: Option<&str>, body: &str) -> reqwest::Response {
+    let mut req = app
+        .request(Method::POST, path)
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    req.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_json_array_where_an_object_is_required_is_400() {
+    let app = spawn_app().await;
+    let res = post_raw(&app, "/v1/games", None, r#"["tic_tac_toe"]"#).await;
+    let body = assert_problem(res, 400, "malformed_request").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("object"),
+        "{body}"
+    );
+    let x = app
+        .create(json!({"kind": "tic_tac_toe", "hotseat": true}))
+        .await;
+    for path in ["bot-move", "restart", "resign"] {
+        let res = post_raw(
+            &app,
+            &format!("/v1/games/{}/{path}", x.id),
+            Some(&x.token),
+            "[]",
+        )
+        .await;
+        assert_problem(res, 400, "malformed_request").await;
+    }
+    assert_eq!(version(&app, &x.id).await, 1);
+    let listed = app.get_json("/v1/games").await;
+    assert_eq!(
+        listed["items"].as_array().unwrap().len(),
+        1,
+        "no game from the array"
+    );
+}
+
+#[tokio::test]
+async fn duplicate_keys_are_400_at_any_depth() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("connect_four").await;
+    let res = post_raw(
+        &app,
+        &format!("/v1/games/{}/moves", x.id),
+        Some(&x.token),
+        r#"{"column": 99, "column": 2}"#,
+    )
+    .await;
+    let body = assert_problem(res, 400, "malformed_request").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("duplicate"),
+        "{body}"
+    );
+    assert_eq!(version(&app, &x.id).await, 2, "nothing was played");
+    for create in [
+        r#"{"kind": "gomoku", "kind": "tic_tac_toe"}"#,
+        r#"{"kind": "gomoku", "options": {"size": 9, "size": 11}}"#,
+        r#"{"kind": "gomoku", "opponent": {"type": "bot", "level": "easy", "level": "hard"}}"#,
+    ] {
+        let res = post_raw(&app, "/v1/games", None, create).await;
+        assert_problem(res, 400, "malformed_request").await;
+    }
+    let res = post_raw(
+        &app,
+        &format!("/v1/games/{}/join", x.id),
+        None,
+        r#"{"a": 1, "a": 2}"#,
+    )
+    .await;
+    assert_problem(res, 400, "malformed_request").await;
+}

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::game::Game;
@@ -86,16 +86,12 @@ impl From<MoveBody> for MoveInput {
     }
 }
 
-/// Parses a move body with errors that name what is wrong (serde's untagged
-/// errors do not).
+/// Parses a move body, a JSON object's fields, with errors that name what is
+/// wrong (serde's untagged errors do not).
 ///
 /// # Errors
 /// A message for a 400 `malformed_request`.
-pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
-    let Value::Object(map) = &value else {
-        return Err("a move is a JSON object".into());
-    };
+pub fn parse_move(map: &Map<String, Value>) -> Result<MoveInput, String> {
     let shape: &[&str] = if map.contains_key("column") {
         &["column"]
     } else if map.contains_key("board") || map.contains_key("cell") {
