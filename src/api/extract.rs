@@ -166,16 +166,16 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-fn is_json(req: &HttpRequest) -> Option<bool> {
-    let value = req.headers().get(header::CONTENT_TYPE)?;
-    let mime = value
-        .to_str()
-        .ok()
+/// The request declares a JSON body: `application/json` or `application/*+json`.
+fn is_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .map(|m| m.trim().to_ascii_lowercase());
-    Some(mime.is_some_and(|m| {
-        m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-    }))
+        .map(|m| m.trim().to_ascii_lowercase())
+        .is_some_and(|m| {
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
 }
 
 impl FromRequest for Body {
@@ -204,10 +204,12 @@ impl FromRequest for Body {
                 }
                 body.extend_from_slice(&chunk);
             }
-            match json {
-                Some(false) => Err(ApiError::UnsupportedMediaType),
-                None if !body.is_empty() => Err(ApiError::UnsupportedMediaType),
-                _ => Ok(Body(body.freeze())),
+            // No body is no body, whatever its declared type: clients send
+            // a bodiless POST as `text/plain` or a form (`curl -d ''`).
+            if body.is_empty() || json {
+                Ok(Body(body.freeze()))
+            } else {
+                Err(ApiError::UnsupportedMediaType)
             }
         })
     }

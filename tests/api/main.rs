@@ -11,6 +11,7 @@ mod errors;
 mod events;
 mod games;
 mod helpers;
+mod http;
 mod moves;
 mod openapi;
 mod persistence;
