@@ -475,16 +475,26 @@ async fn unknown_fields_in_the_opponent_are_400() {
 async fn a_known_path_with_another_method_is_405_with_allow() {
     let app = spawn_app().await;
     let x = app.create_kind("connect_four").await;
+    // HEAD is served wherever GET is.
     let cases = [
-        (Method::PUT, "/v1/games".to_owned(), "GET, POST"),
-        (Method::PATCH, format!("/v1/games/{}", x.id), "GET, DELETE"),
+        (Method::PUT, "/v1/games".to_owned(), "GET, HEAD, POST"),
+        (
+            Method::PATCH,
+            format!("/v1/games/{}", x.id),
+            "GET, HEAD, DELETE",
+        ),
         (Method::GET, format!("/v1/games/{}/join", x.id), "POST"),
-        (Method::DELETE, "/v1/kinds".to_owned(), "GET"),
-        (Method::POST, "/healthz".to_owned(), "GET"),
+        (Method::HEAD, format!("/v1/games/{}/join", x.id), "POST"),
+        (Method::DELETE, "/v1/kinds".to_owned(), "GET, HEAD"),
+        (Method::POST, "/healthz".to_owned(), "GET, HEAD"),
     ];
     for (method, path, allow) in cases {
         let res = app.request(method.clone(), &path).send().await.unwrap();
         assert_eq!(res.headers()["allow"], allow, "{method} {path}");
+        if method == Method::HEAD {
+            assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+            continue;
+        }
         assert_problem(res, 405, "method_not_allowed").await;
     }
     // A path that is not the API's stays 404, whatever the method.
