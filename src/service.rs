@@ -41,7 +41,7 @@ pub enum ServiceError {
     GameNotFound,
     #[error("no such position")]
     PositionNotFound,
-    #[error("a bearer token is required")]
+    #[error("a seat token is required: send `Authorization: Bearer <token>`")]
     MissingToken,
     #[error("the token is not a seat of this game")]
     InvalidToken,

@@ -205,6 +205,7 @@ pub fn problem(code: ErrorCode) -> Value {
             serde_json::from_value(json!({"column": "3"}))
                 .ok()
                 .and_then(|fields| wire::parse_move(&fields).err())
+                .map(|bad| bad.detail(GameKind::ConnectFour))
                 .unwrap_or_default(),
         ),
         ErrorCode::MissingToken => ServiceError::MissingToken.into(),

@@ -253,8 +253,10 @@ impl FromRequest for GameId {
 }
 
 /// The bearer token, if the request carries one (`Authorization: Bearer
-/// <token>`). Whether one is needed is the use case's decision. Documented
-/// by the operation's `bearer` security requirement, not as a parameter.
+/// <token>`). Whether one is needed is the use case's decision; an
+/// `Authorization` header of another form (a bare token, `Basic …`) is
+/// refused here, 401 `missing_token` with the form to use. Documented by the
+/// operation's `bearer` security requirement, not as a parameter.
 #[derive(Clone, Debug, Default)]
 pub struct Bearer(pub Option<String>);
 
@@ -271,16 +273,21 @@ impl FromRequest for Bearer {
     type Future = Ready<Result<Bearer, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let token = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim())
-            .filter(|token| !token.is_empty())
-            .map(str::to_owned);
-        ready(Ok(Bearer(token)))
+        let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+            return ready(Ok(Bearer(None)));
+        };
+        // The message never repeats the value: it may be a secret.
+        ready(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+                .filter(|token| !token.is_empty())
+                .map(|token| Bearer(Some(token.to_owned())))
+                .ok_or(ApiError::BadAuthorization),
+        )
     }
 }
 

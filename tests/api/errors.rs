@@ -639,3 +639,98 @@ async fn duplicate_keys_are_400_at_any_depth() {
     .await;
     assert_problem(res, 400, "malformed_request").await;
 }
+
+/// The `detail` of a refused move.
+async fn move_detail(app: &TestApp, seat: &crate::helpers::Seat, mv: Value) -> String {
+    let res = app.play(seat, mv).await;
+    let body = assert_problem(res, 400, "malformed_request").await;
+    body["detail"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_move_of_the_wrong_shape_says_the_kinds_shape() {
+    let app = spawn_app().await;
+    let (t, _) = app.pair("tic_tac_toe").await;
+    for mv in [
+        json!({"cell": 4}),
+        json!({"row": 1, "column": 1}),
+        json!({"column": 1}),
+        json!({"row": 1}),
+        json!({}),
+        json!({"board": "a", "cell": 1}),
+    ] {
+        let detail = move_detail(&app, &t, mv.clone()).await;
+        assert!(detail.contains(r#"{"row": r, "col": c}"#), "{mv}: {detail}");
+    }
+    let (c, _) = app.pair("connect_four").await;
+    for mv in [
+        json!({"column": 3, "row": 1}),
+        json!({"row": 1, "col": 2}),
+        json!({"col": 2}),
+    ] {
+        let detail = move_detail(&app, &c, mv.clone()).await;
+        assert!(detail.contains(r#"{"column": c}"#), "{mv}: {detail}");
+    }
+    let (u, _) = app.pair("ultimate_tic_tac_toe").await;
+    for mv in [json!({"cell": 4}), json!({"board": 4, "cell": 0, "row": 1})] {
+        let detail = move_detail(&app, &u, mv.clone()).await;
+        assert!(
+            detail.contains(r#"{"board": b, "cell": c}"#),
+            "{mv}: {detail}"
+        );
+    }
+    // A value of the right shape but the wrong type is named as such.
+    let detail = move_detail(&app, &c, json!({"column": "3"})).await;
+    assert!(detail.contains("integer"), "{detail}");
+}
+
+#[tokio::test]
+async fn errors_say_how_to_fix_the_request() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("connect_four").await;
+    // 415 names the media type to send.
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&x.token)
+        .header("content-type", "text/plain")
+        .body("{\"column\": 0}")
+        .send()
+        .await
+        .unwrap();
+    let body = assert_problem(res, 415, "unsupported_media_type").await;
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("application/json"),
+        "{body}"
+    );
+    // A token without its scheme: the expected form.
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .header("authorization", &x.token)
+        .json(&json!({"column": 0}))
+        .send()
+        .await
+        .unwrap();
+    let body = assert_problem(res, 401, "missing_token").await;
+    let detail = body["detail"].as_str().unwrap();
+    assert!(detail.contains("Bearer <token>"), "{body}");
+    assert!(
+        !detail.contains(&x.token),
+        "the token is not echoed: {body}"
+    );
+    // An opponent that is not an object: what is expected, in the API's words.
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "connect_four", "opponent": "bot"}),
+        )
+        .await;
+    let body = assert_problem(res, 400, "malformed_request").await;
+    let detail = body["detail"].as_str().unwrap();
+    assert!(!detail.contains("internally tagged"), "{body}");
+    assert!(detail.contains(r#"{"type": "bot""#), "{body}");
+    assert_eq!(version(&app, &x.id).await, 2);
+}
