@@ -15,7 +15,11 @@ mod responses;
 mod system;
 pub mod wire;
 
-use actix_web::{App, HttpRequest};
+use actix_web::body::{BodySize, BodyStream, EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::{App, HttpRequest, web};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -126,8 +130,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 /// Fallback for requests no route took: 405 `method_not_allowed` with
-/// `Allow` when the path is one of the API's with another method, else 404
-/// `not_found`.
+/// `Allow` when the path is one the service serves with another method, else
+/// 404 `not_found`.
 ///
 /// # Errors
 /// Always: that is its purpose.
@@ -138,9 +142,41 @@ pub async fn not_found(req: HttpRequest) -> Result<actix_web::HttpResponse, ApiE
     }
 }
 
-/// The methods the API serves at a concrete `path` (e.g. `GET, DELETE` for
-/// `/v1/games/<id>`), read from the OpenAPI document; `None` for a path that
-/// is not the API's.
+/// Middleware: answers HEAD wherever GET is answered (RFC 9110 §9.3.2),
+/// with the status and headers of GET and no body. The routes declare GET
+/// only (so the OpenAPI document lists each operation once): a HEAD request
+/// is routed as a GET. actix writes a HEAD answer's headers, `Content-Length`
+/// included, and drops its body; a streamed body (the event stream, which
+/// never ends) is replaced by an empty stream, so the answer ends at once and
+/// the stream's task stops.
+///
+/// # Errors
+/// Passes on the inner service's error.
+pub async fn head_as_get<B: MessageBody + 'static>(
+    mut req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B, NoBody>>, actix_web::Error> {
+    if req.method() != Method::HEAD {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    }
+    req.head_mut().method = Method::GET;
+    let res = next.call(req).await?;
+    if res.response().body().size() != BodySize::Stream {
+        return Ok(res.map_into_left_body());
+    }
+    Ok(res.map_body(|_, _| EitherBody::right(BodyStream::new(futures_util::stream::empty()))))
+}
+
+/// An empty streamed body: the answer to HEAD on a stream.
+type NoBody = BodyStream<futures_util::stream::Empty<Result<web::Bytes, std::convert::Infallible>>>;
+
+/// The methods served at a concrete `path` (e.g. `GET, HEAD, DELETE` for
+/// `/v1/games/<id>`): the API's read from the OpenAPI document, with HEAD
+/// wherever GET (see [`head_as_get`]), and the document and its page (GET
+/// and HEAD); `None` for a path the service does not serve.
 #[must_use]
 pub fn allowed_methods(path: &str) -> Option<String> {
     static ROUTES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
@@ -150,16 +186,22 @@ pub fn allowed_methods(path: &str) -> Option<String> {
             .into_iter()
             .flatten()
             .map(|(template, item)| {
-                let methods: Vec<String> = item
+                let mut methods: Vec<String> = item
                     .as_object()
                     .into_iter()
                     .flat_map(|ops| ops.keys())
                     .map(|m| m.to_ascii_uppercase())
                     .collect();
+                if let Some(get) = methods.iter().position(|m| m == "GET") {
+                    methods.insert(get + 1, "HEAD".into());
+                }
                 (template.clone(), methods.join(", "))
             })
             .collect()
     });
+    if path == "/openapi.json" || path == "/docs" || path.starts_with("/docs/") {
+        return Some("GET, HEAD".into());
+    }
     let matches = |template: &str| {
         let mut want = template.split('/');
         let mut got = path.split('/');

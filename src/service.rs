@@ -44,7 +44,7 @@ pub enum ServiceError {
     Busy(&'static str),
     #[error("no such position")]
     PositionNotFound,
-    #[error("a bearer token is required")]
+    #[error("a seat token is required: send `Authorization: Bearer <token>`")]
     MissingToken,
     #[error("the token is not a seat of this game")]
     InvalidToken,

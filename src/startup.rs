@@ -71,6 +71,7 @@ impl Application {
             )
             .service(web::redirect("/docs", "/docs/"))
             .default_service(web::to(api::not_found))
+            .wrap(middleware::from_fn(api::head_as_get))
             .wrap(middleware::from_fn(api::rate_limit))
             .wrap(middleware::from_fn(telemetry::observe))
         })

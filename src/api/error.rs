@@ -146,8 +146,14 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("payload too large: the limit is {0} bytes")]
     PayloadTooLarge(usize),
-    #[error("unsupported media type")]
+    #[error("the body must be JSON, sent with `Content-Type: application/json`")]
     UnsupportedMediaType,
+    /// An `Authorization` header that is not `Bearer <token>` (answered as
+    /// `missing_token`: no token was given in the form the API reads).
+    #[error(
+        "the Authorization header must be `Bearer <token>`, with the token from create or join"
+    )]
+    BadAuthorization,
     #[error("too many requests: retry in {0} s")]
     RateLimited(u64),
     #[error(transparent)]
@@ -162,6 +168,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
+            ApiError::BadAuthorization => ErrorCode::MissingToken,
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::Service(e) => match e {
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,

@@ -202,8 +202,10 @@ fn illegal_move() -> ApiError {
 pub fn problem(code: ErrorCode) -> Value {
     let error: ApiError = match code {
         ErrorCode::MalformedRequest => ApiError::Malformed(
-            wire::parse_move(br#"{"column": "3"}"#)
-                .err()
+            serde_json::from_value(json!({"column": "3"}))
+                .ok()
+                .and_then(|fields| wire::parse_move(&fields).err())
+                .map(|bad| bad.detail(GameKind::ConnectFour))
                 .unwrap_or_default(),
         ),
         ErrorCode::MissingToken => ServiceError::MissingToken.into(),

@@ -5,6 +5,7 @@
 //! them in `params(...)` instead of repeating their descriptions. Every
 //! failure becomes an [`ApiError`] with the contract's code.
 
+use std::fmt;
 use std::future::{Future, Ready, ready};
 use std::pin::Pin;
 
@@ -12,6 +13,9 @@ use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::StreamExt;
+use serde::de::{DeserializeOwned, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
@@ -27,12 +31,51 @@ pub struct BodyLimit(pub usize);
 #[derive(Debug, Default)]
 pub struct Body(pub web::Bytes);
 
+/// A JSON object's fields, as every body is read.
+pub type Fields = Map<String, Value>;
+
 impl Body {
+    /// The body as a JSON object: every body of the API is one. Refuses what
+    /// serde would let through: a top-level array (which serde reads as a
+    /// struct's fields in order) and an object that repeats a key, at any
+    /// depth (serde keeps the last, so `{"column": 99, "column": 2}` would
+    /// play column 2 whatever a proxy or log had read as the move).
+    ///
+    /// # Errors
+    /// `Malformed`, also for an empty body.
+    pub fn object(&self) -> Result<Fields, ApiError> {
+        if self.0.is_empty() {
+            return Err(ApiError::Malformed("a JSON body is required".into()));
+        }
+        let Strict(value) = serde_json::from_slice(&self.0)
+            .map_err(|e| ApiError::Malformed(format!("invalid JSON: {e}")))?;
+        let got = match value {
+            Value::Object(fields) => return Ok(fields),
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+        };
+        Err(ApiError::Malformed(format!(
+            "the body must be a JSON object {{…}}, got {got}"
+        )))
+    }
+
+    /// Parses the body, a JSON object (see [`Body::object`]), as `T`.
+    ///
+    /// # Errors
+    /// `Malformed` with serde's message, also for an empty body.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        T::deserialize(Value::Object(self.object()?))
+            .map_err(|e| ApiError::Malformed(format!("invalid body: {e}")))
+    }
+
     /// Parses the body as `T`; an empty body gives `T::default()`.
     ///
     /// # Errors
     /// `Malformed` with serde's message.
-    pub fn json_or_default<T: serde::de::DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
+    pub fn json_or_default<T: DeserializeOwned + Default>(&self) -> Result<T, ApiError> {
         if self.0.is_empty() {
             return Ok(T::default());
         }
@@ -45,33 +88,94 @@ impl Body {
     /// # Errors
     /// `Malformed` for anything else.
     pub fn empty_object(&self) -> Result<(), ApiError> {
-        self.json_or_default::<serde_json::Map<String, serde_json::Value>>()
-            .map(drop)
-    }
-
-    /// Parses the body as `T`.
-    ///
-    /// # Errors
-    /// `Malformed` with serde's message, also for an empty body.
-    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, ApiError> {
         if self.0.is_empty() {
-            return Err(ApiError::Malformed("a JSON body is required".into()));
+            return Ok(());
         }
-        serde_json::from_slice(&self.0)
-            .map_err(|e| ApiError::Malformed(format!("invalid body: {e}")))
+        self.object().map(drop)
     }
 }
 
-fn is_json(req: &HttpRequest) -> Option<bool> {
-    let value = req.headers().get(header::CONTENT_TYPE)?;
-    let mime = value
-        .to_str()
-        .ok()
+/// A JSON value read like `serde_json::Value`, except that an object
+/// repeating a key is an error. `serde_json`'s own depth limit still applies:
+/// this visitor runs inside its `deserialize_any`.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Strict, E> {
+        Ok(Strict(Value::from(v)))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Strict, E> {
+        Ok(Strict(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Strict(Value::Array(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+        let mut fields = Fields::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if fields.contains_key(&key) {
+                return Err(A::Error::custom(format!(
+                    "duplicate key `{key}`: each key may appear once"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            fields.insert(key, value);
+        }
+        Ok(Strict(Value::Object(fields)))
+    }
+}
+
+/// The request declares a JSON body: `application/json` or `application/*+json`.
+fn is_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .map(|m| m.trim().to_ascii_lowercase());
-    Some(mime.is_some_and(|m| {
-        m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-    }))
+        .map(|m| m.trim().to_ascii_lowercase())
+        .is_some_and(|m| {
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
 }
 
 impl FromRequest for Body {
@@ -100,22 +204,37 @@ impl FromRequest for Body {
                 }
                 body.extend_from_slice(&chunk);
             }
-            match json {
-                Some(false) => Err(ApiError::UnsupportedMediaType),
-                None if !body.is_empty() => Err(ApiError::UnsupportedMediaType),
-                _ => Ok(Body(body.freeze())),
+            // No body is no body, whatever its declared type: clients send
+            // a bodiless POST as `text/plain` or a form (`curl -d ''`).
+            if body.is_empty() || json {
+                Ok(Body(body.freeze()))
+            } else {
+                Err(ApiError::UnsupportedMediaType)
             }
         })
     }
 }
 
-/// The game named by the path's `{id}`. Anything that is not a UUID is no
-/// game: 404 `game_not_found`, decided here for every route.
+/// The game named by the path's `{id}`. Anything that is not a UUID in its
+/// hyphenated form is no game: 404 `game_not_found`, decided here for every
+/// route.
 #[derive(Clone, Copy, Debug, IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct GameId {
-    /// The game id (a UUID; any other string is answered 404 `game_not_found`)
+    /// The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found`
     pub id: Uuid,
+}
+
+impl GameId {
+    /// The id in `raw`, only in the canonical hyphenated spelling
+    /// (`8-4-4-4-12` hex digits, any case). `Uuid::parse_str` also takes
+    /// the simple, braced and `urn:uuid:` spellings: one game would have
+    /// many addresses.
+    fn parse(raw: &str) -> Option<Uuid> {
+        raw.parse::<uuid::fmt::Hyphenated>()
+            .ok()
+            .map(uuid::fmt::Hyphenated::into_uuid)
+    }
 }
 
 impl FromRequest for GameId {
@@ -126,7 +245,7 @@ impl FromRequest for GameId {
         ready(
             req.match_info()
                 .get("id")
-                .and_then(|raw| Uuid::parse_str(raw).ok())
+                .and_then(GameId::parse)
                 .map(|id| GameId { id })
                 .ok_or(ApiError::Service(ServiceError::GameNotFound)),
         )
@@ -134,8 +253,10 @@ impl FromRequest for GameId {
 }
 
 /// The bearer token, if the request carries one (`Authorization: Bearer
-/// <token>`). Whether one is needed is the use case's decision. Documented
-/// by the operation's `bearer` security requirement, not as a parameter.
+/// <token>`). Whether one is needed is the use case's decision; an
+/// `Authorization` header of another form (a bare token, `Basic …`) is
+/// refused here, 401 `missing_token` with the form to use. Documented by the
+/// operation's `bearer` security requirement, not as a parameter.
 #[derive(Clone, Debug, Default)]
 pub struct Bearer(pub Option<String>);
 
@@ -152,16 +273,21 @@ impl FromRequest for Bearer {
     type Future = Ready<Result<Bearer, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let token = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim())
-            .filter(|token| !token.is_empty())
-            .map(str::to_owned);
-        ready(Ok(Bearer(token)))
+        let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+            return ready(Ok(Bearer(None)));
+        };
+        // The message never repeats the value: it may be a secret.
+        ready(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+                .filter(|token| !token.is_empty())
+                .map(|token| Bearer(Some(token.to_owned())))
+                .ok_or(ApiError::BadAuthorization),
+        )
     }
 }
 

@@ -88,7 +88,14 @@ pub async fn play_move(
     key: IdempotencyKey,
     body: Body,
 ) -> ApiResult {
-    let input = wire::parse_move(&body.0).map_err(ApiError::Malformed)?;
+    let input = match wire::parse_move(&body.object()?) {
+        Ok(input) => input,
+        // The fix depends on the game's kind: read it (on this path only).
+        Err(bad) => {
+            let kind = state.service.game(game.id).await?.kind();
+            return Err(ApiError::Malformed(bad.detail(kind)));
+        }
+    };
     let pre = extract::preconditions(if_match, key);
     let result = state
         .service

@@ -123,8 +123,8 @@ problem_responses! {
     Unauthorized: [MissingToken];
     /// `invalid_token`: the token is not a seat of this game.
     Forbidden: [InvalidToken];
-    /// `game_not_found`: no such game (also for an id that is not a UUID, and for a
-    /// deleted game).
+    /// `game_not_found`: no such game (also for an id that is not a hyphenated UUID,
+    /// and for a deleted game).
     GameNotFound: [GameNotFound];
     /// `game_not_found`, or `position_not_found`: the round (or, for positions, the ply)
     /// does not exist.

@@ -28,7 +28,7 @@ pub use game::{
 pub use hints::{BotMoveRequest, EvaluationView, HintView, ProvenOutcome};
 pub use kinds::{ChoiceOption, KindInfo, KindList, KindOptions, MoveShape, RangeOption};
 pub use moves::{
-    BoardCellMove, CellMove, ColumnMove, MoveBody, MoveList, MoveRecordView, MoveResponse,
+    BadMove, BoardCellMove, CellMove, ColumnMove, MoveBody, MoveList, MoveRecordView, MoveResponse,
     parse_move, refusal_detail,
 };
 pub use queries::{HintQuery, ListQuery, RoundQuery};

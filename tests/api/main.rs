@@ -12,6 +12,7 @@ mod errors;
 mod events;
 mod games;
 mod helpers;
+mod http;
 mod moves;
 mod openapi;
 mod persistence;

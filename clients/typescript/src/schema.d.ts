@@ -1419,7 +1419,7 @@ export interface components {
                 };
             };
         };
-        /** @description `game_not_found`: no such game (also for an id that is not a UUID, and for a deleted game). */
+        /** @description `game_not_found`: no such game (also for an id that is not a hyphenated UUID, and for a deleted game). */
         GameNotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1709,7 +1709,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1741,7 +1741,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1773,7 +1773,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1882,7 +1882,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1915,7 +1915,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -1961,7 +1961,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
                 /** @description Moves played, 0 for the empty board */
                 ply: number;
@@ -1994,7 +1994,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2038,7 +2038,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2082,7 +2082,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2119,7 +2119,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;
@@ -2172,7 +2172,7 @@ export interface operations {
                 "Last-Event-ID"?: string;
             };
             path: {
-                /** @description The game id (a UUID; any other string is answered 404 `game_not_found`) */
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
                 id: string;
             };
             cookie?: never;

@@ -1,8 +1,9 @@
 //! A new game on the wire: kind, options, seat, opponent, hotseat; parsed
 //! into the service's `NewGame`.
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::{BotLevel, Kind, Rule, Side};
@@ -109,6 +110,20 @@ impl ToSchema for OpponentRequest {
     }
 }
 
+/// `opponent`: serde's own message for anything but an object names Rust's
+/// "internally tagged enum"; this one says what to send.
+fn opponent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OpponentRequest>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(fields @ Value::Object(_)) => OpponentRequest::deserialize(fields)
+            .map(Some)
+            .map_err(D::Error::custom),
+        Some(other) => Err(D::Error::custom(format!(
+            r#"`opponent` must be an object, {{"type": "human"}} or {{"type": "bot", "level": "easy", "seed": 7}} (`seed` optional), got {other}"#
+        ))),
+    }
+}
+
 /// A new game. Only `kind` is required.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -122,7 +137,7 @@ pub struct CreateGame {
     #[serde(default)]
     pub seat: Option<Side>,
     /// Default: a human who joins later.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opponent")]
     pub opponent: Option<OpponentRequest>,
     /// One token plays both seats (not with a bot).
     #[serde(default)]

@@ -3,13 +3,13 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::game::Game;
 use super::{Side, integral};
 use crate::domain::MoveRecord;
-use crate::rules::{MoveInput, Refusal};
+use crate::rules::{GameKind, MoveInput, MoveParseError, Refusal};
 use crate::service;
 
 /// A tic-tac-toe or Gomoku move: a cell, 0-based, row 0 at the top
@@ -86,48 +86,92 @@ impl From<MoveBody> for MoveInput {
     }
 }
 
-/// Parses a move body with errors that name what is wrong (serde's untagged
-/// errors do not).
+/// The fields of each move shape, as `MoveBody` names them.
+const CELL: &[&str] = &["row", "col"];
+const COLUMN: &[&str] = &["column"];
+const BOARD_CELL: &[&str] = &["board", "cell"];
+
+/// The fields of `kind`'s moves.
+fn shape_of(kind: GameKind) -> &'static [&'static str] {
+    match kind {
+        GameKind::TicTacToe | GameKind::Gomoku => CELL,
+        GameKind::ConnectFour => COLUMN,
+        GameKind::UltimateTicTacToe => BOARD_CELL,
+    }
+}
+
+/// A move body that is no move. What to say depends on the game's kind,
+/// which the body does not name: [`BadMove::detail`] says it once the kind
+/// is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadMove {
+    /// The body's fields.
+    fields: Vec<String>,
+    /// The shape the fields are exactly (`None`: none of them), and what is
+    /// wrong with a value.
+    shape: Option<(&'static [&'static str], String)>,
+}
+
+impl BadMove {
+    /// The `detail` for a game of `kind`: the wrong value when the fields
+    /// are that kind's, else the field that is wrong and the kind's shape
+    /// (as `MoveParseError::WrongShape` says it for a whole move of another
+    /// kind).
+    #[must_use]
+    pub fn detail(&self, kind: GameKind) -> String {
+        let want = shape_of(kind);
+        if let Some((shape, problem)) = &self.shape
+            && *shape == want
+        {
+            return problem.clone();
+        }
+        let unknown = self.fields.iter().find(|f| !want.contains(&f.as_str()));
+        let missing = want.iter().find(|w| !self.fields.iter().any(|f| f == *w));
+        let wrong = match (unknown, missing) {
+            (Some(field), _) => format!("unknown field `{field}`: "),
+            (None, Some(field)) => format!("missing field `{field}`: "),
+            (None, None) => String::new(),
+        };
+        format!("{wrong}{}", MoveParseError::WrongShape { kind })
+    }
+}
+
+/// Parses a move body, a JSON object's `fields`: exactly the fields of one
+/// of the three shapes, each an integer.
 ///
 /// # Errors
-/// A message for a 400 `malformed_request`.
-pub fn parse_move(body: &[u8]) -> Result<MoveInput, String> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
-    let Value::Object(map) = &value else {
-        return Err("a move is a JSON object".into());
+/// A [`BadMove`], which says what is wrong once the game's kind is known.
+pub fn parse_move(fields: &Map<String, Value>) -> Result<MoveInput, BadMove> {
+    let shape = [CELL, COLUMN, BOARD_CELL]
+        .into_iter()
+        .find(|s| s.len() == fields.len() && s.iter().all(|f| fields.contains_key(*f)));
+    let Some(shape) = shape else {
+        return Err(BadMove {
+            fields: fields.keys().cloned().collect(),
+            shape: None,
+        });
     };
-    let shape: &[&str] = if map.contains_key("column") {
-        &["column"]
-    } else if map.contains_key("board") || map.contains_key("cell") {
-        &["board", "cell"]
-    } else {
-        &["row", "col"]
+    let field = |name: &str| -> Result<i64, BadMove> {
+        let v = fields.get(name).unwrap_or(&Value::Null);
+        integral::as_i64(v).ok_or_else(|| BadMove {
+            fields: fields.keys().cloned().collect(),
+            shape: Some((shape, format!("`{name}` must be an integer, got {v}"))),
+        })
     };
-    if let Some(extra) = map.keys().find(|k| !shape.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown field `{extra}`: a move is {{\"row\", \"col\"}}, {{\"column\"}} or {{\"board\", \"cell\"}}"
-        ));
-    }
-    let field = |name: &str| -> Result<i64, String> {
-        match map.get(name) {
-            None => Err(format!("missing field `{name}`")),
-            Some(v) => {
-                integral::as_i64(v).ok_or_else(|| format!("`{name}` must be an integer, got {v}"))
-            }
-        }
-    };
-    Ok(match shape {
-        ["column"] => MoveInput::Column {
+    Ok(if shape == COLUMN {
+        MoveInput::Column {
             column: field("column")?,
-        },
-        ["board", "cell"] => MoveInput::BoardCell {
+        }
+    } else if shape == BOARD_CELL {
+        MoveInput::BoardCell {
             board: field("board")?,
             cell: field("cell")?,
-        },
-        _ => MoveInput::Cell {
+        }
+    } else {
+        MoveInput::Cell {
             row: field("row")?,
             col: field("col")?,
-        },
+        }
     })
 }
 
