@@ -1723,7 +1723,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -1755,7 +1755,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -1895,7 +1895,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
                 "Idempotency-Key"?: string;
@@ -1976,7 +1976,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -2020,7 +2020,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -2099,7 +2099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
                 "Idempotency-Key"?: string;
