@@ -10,6 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::wire::{self, Game, MoveBody, Side};
+use crate::domain::GameRecord;
 use crate::rules::Refusal;
 use crate::service::ServiceError;
 
@@ -154,6 +155,10 @@ pub enum ApiError {
         "the Authorization header must be `Bearer <token>`, with the token from create or join"
     )]
     BadAuthorization,
+    /// `If-Match` with a weak tag (`W/"3"`), which never matches: carries the
+    /// game now, as `version_mismatch` does.
+    #[error("If-Match compares strongly (RFC 9110): a weak tag (W/) never matches")]
+    WeakIfMatch(Box<GameRecord>),
     #[error("too many requests: retry in {0} s")]
     RateLimited(u64),
     #[error(transparent)]
@@ -169,6 +174,7 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
             ApiError::BadAuthorization => ErrorCode::MissingToken,
+            ApiError::WeakIfMatch(_) => ErrorCode::VersionMismatch,
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::Service(e) => match e {
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
@@ -214,6 +220,14 @@ impl ApiError {
             }
             ApiError::Service(ServiceError::VersionMismatch(game)) => {
                 problem.detail = format!("the game is at version {}", game.version);
+                problem.game = Some(Box::new(Game::from(game.as_ref())));
+            }
+            ApiError::WeakIfMatch(game) => {
+                problem.detail = format!(
+                    "If-Match compares strongly (RFC 9110), so a weak tag (W/) never matches: \
+                     send the ETag as it came, \"{}\"",
+                    game.version
+                );
                 problem.game = Some(Box::new(Game::from(game.as_ref())));
             }
             ApiError::Service(ServiceError::Unavailable(_)) => {
@@ -293,7 +307,9 @@ impl ResponseError for ApiError {
         {
             res.insert_header((header::ALLOW, value));
         }
-        if let ApiError::Service(ServiceError::VersionMismatch(game)) = self {
+        if let ApiError::Service(ServiceError::VersionMismatch(game))
+        | ApiError::WeakIfMatch(game) = self
+        {
             res.insert_header((header::ETAG, wire::etag(game.version)));
         }
         // The content type is set above; `json` answers 500 if this fails.

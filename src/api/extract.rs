@@ -13,12 +13,14 @@ use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::StreamExt;
+use futures_util::future::LocalBoxFuture;
 use serde::de::{DeserializeOwned, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use super::AppState;
 use super::error::ApiError;
 use crate::service::{Preconditions, ServiceError};
 
@@ -295,7 +297,7 @@ impl FromRequest for Bearer {
 #[derive(Clone, Copy, Debug, Default, IntoParams)]
 #[into_params(parameter_in = Header)]
 pub struct IfMatch {
-    /// Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version)
+    /// Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly)
     #[param(
         rename = "If-Match",
         value_type = Option<String>,
@@ -307,35 +309,70 @@ pub struct IfMatch {
 
 impl FromRequest for IfMatch {
     type Error = ApiError;
-    type Future = Ready<Result<IfMatch, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<IfMatch, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(if_match(req).map(|version| IfMatch { version }))
+        match if_match(req) {
+            Ok(Tag::Any) => Box::pin(ready(Ok(IfMatch { version: None }))),
+            Ok(Tag::Strong(version)) => Box::pin(ready(Ok(IfMatch {
+                version: Some(version),
+            }))),
+            // Never a match, whoever asks: 412 with the game now (which
+            // anyone may read), as for another version.
+            Ok(Tag::Weak) => {
+                let state = req.app_data::<web::Data<AppState>>().cloned();
+                let id = req.match_info().get("id").and_then(GameId::parse);
+                Box::pin(async move {
+                    let state =
+                        state.ok_or_else(|| ServiceError::Internal("no app state".into()))?;
+                    let id = id.ok_or(ServiceError::GameNotFound)?;
+                    let game = state.service.game(id).await?;
+                    Err(ApiError::WeakIfMatch(Box::new(game)))
+                })
+            }
+            Err(e) => Box::pin(ready(Err(e))),
+        }
     }
 }
 
-/// `If-Match`: `"14"`, `W/"14"` or `14`; `*` matches any version.
-fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+/// What `If-Match` asks for.
+enum Tag {
+    /// No `If-Match`, or `*`: any version.
+    Any,
+    /// `"14"` (or a bare `14`): that version.
+    Strong(i64),
+    /// `W/"14"`: If-Match compares strongly (RFC 9110 §13.1.1), so a weak
+    /// tag matches no version.
+    Weak,
+}
+
+/// `If-Match`: `"14"` or `14`, `*`, or a weak `W/"14"`.
+fn if_match(req: &HttpRequest) -> Result<Tag, ApiError> {
     let Some(value) = req.headers().get(header::IF_MATCH) else {
-        return Ok(None);
+        return Ok(Tag::Any);
     };
     let text = value
         .to_str()
         .map_err(|_| ApiError::Malformed("If-Match must be ASCII".into()))?
         .trim();
     if text == "*" {
-        return Ok(None);
+        return Ok(Tag::Any);
     }
-    let bare = text.strip_prefix("W/").unwrap_or(text);
+    let (weak, bare) = match text.strip_prefix("W/") {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
     let bare = bare
         .strip_prefix('"')
         .and_then(|b| b.strip_suffix('"'))
         .unwrap_or(bare);
-    bare.parse::<i64>().map(Some).map_err(|_| {
-        ApiError::Malformed(format!(
+    match bare.parse::<i64>() {
+        Ok(_) if weak => Ok(Tag::Weak),
+        Ok(version) => Ok(Tag::Strong(version)),
+        Err(_) => Err(ApiError::Malformed(format!(
             "If-Match must name a version like \"14\", got {text:?}"
-        ))
-    })
+        ))),
+    }
 }
 
 /// `Idempotency-Key`: a retry with the same key returns the first answer.

@@ -734,3 +734,30 @@ async fn errors_say_how_to_fix_the_request() {
     assert!(detail.contains(r#"{"type": "bot""#), "{body}");
     assert_eq!(version(&app, &x.id).await, 2);
 }
+
+#[tokio::test]
+async fn a_weak_if_match_never_matches() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("connect_four").await;
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&x.token)
+        .header("If-Match", "W/\"2\"")
+        .json(&json!({"column": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["etag"], "\"2\"");
+    let body = assert_problem(res, 412, "version_mismatch").await;
+    assert!(body["detail"].as_str().unwrap().contains("weak"), "{body}");
+    assert_eq!(body["game"]["version"], 2);
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/restart", x.id))
+        .bearer_auth(&x.token)
+        .header("If-Match", "W/\"2\"")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 412, "version_mismatch").await;
+    assert_eq!(version(&app, &x.id).await, 2, "nothing was changed");
+}

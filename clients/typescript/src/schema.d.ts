@@ -1737,7 +1737,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -1769,7 +1769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -1909,7 +1909,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
                 "Idempotency-Key"?: string;
@@ -1990,7 +1990,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -2034,7 +2034,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
             };
             path: {
@@ -2113,7 +2113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version) */
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
                 "Idempotency-Key"?: string;
