@@ -24,17 +24,30 @@ pub struct Application {
 }
 
 impl Application {
-    /// Opens and migrates the database, binds the listener and builds the server.
+    /// Binds the listener, opens and migrates the database, and builds the
+    /// server.
+    ///
+    /// The address is bound first: a port in use (or a bad address) is
+    /// refused before anything is written, so a mistyped `--addr` never
+    /// leaves a new, migrated SQLite file behind. Each error names the
+    /// setting to change.
     ///
     /// # Errors
-    /// When the database cannot be opened or migrated, or the address cannot be bound.
+    /// When the address cannot be bound, or the database cannot be opened or
+    /// migrated.
     pub async fn build(settings: &Settings) -> anyhow::Result<Application> {
+        let listener = TcpListener::bind(&settings.addr).with_context(|| {
+            format!("cannot listen on {} (--addr / TABULA_ADDR)", settings.addr)
+        })?;
+        let local_addr = listener.local_addr()?;
         let store = Store::open(&settings.database_url, settings.read_pool)
             .await
-            .with_context(|| format!("opening {}", settings.database_url_redacted()))?;
-        let listener = TcpListener::bind(&settings.addr)
-            .with_context(|| format!("binding {}", settings.addr))?;
-        let local_addr = listener.local_addr()?;
+            .with_context(|| {
+                format!(
+                    "cannot open the database {} (--database-url / DATABASE_URL)",
+                    settings.database_url_redacted()
+                )
+            })?;
         let metrics = Metrics::new();
         let state = web::Data::new(AppState {
             service: Service::new(

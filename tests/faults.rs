@@ -296,6 +296,55 @@ async fn sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_exits_0() {
     assert_eq!(game["ply"], 1);
 }
 
+#[test]
+fn a_port_in_use_is_refused_naming_the_setting_before_the_database_is_created() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_ADDR", &addr)
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}", dir.path().join("tabula.db").display()),
+        )
+        .env_remove("RUST_LOG")
+        .env_remove("TABULA_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabula starts");
+    // It must give up at once, not serve: never wait for ever.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("tabula kept running on a port in use");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    assert!(!out.status.success(), "{:?}: {said}", out.status);
+    assert!(
+        said.contains(&addr) && said.contains("--addr") && said.contains("TABULA_ADDR"),
+        "the error names neither the address nor its setting: {said}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the database was created although the service could not listen: {left:?}"
+    );
+    drop(taken);
+}
+
 /// A small tmpfs for the database, unmounted on drop.
 struct Mount(PathBuf);
 
