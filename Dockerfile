@@ -1,7 +1,16 @@
 # Build stage: compile the release binary.
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
-COPY Cargo.toml Cargo.lock rust-toolchain.toml ./
+# Dependencies first, in a layer of their own: against stub sources, so the
+# layer is rebuilt only when Cargo.toml or Cargo.lock change, and a change
+# to src/ recompiles Tabula alone (about a minute, not all ~300 crates).
+COPY Cargo.toml Cargo.lock rust-toolchain.toml build.rs ./
+RUN mkdir -p src benches \
+    && echo 'fn main() {}' > src/main.rs \
+    && touch src/lib.rs \
+    && echo 'fn main() {}' > benches/rules.rs \
+    && cargo build --release --locked --bin tabula \
+    && rm -rf src benches target/release/.fingerprint/tabula-* target/release/deps/*tabula*
 COPY src ./src
 COPY migrations ./migrations
 COPY benches ./benches
