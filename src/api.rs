@@ -2,6 +2,7 @@
 //! problem+json, and the OpenAPI document generated from the handlers.
 
 mod bots;
+mod client_ip;
 mod error;
 mod events;
 mod examples;
@@ -25,8 +26,9 @@ use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::service_config::ServiceConfig;
 use utoipa_actix_web::{AppExt, scope};
 
+pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
-pub use extract::{BodyLimit, path_config, query_config};
+pub use extract::{BodyLimit, BodyTimeout, path_config, query_config};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 
 use crate::service::Service;
@@ -39,6 +41,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Interval of SSE keep-alive comments.
     pub heartbeat: std::time::Duration,
+    /// One permit per event stream that may be open (`--max-streams`).
+    pub streams: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 struct BearerAuth;
@@ -93,6 +97,8 @@ impl Modify for BearerAuth {
         responses::Internal,
         responses::Unavailable,
         responses::BotUnavailable,
+        responses::StreamUnavailable,
+        responses::RequestTimeout,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),

@@ -5,6 +5,13 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::api::TrustedProxies;
+
+/// `--trusted-proxies`, for clap.
+fn parse_proxies(list: &str) -> Result<TrustedProxies, String> {
+    list.parse()
+}
+
 /// The default of every setting, shared by the flags and [`Settings::defaults`].
 mod default {
     use super::LogFormat;
@@ -22,6 +29,9 @@ mod default {
     pub const RATE_BURST: u32 = 0;
     pub const SSE_HEARTBEAT_SECS: u64 = 15;
     pub const SHUTDOWN_TIMEOUT: u64 = 10;
+    pub const BODY_TIMEOUT_SECS: u64 = 10;
+    pub const MAX_STREAMS: usize = 0;
+    pub const TRUSTED_PROXIES: &str = "";
 }
 
 /// How log lines are written.
@@ -93,6 +103,18 @@ pub struct Settings {
     #[arg(long, env = "TABULA_SHUTDOWN_TIMEOUT", default_value_t = default::SHUTDOWN_TIMEOUT)]
     pub shutdown_timeout: u64,
 
+    /// Seconds a client has to send a request's body once its headers are in; past it: 408 `request_timeout`.
+    #[arg(long, env = "TABULA_BODY_TIMEOUT_SECS", default_value_t = default::BODY_TIMEOUT_SECS)]
+    pub body_timeout_secs: u64,
+
+    /// Event streams open at once (0: from the open-file limit, keeping a reserve for the database and other requests); past it: 503 `busy`.
+    #[arg(long, env = "TABULA_MAX_STREAMS", default_value_t = default::MAX_STREAMS)]
+    pub max_streams: usize,
+
+    /// Reverse proxies whose `X-Forwarded-For` names the client, comma-separated addresses or networks (e.g. `10.0.0.0/8,::1`); empty: trust none.
+    #[arg(long, env = "TABULA_TRUSTED_PROXIES", default_value = default::TRUSTED_PROXIES, value_parser = parse_proxies)]
+    pub trusted_proxies: TrustedProxies,
+
     /// Print the OpenAPI document to standard output and exit.
     #[arg(long)]
     pub print_openapi: bool,
@@ -117,6 +139,9 @@ impl Settings {
             sse_heartbeat_secs: default::SSE_HEARTBEAT_SECS,
             rate_limit: default::RATE_LIMIT,
             rate_burst: default::RATE_BURST,
+            body_timeout_secs: default::BODY_TIMEOUT_SECS,
+            max_streams: default::MAX_STREAMS,
+            trusted_proxies: TrustedProxies::default(),
             print_openapi: false,
         }
     }

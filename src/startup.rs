@@ -2,6 +2,7 @@
 //! stops gracefully on SIGTERM/SIGINT.
 
 use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::dev::Server;
@@ -10,7 +11,7 @@ use anyhow::Context;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::api::{self, AppState, BodyLimit};
+use crate::api::{self, AppState, BodyLimit, BodyTimeout};
 use crate::config::Settings;
 use crate::service::Service;
 use crate::store::Store;
@@ -48,6 +49,13 @@ impl Application {
                     settings.database_url_redacted()
                 )
             })?;
+        let capacity = Capacity::of(settings);
+        tracing::info!(
+            open_files = capacity.open_files,
+            max_streams = capacity.streams,
+            max_connections_per_worker = capacity.connections_per_worker,
+            "connection limits"
+        );
         let metrics = Metrics::new();
         let state = web::Data::new(AppState {
             service: Service::new(
@@ -58,12 +66,15 @@ impl Application {
             ),
             metrics: metrics.clone(),
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
+            streams: Arc::new(tokio::sync::Semaphore::new(capacity.streams)),
         });
         let metrics = web::Data::new(metrics);
         let limiter = web::Data::new(api::RateLimiter::new(
             settings.rate_limit,
             settings.rate_burst,
+            settings.trusted_proxies.clone(),
         ));
+        let body_timeout = BodyTimeout(Duration::from_secs(settings.body_timeout_secs.max(1)));
         let limit = settings.body_limit;
         // The served document is the committed one (see `api::document`).
         let document = api::document();
@@ -74,6 +85,7 @@ impl Application {
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
                 .app_data(BodyLimit(limit))
+                .app_data(body_timeout)
                 .app_data(api::query_config())
                 .app_data(api::path_config())
                 .configure(api::configure)
@@ -89,6 +101,7 @@ impl Application {
             .wrap(middleware::from_fn(telemetry::observe))
         })
         .listen(listener)?
+        .max_connections(capacity.connections_per_worker)
         .shutdown_timeout(settings.shutdown_timeout);
         if settings.workers > 0 {
             server = server.workers(settings.workers);
@@ -129,5 +142,71 @@ impl Application {
             .await
             .ok();
         result
+    }
+}
+
+/// How many connections and event streams the process can hold with the
+/// file descriptors it has.
+///
+/// Many systems start a process with a soft limit of 1,024 open files: a few
+/// hundred event streams then exhaust it, and SQLite, which opens files as
+/// it goes, fails with "unable to open database file" while accepts fail
+/// with `EMFILE`. So the soft limit is raised to the hard one, a reserve is
+/// kept for the database and the process itself, connections are capped
+/// below the rest (past the cap, new connections wait in the listen
+/// backlog instead of failing), and event streams may take half of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Capacity {
+    /// The soft open-file limit in force.
+    open_files: u64,
+    /// Event streams that may be open at once.
+    streams: usize,
+    /// Connections each HTTP worker accepts at once.
+    connections_per_worker: usize,
+}
+
+impl Capacity {
+    fn of(settings: &Settings) -> Capacity {
+        let open_files = raise_open_file_limit();
+        let usable = open_files
+            .saturating_sub(fd_reserve(settings.read_pool))
+            .max(2);
+        let usable = usize::try_from(usable).unwrap_or(usize::MAX);
+        let workers = if settings.workers > 0 {
+            settings.workers
+        } else {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        };
+        Capacity {
+            open_files,
+            streams: if settings.max_streams > 0 {
+                settings.max_streams
+            } else {
+                usable / 2
+            },
+            connections_per_worker: (usable / workers).max(1),
+        }
+    }
+}
+
+/// File descriptors kept back from connections: the database's (an SQLite
+/// connection holds the file, its WAL and its shared memory; there are the
+/// read pool, the writer and the checkpointer, or as many sockets on
+/// PostgreSQL), the listener, the log, and room for migrations and the odd
+/// file.
+fn fd_reserve(read_pool: u32) -> u64 {
+    64 + 3 * (u64::from(read_pool) + 2)
+}
+
+/// Raises the soft open-file limit to the hard limit and returns the soft
+/// limit in force.
+fn raise_open_file_limit() -> u64 {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(e) => {
+            let (soft, _) = rlimit::getrlimit(rlimit::Resource::NOFILE).unwrap_or((1024, 1024));
+            tracing::warn!(error = %e, soft, "the open-file limit could not be raised");
+            soft
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Faults, against the real binary run as a child process: `kill -9` under
-//! load, SIGTERM with a request in flight, and a full disk.
+//! load, SIGTERM with a request in flight, a full disk, and a low limit of
+//! open files.
 
 #![allow(
     clippy::unwrap_used,
@@ -40,8 +41,22 @@ fn free_port() -> u16 {
 }
 
 async fn start(db: &Path) -> Service {
+    start_in(Command::new(env!("CARGO_BIN_EXE_tabula")), db).await
+}
+
+/// Starts the binary after `ulimit {limit}` (a shell's: `-n 256`, `-Sn 256`).
+async fn start_with_ulimit(db: &Path, limit: &str) -> Service {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit {limit} && exec \"$0\""))
+        .arg(env!("CARGO_BIN_EXE_tabula"));
+    start_in(command, db).await
+}
+
+async fn start_in(mut command: Command, db: &Path) -> Service {
     let addr = format!("127.0.0.1:{}", free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+    let child = command
         .env("TABULA_ADDR", &addr)
         .env("DATABASE_URL", format!("sqlite://{}", db.display()))
         .env("TABULA_LOG", "warn")
@@ -475,4 +490,66 @@ async fn a_full_disk_refuses_moves_with_503_and_the_service_recovers() {
     }
     let now = assert_snapshot_equals_replay(&client, &service.base, &id).await;
     assert_eq!(now["ply"], accepted);
+}
+
+/// The soft and hard open-file limits of process `pid`.
+fn open_file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap()
+        .to_owned();
+    let mut fields = line["Max open files".len()..].split_whitespace();
+    (
+        fields.next().unwrap().to_owned(),
+        fields.next().unwrap().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_low_soft_open_file_limit_is_raised_to_the_hard_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = start_with_ulimit(&dir.path().join("t.db"), "-Sn 256").await;
+    let (soft, hard) = open_file_limits(service.child.id());
+    assert_eq!(soft, hard, "the soft limit stayed below the hard one");
+}
+
+#[tokio::test]
+async fn at_a_low_open_file_limit_streams_are_refused_before_files_run_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = start_with_ulimit(&dir.path().join("t.db"), "-n 256").await;
+    let client = Client::new();
+    let base = &service.base;
+    let (id, _, _) = create_hotseat(&client, base, "connect_four").await;
+    // Open streams until the server refuses one: it must refuse with 503
+    // `busy`, never fail to accept or to open its database.
+    let mut streams = Vec::new();
+    let refused = loop {
+        let res = client
+            .get(format!("{base}/v1/games/{id}/events"))
+            .send()
+            .await
+            .expect("the connection is accepted");
+        if res.status() != 200 {
+            break res;
+        }
+        streams.push(res);
+        assert!(streams.len() < 256, "more streams than files");
+    };
+    assert_eq!(refused.status(), 503);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["code"], "busy", "{body}");
+    assert!(streams.len() >= 50, "only {} streams", streams.len());
+    // With every stream held, the database and other requests still work.
+    let res = client
+        .post(format!("{base}/v1/games"))
+        .json(&json!({"kind": "tic_tac_toe"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let res = client.get(format!("{base}/readyz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
 }

@@ -5,11 +5,11 @@ use actix_web::{HttpResponse, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
     BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict,
-    PayloadTooLarge, PreconditionFailed, Unauthorized, UnsupportedMediaType,
+    PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized, UnsupportedMediaType,
 };
 use super::wire::{BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed};
 use crate::domain::Level;
@@ -72,6 +72,7 @@ pub async fn get_hint(
         (status = 404, response = GameNotFound),
         (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = InvalidOption),
@@ -86,6 +87,7 @@ pub async fn play_bot_move(
     token: Bearer,
     if_match: IfMatch,
     key: IdempotencyKey,
+    _: NoQuery,
     body: Body,
 ) -> ApiResult {
     let request: BotMoveRequest = body.json_or_default()?;

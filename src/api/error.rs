@@ -40,6 +40,7 @@ pub enum ErrorCode {
     Internal,
     StorageUnavailable,
     Busy,
+    RequestTimeout,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -161,6 +162,9 @@ pub enum ApiError {
     WeakIfMatch(Box<GameRecord>),
     #[error("too many requests: retry in {0} s")]
     RateLimited(u64),
+    /// The body did not arrive within the allowed seconds.
+    #[error("the request body did not arrive within {0} s of its headers")]
+    BodyTimeout(u64),
     #[error(transparent)]
     Service(#[from] ServiceError),
 }
@@ -176,6 +180,7 @@ impl ApiError {
             ApiError::BadAuthorization => ErrorCode::MissingToken,
             ApiError::WeakIfMatch(_) => ErrorCode::VersionMismatch,
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
+            ApiError::BodyTimeout(_) => ErrorCode::RequestTimeout,
             ApiError::Service(e) => match e {
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
                 ServiceError::Busy(_) => ErrorCode::Busy,
@@ -267,6 +272,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "Internal error"),
         ErrorCode::StorageUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable"),
         ErrorCode::Busy => (StatusCode::SERVICE_UNAVAILABLE, "Busy"),
+        ErrorCode::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "Request timeout"),
     }
 }
 
@@ -298,6 +304,11 @@ impl ResponseError for ApiError {
         ));
         if status == StatusCode::SERVICE_UNAVAILABLE {
             res.insert_header((header::RETRY_AFTER, HeaderValue::from_static("1")));
+        }
+        if let ApiError::BodyTimeout(_) = self {
+            // The rest of the body may still come: the connection cannot be
+            // read for another request.
+            res.force_close();
         }
         if let ApiError::RateLimited(secs) = self {
             res.insert_header((header::RETRY_AFTER, secs.to_string()));

@@ -20,9 +20,9 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::GameId;
-use super::responses::{BadRequest, GameNotFound, Internal, Unavailable};
+use super::responses::{BadRequest, GameNotFound, Internal, StreamUnavailable};
 use super::wire::{Game, MoveRecordView, Side};
-use crate::service::{Change, ChangeKind, Service};
+use crate::service::{Change, ChangeKind, Service, ServiceError};
 
 /// Where to resume.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -160,6 +160,8 @@ fn name_of(t: EventType) -> &'static str {
 /// after version N, once each and in order, including those made while away.
 /// Without it the stream starts after the current version. Comment lines
 /// (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+/// The server holds a bounded number of streams (`--max-streams`); past it
+/// a new one is refused with 503 `busy` and `Retry-After`.
 #[utoipa::path(
     tag = "games",
     params(
@@ -172,7 +174,7 @@ fn name_of(t: EventType) -> &'static str {
         (status = 400, response = BadRequest),
         (status = 404, response = GameNotFound),
         (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        (status = 503, response = StreamUnavailable),
     ),
 )]
 #[get("/games/{id}/events")]
@@ -197,6 +199,11 @@ pub async fn game_events(
     let changes = state.service.subscribe();
     let game = state.service.game(id).await?;
     let after = header_id.or(query.last_event_id).unwrap_or(game.version);
+    // Held by the body: the slot frees when the client goes away (noticed
+    // when a write fails, at the next heartbeat at the latest).
+    let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
+        ServiceError::Busy("as many event streams are open as the server holds; retry later")
+    })?;
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     tokio::spawn(follow(
         state.service.clone(),
@@ -206,8 +213,10 @@ pub async fn game_events(
         tx,
         state.heartbeat,
     ));
-    let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    let body = futures_util::stream::unfold((rx, permit), |(mut rx, permit)| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, Infallible>(b), (rx, permit)))
     });
     Ok(HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))

@@ -239,6 +239,7 @@ pub fn problem(code: ErrorCode) -> Value {
         }
         ErrorCode::Internal => ServiceError::Internal("example".into()).into(),
         ErrorCode::Busy => ServiceError::Busy("the bots are at capacity; retry in a moment").into(),
+        ErrorCode::RequestTimeout => ApiError::BodyTimeout(10),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

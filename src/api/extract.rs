@@ -28,6 +28,12 @@ use crate::service::{Preconditions, ServiceError};
 #[derive(Clone, Copy, Debug)]
 pub struct BodyLimit(pub usize);
 
+/// How long a body may take to arrive after its headers, as app data: a
+/// client that sends headers and then trickles (or stops) would otherwise
+/// hold a connection and a worker's attention for as long as it likes.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyTimeout(pub std::time::Duration);
+
 /// A request body that passed the media-type and size checks. Empty when the
 /// client sent none.
 #[derive(Debug, Default)]
@@ -191,21 +197,30 @@ impl FromRequest for Body {
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
+        let timeout = req
+            .app_data::<BodyTimeout>()
+            .map_or(std::time::Duration::from_secs(10), |t| t.0);
         let json = is_json(req);
         let mut payload = payload.take();
         Box::pin(async move {
             if declared.is_some_and(|n| n > limit) {
                 return Err(ApiError::PayloadTooLarge(limit));
             }
-            let mut body = web::BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk =
-                    chunk.map_err(|e| ApiError::Malformed(format!("cannot read body: {e}")))?;
-                if body.len() + chunk.len() > limit {
-                    return Err(ApiError::PayloadTooLarge(limit));
+            let read = async {
+                let mut body = web::BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    let chunk =
+                        chunk.map_err(|e| ApiError::Malformed(format!("cannot read body: {e}")))?;
+                    if body.len() + chunk.len() > limit {
+                        return Err(ApiError::PayloadTooLarge(limit));
+                    }
+                    body.extend_from_slice(&chunk);
                 }
-                body.extend_from_slice(&chunk);
-            }
+                Ok(body)
+            };
+            let body = tokio::time::timeout(timeout, read)
+                .await
+                .map_err(|_| ApiError::BodyTimeout(timeout.as_secs().max(1)))??;
             // No body is no body, whatever its declared type: clients send
             // a bodiless POST as `text/plain` or a form (`curl -d ''`).
             if body.is_empty() || json {
@@ -439,4 +454,40 @@ pub fn query_config() -> web::QueryConfig {
 pub fn path_config() -> web::PathConfig {
     web::PathConfig::default()
         .error_handler(|e, _| ApiError::Malformed(format!("invalid path: {e}")).into())
+}
+
+/// For routes that take no query parameters: a query is refused with 400
+/// `malformed_request` rather than silently ignored, as the routes that do
+/// take parameters refuse unknown ones (`/v1/games?stauts=…`). A client
+/// that sends `GET /v1/games/{id}?round=1` learns where rounds are read.
+#[derive(Clone, Copy, Debug)]
+pub struct NoQuery;
+
+impl FromRequest for NoQuery {
+    type Error = ApiError;
+    type Future = Ready<Result<NoQuery, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let query = req.query_string();
+        if query.is_empty() {
+            return ready(Ok(NoQuery));
+        }
+        let names: Vec<&str> = query
+            .split('&')
+            .filter_map(|pair| pair.split('=').next())
+            .filter(|name| !name.is_empty())
+            .take(3)
+            .collect();
+        let mut detail = format!(
+            "this operation takes no query parameters (got `{}`)",
+            names.join("`, `")
+        );
+        if names.contains(&"round") {
+            detail.push_str(
+                "; a game is read in its current round: earlier rounds are at \
+                 /v1/games/{id}/moves?round=N and /v1/games/{id}/positions/{ply}?round=N",
+            );
+        }
+        ready(Err(ApiError::Malformed(detail)))
+    }
 }

@@ -7,11 +7,11 @@ use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Bearer, Body, GameId, IfMatch};
+use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
     BadRequest, Forbidden, GameNotFound, Internal, InvalidOption, JoinConflict, PayloadTooLarge,
-    PreconditionFailed, ResignConflict, RestartConflict, Unauthorized, Unavailable,
+    PreconditionFailed, RequestTimeout, ResignConflict, RestartConflict, Unauthorized, Unavailable,
     UnsupportedMediaType,
 };
 use super::wire::{CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, ListQuery, SeatGrant};
@@ -39,6 +39,7 @@ const MAX_LIMIT: u32 = 100;
                 ("ETag" = ETag, description = "The game's version, quoted, e.g. `\"1\"`"),
             )),
         (status = 400, response = BadRequest),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = InvalidOption),
@@ -47,7 +48,7 @@ const MAX_LIMIT: u32 = 100;
     ),
 )]
 #[post("/games")]
-pub async fn create_game(state: web::Data<AppState>, body: Body) -> ApiResult {
+pub async fn create_game(state: web::Data<AppState>, _: NoQuery, body: Body) -> ApiResult {
     let request: CreateGame = body.json()?;
     let new = request.into_new_game()?;
     let taken = state.service.create(new).await?;
@@ -118,13 +119,14 @@ pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>
     responses(
         (status = 200, description = "The game now", body = Game,
             headers(("ETag" = ETag, description = "The game's version, quoted: send it back as `If-Match`"))),
+        (status = 400, response = BadRequest),
         (status = 404, response = GameNotFound),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
 )]
 #[get("/games/{id}")]
-pub async fn get_game(state: web::Data<AppState>, game: GameId) -> ApiResult {
+pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> ApiResult {
     let game = state.service.game(game.id).await?;
     Ok(reply::game(&game))
 }
@@ -154,6 +156,7 @@ pub async fn delete_game(
     game: GameId,
     token: Bearer,
     if_match: IfMatch,
+    _: NoQuery,
 ) -> ApiResult {
     state
         .service
@@ -177,6 +180,7 @@ pub async fn delete_game(
         (status = 404, response = GameNotFound),
         (status = 409, response = JoinConflict),
         (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 500, response = Internal),
@@ -188,6 +192,7 @@ pub async fn join_game(
     state: web::Data<AppState>,
     game: GameId,
     if_match: IfMatch,
+    _: NoQuery,
     body: Body,
 ) -> ApiResult {
     body.empty_object()?;
@@ -216,6 +221,7 @@ pub async fn join_game(
         (status = 404, response = GameNotFound),
         (status = 409, response = RestartConflict),
         (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 500, response = Internal),
@@ -228,6 +234,7 @@ pub async fn restart_game(
     game: GameId,
     token: Bearer,
     if_match: IfMatch,
+    _: NoQuery,
     body: Body,
 ) -> ApiResult {
     body.empty_object()?;
@@ -255,6 +262,7 @@ pub async fn restart_game(
         (status = 404, response = GameNotFound),
         (status = 409, response = ResignConflict),
         (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 500, response = Internal),
@@ -267,6 +275,7 @@ pub async fn resign_game(
     game: GameId,
     token: Bearer,
     if_match: IfMatch,
+    _: NoQuery,
     body: Body,
 ) -> ApiResult {
     body.empty_object()?;

@@ -2,6 +2,8 @@
 
 use actix_web::{HttpResponse, get};
 
+use super::extract::NoQuery;
+use super::responses::BadRequest;
 use super::wire::KindList;
 
 /// List the game kinds.
@@ -10,9 +12,12 @@ use super::wire::KindList;
 /// and their defaults.
 #[utoipa::path(
     tag = "kinds",
-    responses((status = 200, description = "The kinds, with their board sizes, move shapes, options and defaults", body = KindList)),
+    responses(
+        (status = 200, description = "The kinds, with their board sizes, move shapes, options and defaults", body = KindList),
+        (status = 400, response = BadRequest),
+    ),
 )]
 #[get("/kinds")]
-pub async fn list_kinds() -> HttpResponse {
+pub async fn list_kinds(_: NoQuery) -> HttpResponse {
     HttpResponse::Ok().json(KindList::all())
 }

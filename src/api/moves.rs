@@ -9,11 +9,12 @@ use utoipa::IntoParams;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
     BadRequest, Forbidden, GameNotFound, IllegalMove, Internal, MoveConflict, PayloadTooLarge,
-    PositionNotFound, PreconditionFailed, Unauthorized, Unavailable, UnsupportedMediaType,
+    PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized, Unavailable,
+    UnsupportedMediaType,
 };
 use super::wire::{
     self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, Replayed, RoundQuery,
@@ -72,6 +73,7 @@ impl FromRequest for Ply {
         (status = 404, response = GameNotFound),
         (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = IllegalMove),
@@ -86,6 +88,7 @@ pub async fn play_move(
     token: Bearer,
     if_match: IfMatch,
     key: IdempotencyKey,
+    _: NoQuery,
     body: Body,
 ) -> ApiResult {
     let input = match wire::parse_move(&body.object()?) {

@@ -13,19 +13,22 @@ use actix_web::{ResponseError, web};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
+use super::client_ip::TrustedProxies;
 use super::error::ApiError;
 
 /// The limiter shared by all workers.
 #[derive(Clone)]
 pub struct RateLimiter {
     limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    proxies: TrustedProxies,
 }
 
 impl RateLimiter {
-    /// `per_second` requests per second and client, with bursts of `burst`.
-    /// `None` when `per_second` is 0 (limiting off).
+    /// `per_second` requests per second and client, with bursts of `burst`;
+    /// behind `proxies`, the client is the one they name. `None` when
+    /// `per_second` is 0 (limiting off).
     #[must_use]
-    pub fn new(per_second: u32, burst: u32) -> Option<RateLimiter> {
+    pub fn new(per_second: u32, burst: u32, proxies: TrustedProxies) -> Option<RateLimiter> {
         let rate = NonZeroU32::new(per_second)?;
         let burst = NonZeroU32::new(burst).unwrap_or(rate);
         let limiter = Arc::new(DefaultKeyedRateLimiter::keyed(
@@ -40,7 +43,7 @@ impl RateLimiter {
                 std::thread::sleep(std::time::Duration::from_mins(1));
             }
         });
-        Some(RateLimiter { limiter })
+        Some(RateLimiter { limiter, proxies })
     }
 
     /// Seconds until `ip` may send again, or `None` if it may now.
@@ -66,9 +69,10 @@ pub async fn limit(
         .and_then(|d| d.get_ref().clone());
     let exempt = matches!(req.path(), "/healthz" | "/readyz" | "/metrics");
     if let (Some(limiter), false) = (limiter, exempt) {
-        let ip = req
+        let peer = req
             .peer_addr()
             .map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+        let ip = limiter.proxies.client(peer, req.headers());
         if let Some(secs) = limiter.wait(ip) {
             let response = ApiError::RateLimited(secs.max(1)).error_response();
             return Ok(req.into_response(response).map_into_right_body());

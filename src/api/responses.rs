@@ -165,4 +165,11 @@ problem_responses! {
     /// are at capacity, or already thinking about this game. Nothing was changed; retry
     /// after `Retry-After` seconds.
     BotUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
+    /// `storage_unavailable`: the database cannot be read now; or `busy`: as many event
+    /// streams are open as the server holds (`--max-streams`). Retry after `Retry-After`
+    /// seconds.
+    StreamUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
+    /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the
+    /// headers (10 s by default); the connection is closed. Send the whole body at once.
+    RequestTimeout: [RequestTimeout];
 }

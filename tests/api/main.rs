@@ -13,6 +13,7 @@ mod events;
 mod games;
 mod helpers;
 mod http;
+mod limits;
 mod moves;
 mod openapi;
 mod persistence;

@@ -246,6 +246,8 @@ export interface paths {
          *     after version N, once each and in order, including those made while away.
          *     Without it the stream starts after the current version. Comment lines
          *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+         *     The server holds a bounded number of streams (`--max-streams`); past it
+         *     a new one is refused with 503 `busy` and `Retry-After`.
          */
         get: operations["game_events"];
         put?: never;
@@ -468,7 +470,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable" | "busy";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1529,6 +1531,18 @@ export interface components {
                 };
             };
         };
+        /** @description `request_timeout`: the body did not arrive within `--body-timeout-secs` of the headers (10 s by default); the connection is closed. Send the whole body at once. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "request_timeout";
+                };
+            };
+        };
         /** @description `game_over` (the round has already ended) or `waiting_for_opponent` (a seat is still open). */
         ResignConflict: {
             headers: {
@@ -1550,6 +1564,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "waiting_for_opponent";
+                };
+            };
+        };
+        /** @description `storage_unavailable`: the database cannot be read now; or `busy`: as many event streams are open as the server holds (`--max-streams`). Retry after `Retry-After` seconds. */
+        StreamUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "storage_unavailable" | "busy";
                 };
             };
         };
@@ -1631,6 +1659,7 @@ export interface operations {
                     "application/json": components["schemas"]["KindList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -1696,6 +1725,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidOption"];
@@ -1727,6 +1757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Game"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["GameNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
@@ -1865,6 +1896,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["JoinConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1943,6 +1975,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["MoveConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2021,6 +2054,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["RestartConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2065,6 +2099,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ResignConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2148,6 +2183,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["MoveConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2192,7 +2228,7 @@ export interface operations {
             404: components["responses"]["GameNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["StreamUnavailable"];
         };
     };
     healthz: {
