@@ -228,9 +228,14 @@ impl Service {
             .map_err(|e| ServiceError::Unavailable(Box::new(e)))
     }
 
-    /// Runs a write job on the store's writer.
-    async fn write<T: Send + 'static>(&self, job: JobFn<T, ServiceError>) -> Result<T> {
-        self.store.write(job).await
+    /// Runs a write job on the store's writer; `game` is the existing game
+    /// it writes, if any (see [`Store::write`]).
+    async fn write<T: Send + 'static>(
+        &self,
+        game: Option<Uuid>,
+        job: JobFn<T, ServiceError>,
+    ) -> Result<T> {
+        self.store.write(game, job).await
     }
 
     /// A seat's change that is not a move (restart, resign, …): loads the
@@ -245,15 +250,18 @@ impl Service {
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         let game = self
-            .write(Box::new(move |tx| {
-                Box::pin(async move {
-                    let (mut game, seat) = load_seat(tx, id, &token, if_match).await?;
-                    let kind = change(&mut game, seat)?;
-                    save(tx, &mut game).await?;
-                    tx.insert_event(id, &event(&game, kind)).await?;
-                    Ok(game)
-                })
-            }))
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let (mut game, seat) = load_seat(tx, id, &token, if_match).await?;
+                        let kind = change(&mut game, seat)?;
+                        save(tx, &mut game).await?;
+                        tx.insert_event(id, &event(&game, kind)).await?;
+                        Ok(game)
+                    })
+                }),
+            )
             .await?;
         self.publish(id);
         Ok(game)

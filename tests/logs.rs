@@ -71,12 +71,15 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
         };
         async move {
             store
-                .write::<(), StoreError>(Box::new(move |tx| {
-                    Box::pin(async move {
-                        tracing::info!("inside the job");
-                        tx.insert_game(&game).await
-                    })
-                }))
+                .write::<(), StoreError>(
+                    None,
+                    Box::new(move |tx| {
+                        Box::pin(async move {
+                            tracing::info!("inside the job");
+                            tx.insert_game(&game).await
+                        })
+                    }),
+                )
                 .await
                 .unwrap();
         }

@@ -66,7 +66,7 @@ fn at_version(game: &GameRecord, version: i64) -> GameRecord {
 }
 
 async fn write<T: Send + 'static>(store: &Store, job: JobFn<T, StoreError>) -> T {
-    store.write(job).await.unwrap()
+    store.write(None, job).await.unwrap()
 }
 
 /// Stores `game` in a batch of its own.
@@ -172,13 +172,16 @@ async fn a_job_that_fails_after_writing_takes_its_batch_back_and_the_cache_too()
     insert(&store, &game).await;
     let g = game.clone();
     let failed = store
-        .write::<(), StoreError>(Box::new(move |tx| {
-            Box::pin(async move {
-                tx.insert_move(id, &column(1, 5)).await?;
-                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
-                Err(StoreError::Corrupt("the job gave up".into()))
-            })
-        }))
+        .write::<(), StoreError>(
+            None,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    tx.insert_move(id, &column(1, 5)).await?;
+                    assert!(tx.update_game(&at_version(&g, 2), 1).await?);
+                    Err(StoreError::Corrupt("the job gave up".into()))
+                })
+            }),
+        )
         .await;
     assert!(failed.is_err());
     assert_eq!(store.game(id).await.unwrap().unwrap().version, 1);
@@ -226,13 +229,16 @@ async fn a_change_made_by_another_connection_is_seen_by_the_writer() {
     // refused as "retry later"; the retry reads the file.
     let update = move |store: Store, game: GameRecord| async move {
         store
-            .write::<_, StoreError>(Box::new(move |tx| {
-                Box::pin(async move {
-                    let seen = tx.game(id).await?.map(|g| g.version);
-                    let stale = tx.update_game(&at_version(&game, 3), 2).await?;
-                    Ok((seen, stale))
-                })
-            }))
+            .write::<_, StoreError>(
+                None,
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let seen = tx.game(id).await?.map(|g| g.version);
+                        let stale = tx.update_game(&at_version(&game, 3), 2).await?;
+                        Ok((seen, stale))
+                    })
+                }),
+            )
             .await
     };
     let refused = update(store.clone(), game.clone()).await.unwrap_err();
@@ -420,9 +426,12 @@ async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
     );
     // The key still refuses a second move for a turn.
     let duplicate = store
-        .write::<(), StoreError>(Box::new(move |tx| {
-            Box::pin(async move { tx.insert_move(game.id, &column(2, 6)).await })
-        }))
+        .write::<(), StoreError>(
+            None,
+            Box::new(move |tx| {
+                Box::pin(async move { tx.insert_move(game.id, &column(2, 6)).await })
+            }),
+        )
         .await;
     assert!(duplicate.is_err());
 }

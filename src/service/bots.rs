@@ -131,28 +131,31 @@ impl Service {
             let record = record.clone();
             let so_far = replies.clone();
             let reply = self
-                .write(Box::new(move |tx| {
-                    Box::pin(async move {
-                        let mut current = load(tx, id).await?;
-                        if current.version != seen {
-                            return Ok(None);
-                        }
-                        let mv = apply(&mut current, suggestion.mv.input())?;
-                        tx.insert_move(id, &mv).await?;
-                        save(tx, &mut current).await?;
-                        if let Some((seat, key, render, answered)) = record {
-                            let mut replies = so_far;
-                            replies.push(mv);
-                            let played = Played {
-                                mv: answered,
-                                game: current.clone(),
-                                replies,
-                            };
-                            tx.remember(id, seat, &key, &render(&played)?).await?;
-                        }
-                        Ok(Some((mv, current)))
-                    })
-                }))
+                .write(
+                    Some(id),
+                    Box::new(move |tx| {
+                        Box::pin(async move {
+                            let mut current = load(tx, id).await?;
+                            if current.version != seen {
+                                return Ok(None);
+                            }
+                            let mv = apply(&mut current, suggestion.mv.input())?;
+                            tx.insert_move(id, &mv).await?;
+                            save(tx, &mut current).await?;
+                            if let Some((seat, key, render, answered)) = record {
+                                let mut replies = so_far;
+                                replies.push(mv);
+                                let played = Played {
+                                    mv: answered,
+                                    game: current.clone(),
+                                    replies,
+                                };
+                                tx.remember(id, seat, &key, &render(&played)?).await?;
+                            }
+                            Ok(Some((mv, current)))
+                        })
+                    }),
+                )
                 .await?;
             let Some((mv, current)) = reply else {
                 break;

@@ -54,14 +54,17 @@ impl Service {
         };
         tracing::Span::current().record("game", tracing::field::display(game.id));
         let record = game.clone();
-        self.write(Box::new(move |tx| {
-            Box::pin(async move {
-                tx.insert_game(&record).await?;
-                tx.insert_event(record.id, &event(&record, EventType::Create))
-                    .await?;
-                Ok(())
-            })
-        }))
+        self.write(
+            None,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    tx.insert_game(&record).await?;
+                    tx.insert_event(record.id, &event(&record, EventType::Create))
+                        .await?;
+                    Ok(())
+                })
+            }),
+        )
         .await?;
         self.publish(game.id);
         self.bot_replies(&mut game, None).await?;
@@ -81,21 +84,24 @@ impl Service {
         let token = new_token();
         let hash = TokenHash::of(&token);
         let (game, seat) = self
-            .write(Box::new(move |tx| {
-                Box::pin(async move {
-                    let mut game = load(tx, id).await?;
-                    check_version(&game, if_match)?;
-                    let seat = Player::BOTH
-                        .into_iter()
-                        .find(|&p| game.seat(p).is_open())
-                        .ok_or(ServiceError::NoOpenSeat)?;
-                    game.seats[seat.index()] = Seat::Human { token: Some(hash) };
-                    save(tx, &mut game).await?;
-                    tx.insert_event(id, &event(&game, EventType::Join(seat)))
-                        .await?;
-                    Ok((game, seat))
-                })
-            }))
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let mut game = load(tx, id).await?;
+                        check_version(&game, if_match)?;
+                        let seat = Player::BOTH
+                            .into_iter()
+                            .find(|&p| game.seat(p).is_open())
+                            .ok_or(ServiceError::NoOpenSeat)?;
+                        game.seats[seat.index()] = Seat::Human { token: Some(hash) };
+                        save(tx, &mut game).await?;
+                        tx.insert_event(id, &event(&game, EventType::Join(seat)))
+                            .await?;
+                        Ok((game, seat))
+                    })
+                }),
+            )
             .await?;
         self.publish(id);
         Ok(SeatTaken { game, seat, token })
@@ -129,35 +135,38 @@ impl Service {
         let metrics = self.metrics.clone();
         let key = pre.idempotency_key.clone();
         let outcome = self
-            .write(Box::new(move |tx| {
-                Box::pin(async move {
-                    let mut game = load(tx, id).await?;
-                    let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                    let holder = record_holder(&game, seat);
-                    if let Some(key) = &key
-                        && let Some(stored) = tx.idempotent(id, holder, key).await?
-                    {
-                        return Ok(Err(stored));
-                    }
-                    let kind = game.kind().as_str();
-                    let checked = check_version(&game, pre.if_match)
-                        .and_then(|()| check_playable(&game, Some(seat)))
-                        .and_then(|()| apply(&mut game, input));
-                    metrics.count_move(kind, checked.is_ok());
-                    let mv = checked?;
-                    tx.insert_move(id, &mv).await?;
-                    save(tx, &mut game).await?;
-                    let played = Played {
-                        mv,
-                        game,
-                        replies: Vec::new(),
-                    };
-                    if let Some(key) = &key {
-                        tx.remember(id, holder, key, &render(&played)?).await?;
-                    }
-                    Ok(Ok((played, holder)))
-                })
-            }))
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let mut game = load(tx, id).await?;
+                        let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+                        let holder = record_holder(&game, seat);
+                        if let Some(key) = &key
+                            && let Some(stored) = tx.idempotent(id, holder, key).await?
+                        {
+                            return Ok(Err(stored));
+                        }
+                        let kind = game.kind().as_str();
+                        let checked = check_version(&game, pre.if_match)
+                            .and_then(|()| check_playable(&game, Some(seat)))
+                            .and_then(|()| apply(&mut game, input));
+                        metrics.count_move(kind, checked.is_ok());
+                        let mv = checked?;
+                        tx.insert_move(id, &mv).await?;
+                        save(tx, &mut game).await?;
+                        let played = Played {
+                            mv,
+                            game,
+                            replies: Vec::new(),
+                        };
+                        if let Some(key) = &key {
+                            tx.remember(id, holder, key, &render(&played)?).await?;
+                        }
+                        Ok(Ok((played, holder)))
+                    })
+                }),
+            )
             .await?;
         let (mut played, holder) = match outcome {
             Ok(done) => done,
@@ -225,13 +234,16 @@ impl Service {
     #[tracing::instrument(name = "delete", skip_all, fields(game = %id))]
     pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-        self.write(Box::new(move |tx| {
-            Box::pin(async move {
-                load_seat(tx, id, &token, if_match).await?;
-                tx.delete_game(id).await?;
-                Ok(())
-            })
-        }))
+        self.write(
+            Some(id),
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    load_seat(tx, id, &token, if_match).await?;
+                    tx.delete_game(id).await?;
+                    Ok(())
+                })
+            }),
+        )
         .await?;
         self.publish(id);
         Ok(())

@@ -1,5 +1,6 @@
-//! The single writer: write jobs queue here and run in batches, one
-//! transaction per batch (group commit).
+//! The single writer (one per process; on PostgreSQL one per instance):
+//! write jobs queue here and run in batches, one transaction per batch
+//! (group commit).
 //!
 //! Concurrent moves of many games are applied one after the other inside one
 //! transaction and committed together, so one commit carries many moves.
@@ -16,9 +17,11 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
+use uuid::Uuid;
 
 use super::db::WriterState;
 use super::{StoreError, WriteTx};
@@ -35,8 +38,22 @@ pub(super) struct Ran {
     poisoned: bool,
 }
 
+/// The database a writer writes.
+pub(super) enum Target {
+    /// `hold`: keep the connection between batches (not for an in-memory
+    /// database, whose readers share it).
+    Sqlite {
+        pool: SqlitePool,
+        hold: bool,
+    },
+    Postgres(PgPool),
+}
+
 /// A write job, with its result type erased.
 pub(super) trait Job: Send {
+    /// The game the job writes, if it writes one that exists: read (and on
+    /// PostgreSQL locked) for the whole batch before its jobs run.
+    fn game(&self) -> Option<Uuid>;
     /// Runs the job inside the batch transaction.
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran>;
     /// Fails the job without running it.
@@ -48,6 +65,7 @@ pub type JobFn<T, E> =
     Box<dyn for<'t> FnOnce(&'t mut WriteTx) -> BoxFuture<'t, Result<T, E>> + Send>;
 
 pub(super) struct TypedJob<T, E> {
+    pub(super) game: Option<Uuid>,
     pub(super) f: JobFn<T, E>,
     pub(super) reply: oneshot::Sender<Result<T, E>>,
     /// The span of the request that queued the job: the job runs in it, so
@@ -60,9 +78,13 @@ where
     T: Send + 'static,
     E: From<StoreError> + Send + 'static,
 {
+    fn game(&self) -> Option<Uuid> {
+        self.game
+    }
+
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran> {
         Box::pin(async move {
-            let TypedJob { f, reply, span } = *self;
+            let TypedJob { f, reply, span, .. } = *self;
             let writes = tx.writes();
             let result = f(tx).instrument(span).await;
             let poisoned = result.is_err() && tx.writes() != writes;
@@ -82,15 +104,18 @@ where
     }
 }
 
-/// Runs batches until every sender is gone. `hold`: keep the connection
-/// between batches (not for an in-memory database, whose readers share it).
-pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>, hold: bool) {
+/// Runs batches until every sender is gone or the pool closes.
+pub(super) async fn run(target: Target, mut jobs: mpsc::Receiver<Box<dyn Job>>) {
+    let hold = matches!(target, Target::Sqlite { hold: true, .. });
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
     // The connection and the cache of committed games, carried from one
     // batch to the next; dropped with a failed batch (the next starts cold).
     let mut state = Some(WriterState::new(hold));
     // Closing the pool waits for the held connection: let go of it then.
-    let closed = pool.close_event();
+    let closed = match &target {
+        Target::Sqlite { pool, .. } => pool.close_event(),
+        Target::Postgres(pool) => pool.close_event(),
+    };
     tokio::pin!(closed);
     loop {
         let first = tokio::select! {
@@ -108,7 +133,24 @@ pub(super) async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Box<dyn Job>>
             }
         }
         let cold = || WriterState::new(hold);
-        let mut tx = match WriteTx::begin_sqlite(&pool, state.take().unwrap_or_else(cold)).await {
+        let begun = match &target {
+            Target::Sqlite { pool, .. } => {
+                WriteTx::begin_sqlite(pool, state.take().unwrap_or_else(cold)).await
+            }
+            Target::Postgres(pool) => Ok(WriteTx::begin_postgres(pool.clone())),
+        };
+        let games: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
+        let begun = match begun {
+            Ok(mut tx) => match tx.prefetch(&games).await {
+                Ok(()) => Ok(tx),
+                Err(e) => {
+                    tx.abandon().await;
+                    Err(e)
+                }
+            },
+            Err(e) => Err(e),
+        };
+        let mut tx = match begun {
             Ok(tx) => tx,
             Err(e) => {
                 let e = Arc::new(e);

@@ -400,8 +400,8 @@ impl Batch {
     }
 }
 
-/// Rows as a JSON array, for `json_each`.
-fn json_array<'r, T: serde::Serialize + 'r>(
+/// Rows as a JSON array, for `json_each` (SQLite) or `jsonb` (PostgreSQL).
+pub(super) fn json_array<'r, T: serde::Serialize + 'r>(
     rows: impl Iterator<Item = &'r T>,
 ) -> Result<String, StoreError> {
     let rows: Vec<&T> = rows.collect();

@@ -4,11 +4,9 @@
 //! snapshot goes through the rules' decoder, names through their parsers).
 //!
 //! The games table's columns are listed once, in [`game_columns!`]: the
-//! struct of a row, the statements of PostgreSQL (placeholders numbered from
-//! the list) and the SQLite batch's expressions (named JSON keys) all come
-//! from that list.
+//! struct of a row and both batches' expressions (named JSON keys) come from
+//! that list.
 
-use std::fmt::Write as _;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
@@ -76,16 +74,6 @@ macro_rules! game_columns {
             fixed: game_columns!(@fixed $($($flag)+)?),
         },)+];
 
-        impl GameColumns {
-            /// Binds every column, in [`GAME_COLUMNS`] order, to a
-            /// PostgreSQL statement.
-            pub(super) fn bind_all(
-                self,
-                q: sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments>,
-            ) -> sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments> {
-                q$(.bind(self.$name))+
-            }
-        }
     };
     (@blob) => { false };
     (@blob blob $($rest:ident)*) => { true };
@@ -143,29 +131,23 @@ pub(super) struct GameSql {
     pub(super) columns: String,
     /// PostgreSQL: `SELECT <columns> FROM games WHERE id = $1`.
     pub(super) by_id: String,
-    /// PostgreSQL: the insert, one `$N` per column in list order.
-    pub(super) insert: String,
-    /// PostgreSQL: the update of every column that is not fixed, `$N` per
-    /// column in list order (fixed ones bound but unused), then the id and
-    /// the expected version.
-    pub(super) update: String,
+    /// PostgreSQL: the games whose ids are in the array `$1`, locked in the
+    /// order of their ids.
+    pub(super) lock_many: String,
     /// SQLite batch: the columns read from a JSON object `g` by name.
     pub(super) from_json: String,
-    /// SQLite batch: `col = excluded.col` for every column that is not fixed.
+    /// PostgreSQL batch: the columns of a JSON object `g`, read through `p`,
+    /// the record `jsonb_populate_record(NULL::games, g)`, except the blobs
+    /// (hex in the JSON), decoded from `g`.
+    pub(super) pg_from_json: String,
+    /// Both batches: `col = excluded.col` for every column that is not fixed.
     pub(super) upsert_set: String,
 }
 
 pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
     let names: Vec<&str> = GAME_COLUMNS.iter().map(|c| c.name).collect();
     let columns = names.join(", ");
-    let placeholders: Vec<String> = (1..=names.len()).map(|n| format!("${n}")).collect();
-    let changing = || GAME_COLUMNS.iter().enumerate().filter(|(_, c)| !c.fixed);
-    let mut set = String::new();
-    for (i, c) in changing() {
-        let sep = if set.is_empty() { "" } else { ", " };
-        let _ = write!(set, "{sep}{} = ${}", c.name, i + 1);
-    }
-    let n = names.len();
+    let changing = || GAME_COLUMNS.iter().filter(|c| !c.fixed);
     let from_json = GAME_COLUMNS
         .iter()
         .map(|c| {
@@ -177,23 +159,27 @@ pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
         })
         .collect::<Vec<_>>()
         .join(", ");
+    let pg_from_json = GAME_COLUMNS
+        .iter()
+        .map(|c| {
+            if c.blob {
+                format!("decode(e.g->>'{}', 'hex')", c.name)
+            } else {
+                format!("p.{}", c.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     let upsert_set = changing()
-        .map(|(_, c)| format!("{0} = excluded.{0}", c.name))
+        .map(|c| format!("{0} = excluded.{0}", c.name))
         .collect::<Vec<_>>()
         .join(", ");
     GameSql {
         by_id: format!("SELECT {columns} FROM games WHERE id = $1"),
-        insert: format!(
-            "INSERT INTO games ({columns}) VALUES ({})",
-            placeholders.join(", ")
-        ),
-        update: format!(
-            "UPDATE games SET {set} WHERE id = ${} AND version = ${}",
-            n + 1,
-            n + 2
-        ),
+        lock_many: format!("SELECT {columns} FROM games WHERE id = ANY($1) ORDER BY id FOR UPDATE"),
         columns,
         from_json,
+        pg_from_json,
         upsert_set,
     }
 });
@@ -480,20 +466,18 @@ mod tests {
     #[test]
     fn the_statements_name_every_column_once_in_list_order() {
         let sql = &*GAME_SQL;
-        let n = GAME_COLUMNS.len();
-        assert!(sql.insert.contains(&format!("${n})")), "{}", sql.insert);
-        assert!(!sql.insert.contains(&format!("${}", n + 1)));
-        // The update sets every column but the fixed ones, by list position.
-        for (i, c) in GAME_COLUMNS.iter().enumerate() {
-            let set = format!("{} = ${}", c.name, i + 1);
-            assert_eq!(sql.update.contains(&set), !c.fixed, "{set}");
+        for c in GAME_COLUMNS {
             let json = format!("'{}'", c.name);
             assert!(sql.from_json.contains(&json), "{json}");
+            let pg = if c.blob {
+                format!("decode(e.g->>'{}', 'hex')", c.name)
+            } else {
+                format!("p.{}", c.name)
+            };
+            assert_eq!(sql.pg_from_json.matches(&pg).count(), 1, "{pg}");
+            let set = format!("{0} = excluded.{0}", c.name);
+            assert_eq!(sql.upsert_set.contains(&set), !c.fixed, "{set}");
         }
-        assert!(
-            sql.update
-                .ends_with(&format!("id = ${} AND version = ${}", n + 1, n + 2))
-        );
         assert!(sql.from_json.contains("unhex(g->>'snapshot')"));
         assert!(!sql.upsert_set.contains("created_at"));
     }

@@ -89,7 +89,13 @@ pub(super) async fn open(url: &str, read_connections: u32) -> Result<Sqlite, Sto
         (reader, Some(checkpointer))
     };
     let (jobs, queue) = mpsc::channel(4096);
-    tokio::spawn(writer::run(writer.clone(), queue, !in_memory));
+    tokio::spawn(writer::run(
+        writer::Target::Sqlite {
+            pool: writer.clone(),
+            hold: !in_memory,
+        },
+        queue,
+    ));
     Ok(Sqlite {
         reader,
         writer,

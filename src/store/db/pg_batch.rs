@@ -1,0 +1,333 @@
+//! The PostgreSQL write batch: group commit for one instance, as the SQLite
+//! writer does it, keeping what makes several instances on one database
+//! safe.
+//!
+//! Every instance runs one writer task (see `store/writer.rs`); the write
+//! jobs queued while a batch runs make up the next batch, one transaction.
+//! Within it:
+//!
+//! - a game is read once, `FOR UPDATE`: the row stays locked until the
+//!   batch commits, so writers of one game on any instance take turns, and
+//!   the batch sees the game as it is (no cache: another instance may have
+//!   written it);
+//! - writes wait in memory, and at commit the batch's games, moves, events
+//!   and idempotency records go in with one statement (one JSON array per
+//!   table), which also notifies every instance of the changed games; then
+//!   `COMMIT`.
+//!
+//! A batch of N moves is N + 3 round trips (`BEGIN`, a read per game, the
+//! writes, `COMMIT`) and one WAL flush, where a transaction per move was 6N
+//! round trips and N flushes on N pooled connections. A batch that reads
+//! nothing (only creations) is its one statement, committed on its own.
+//!
+//! Two instances' batches may lock the same games in opposite orders: then
+//! PostgreSQL finds the deadlock and aborts one of them, whose jobs all get
+//! 503 `storage_unavailable` (nothing of it was written; retry). Moves of
+//! one game arrive one at a time in turn-based play, so it takes two games
+//! each written on both instances in the same milliseconds.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use sqlx::postgres::PgPool;
+use sqlx::{Postgres as Pg, Transaction};
+use uuid::Uuid;
+
+use super::StoreError;
+use super::batch::json_array;
+use super::rows::{
+    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
+    MoveRow, player_str,
+};
+use crate::domain::{GameRecord, StoredResponse};
+use crate::rules::Player;
+
+/// The channel on which PostgreSQL announces changed games to every instance.
+pub(super) const CHANNEL: &str = "tabula_changes";
+
+/// Writes a batch: `$1` ids of games to delete; `$2` games to insert or
+/// update; `$3` moves; `$4` events; `$5` idempotency records; `$6` ids of
+/// the changed games, to notify. Each a JSON array, rows as objects keyed by
+/// column name. Data-modifying `WITH` clauses all run, in one statement,
+/// whose foreign keys are checked at its end; the final `SELECT` reads the
+/// notifications (an unreferenced plain `WITH` would not run).
+static FLUSH: LazyLock<String> = LazyLock::new(|| {
+    let idempotency = "game_id, seat, key, status, body, version, created_at";
+    format!(
+        "\
+WITH gone AS (DELETE FROM games WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))), \
+saved AS (INSERT INTO games ({columns}) \
+  SELECT {from_json} FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(g, n), \
+    LATERAL jsonb_populate_record(NULL::games, e.g) AS p ORDER BY e.n \
+  ON CONFLICT (id) DO UPDATE SET {upsert_set}), \
+played AS (INSERT INTO moves ({MOVE_COLUMNS}) \
+  SELECT {MOVE_COLUMNS} FROM jsonb_populate_recordset(NULL::moves, $3::jsonb)), \
+happened AS (INSERT INTO game_events ({EVENT_COLUMNS}) \
+  SELECT {EVENT_COLUMNS} FROM jsonb_populate_recordset(NULL::game_events, $4::jsonb)), \
+remembered AS (INSERT INTO idempotency ({idempotency}) \
+  SELECT {idempotency} FROM jsonb_populate_recordset(NULL::idempotency, $5::jsonb) \
+  ON CONFLICT (game_id, seat, key) DO UPDATE \
+  SET status = excluded.status, body = excluded.body, version = excluded.version) \
+SELECT count(*) FROM \
+  (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($6::jsonb) AS ids(id)) AS told",
+        columns = GAME_SQL.columns,
+        from_json = GAME_SQL.pg_from_json,
+        upsert_set = GAME_SQL.upsert_set,
+    )
+});
+
+/// A game written in this batch.
+struct Written {
+    /// Whether it is in the database (it was not created in this batch).
+    stored: bool,
+    /// Its latest state; `None` once deleted.
+    state: Option<GameRecord>,
+}
+
+/// An idempotency record to write.
+struct Remembered {
+    id: Uuid,
+    seat: Player,
+    row: IdempotencyRow,
+}
+
+/// A PostgreSQL write batch whose writes wait in memory until commit.
+pub(super) struct PgBatch {
+    pool: PgPool,
+    /// Begun with the first read.
+    tx: Option<Transaction<'static, Pg>>,
+    /// Games read (and locked) in this batch, as read.
+    read: HashMap<Uuid, Option<GameRecord>>,
+    /// Games written in this batch, in the order first written.
+    order: Vec<Uuid>,
+    written: HashMap<Uuid, Written>,
+    moves: Vec<(Uuid, MoveRow)>,
+    events: Vec<(Uuid, EventRow)>,
+    remembered: Vec<Remembered>,
+}
+
+impl PgBatch {
+    /// A batch on `pool`; the transaction begins with the first read.
+    pub(super) fn new(pool: PgPool) -> PgBatch {
+        PgBatch {
+            pool,
+            tx: None,
+            read: HashMap::new(),
+            order: Vec::new(),
+            written: HashMap::new(),
+            moves: Vec::new(),
+            events: Vec::new(),
+            remembered: Vec::new(),
+        }
+    }
+
+    async fn tx(&mut self) -> Result<&mut Transaction<'static, Pg>, StoreError> {
+        if self.tx.is_none() {
+            self.tx = Some(self.pool.begin().await?);
+        }
+        match self.tx.as_mut() {
+            Some(tx) => Ok(tx),
+            None => Err(StoreError::Corrupt("no transaction".into())),
+        }
+    }
+
+    /// The game as this batch sees it; read from the database the first
+    /// time, and locked there until the batch ends.
+    pub(super) async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        if let Some(w) = self.written.get(&id) {
+            return Ok(w.state.clone());
+        }
+        if let Some(game) = self.read.get(&id) {
+            return Ok(game.clone());
+        }
+        let tx = self.tx().await?;
+        let row: Option<GameColumns> = sqlx::query_as(&format!("{} FOR UPDATE", GAME_SQL.by_id))
+            .bind(id.to_string())
+            .fetch_optional(&mut **tx)
+            .await?;
+        let game = row.map(GameColumns::into_record).transpose()?;
+        self.read.insert(id, game.clone());
+        Ok(game)
+    }
+
+    /// Reads and locks the games the batch's jobs will write, in one round
+    /// trip, in the order of their ids: every instance locks in that order,
+    /// so two instances' batches never wait for each other in a cycle.
+    pub(super) async fn prefetch(&mut self, ids: &[Uuid]) -> Result<(), StoreError> {
+        let mut ids: Vec<String> = ids
+            .iter()
+            .filter(|id| !self.read.contains_key(id) && !self.written.contains_key(id))
+            .map(Uuid::to_string)
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let tx = self.tx().await?;
+        let rows: Vec<GameColumns> = sqlx::query_as(&GAME_SQL.lock_many)
+            .bind(&ids)
+            .fetch_all(&mut **tx)
+            .await?;
+        for id in &ids {
+            if let Ok(id) = Uuid::parse_str(id) {
+                self.read.insert(id, None);
+            }
+        }
+        for row in rows {
+            let game = row.into_record()?;
+            self.read.insert(game.id, Some(game));
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, id: Uuid, stored: bool, state: Option<GameRecord>) {
+        if let Some(w) = self.written.get_mut(&id) {
+            w.state = state;
+        } else {
+            self.order.push(id);
+            self.written.insert(id, Written { stored, state });
+        }
+    }
+
+    pub(super) fn insert_game(&mut self, game: &GameRecord) {
+        self.set(game.id, false, Some(game.clone()));
+    }
+
+    /// Records the new state if the game is at `expected_version`.
+    pub(super) async fn update_game(
+        &mut self,
+        game: &GameRecord,
+        expected_version: i64,
+    ) -> Result<bool, StoreError> {
+        match self.game(game.id).await? {
+            Some(current) if current.version == expected_version => {
+                self.set(game.id, true, Some(game.clone()));
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    pub(super) async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
+        if self.game(id).await?.is_none() {
+            return Ok(false);
+        }
+        self.set(id, true, None);
+        Ok(true)
+    }
+
+    pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
+        self.moves.push((id, row));
+    }
+
+    pub(super) fn insert_event(&mut self, id: Uuid, row: EventRow) {
+        self.events.push((id, row));
+    }
+
+    /// The stored answer for an idempotency key: one remembered in this
+    /// batch, else the database's.
+    pub(super) async fn idempotent(
+        &mut self,
+        id: Uuid,
+        seat: Player,
+        key: &str,
+    ) -> Result<Option<StoredResponse>, StoreError> {
+        let row = if let Some(r) = self
+            .remembered
+            .iter()
+            .rev()
+            .find(|r| r.id == id && r.seat == seat && r.row.key == key)
+        {
+            Some(r.row.clone())
+        } else {
+            let tx = self.tx().await?;
+            sqlx::query_as(IDEMPOTENT)
+                .bind(id.to_string())
+                .bind(player_str(seat))
+                .bind(key)
+                .fetch_optional(&mut **tx)
+                .await?
+        };
+        row.map(IdempotencyRow::into_response).transpose()
+    }
+
+    pub(super) fn remember(&mut self, id: Uuid, seat: Player, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, seat, row });
+    }
+
+    /// Writes everything and commits.
+    pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+        if self.order.is_empty()
+            && self.moves.is_empty()
+            && self.events.is_empty()
+            && self.remembered.is_empty()
+        {
+            if let Some(tx) = self.tx.take() {
+                tx.commit().await?;
+            }
+            return Ok(());
+        }
+        let deleted = |id: &Uuid| self.written.get(id).is_some_and(|w| w.state.is_none());
+        let live = |id: &Uuid| !deleted(id);
+        let mut gone = Vec::new();
+        let mut games = Vec::new();
+        let mut changed = Vec::new();
+        for id in &self.order {
+            match &self.written[id] {
+                Written {
+                    stored: true,
+                    state: None,
+                } => {
+                    gone.push(id.to_string());
+                    changed.push(id.to_string());
+                }
+                Written { state: None, .. } => {}
+                Written {
+                    state: Some(game), ..
+                } => {
+                    games.push(GameColumns::of(game));
+                    changed.push(id.to_string());
+                }
+            }
+        }
+        let moves = json_array(self.moves.iter().filter(|(id, _)| live(id)).map(|(_, m)| m))?;
+        let events = json_array(
+            self.events
+                .iter()
+                .filter(|(id, _)| live(id))
+                .map(|(_, e)| e),
+        )?;
+        let remembered = json_array(
+            self.remembered
+                .iter()
+                .filter(|r| live(&r.id))
+                .map(|r| &r.row),
+        )?;
+        let flush = sqlx::query(FLUSH.as_str())
+            .bind(json_array(gone.iter())?)
+            .bind(json_array(games.iter())?)
+            .bind(moves)
+            .bind(events)
+            .bind(remembered)
+            .bind(json_array(changed.iter())?);
+        match self.tx.take() {
+            Some(mut tx) => {
+                flush.execute(&mut *tx).await?;
+                tx.commit().await?;
+            }
+            // Nothing was read: the statement is its own transaction.
+            None => {
+                flush.execute(&self.pool).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rolls back.
+    pub(super) async fn abandon(mut self) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.rollback().await;
+        }
+    }
+}
