@@ -5,6 +5,8 @@ COPY Cargo.toml Cargo.lock rust-toolchain.toml ./
 COPY src ./src
 COPY migrations ./migrations
 COPY benches ./benches
+# The Connect Four opening book, compiled in with include_bytes!.
+COPY data ./data
 RUN cargo build --release --locked --bin tabula
 
 # Runtime stage: a small image with the binary only, run as a non-root user.
