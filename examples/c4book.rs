@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --example c4book -- --depth 10 --threads 2
 //! cargo run --release --example c4book -- --depth 12 --estimate 1000
+//! cargo run --release --example c4book -- --line --depth 1
 //! ```
 //!
 //! The book holds the exact score of every position with at most `--depth`
@@ -22,6 +23,14 @@
 //! interrupted build resumes where it stopped. With `--estimate N` it only
 //! solves one position in `N` of the deepest layer and prints how long the
 //! whole layer would take.
+//!
+//! With `--line`, the book holds only the positions of the `perfect` bot's
+//! own games as X up to `--depth` stones: where X is to move, the position
+//! and one move of its best score (the centre-most; the bot plays it from
+//! the book without a search); where O is to move, every reply of O. A full
+//! book to a depth where every position is answered within the bot's budget
+//! takes many CPU-hours (see `docs/benchmarks.md`); a line is what fits in
+//! minutes.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -42,6 +51,7 @@ struct Options {
     out: String,
     log: String,
     estimate: Option<usize>,
+    line: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -51,6 +61,7 @@ fn parse_options() -> Result<Options, String> {
         out: "data/connect-four-book.bin".to_owned(),
         log: "target/c4book.log".to_owned(),
         estimate: None,
+        line: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -71,6 +82,7 @@ fn parse_options() -> Result<Options, String> {
                     .ok_or("--threads takes a positive number")?;
             }
             "--out" => options.out = value()?,
+            "--line" => options.line = true,
             "--log" => options.log = value()?,
             "--estimate" => {
                 options.estimate = Some(
@@ -181,6 +193,70 @@ fn solve_all(
     (results, nodes.into_inner().expect("no panic"))
 }
 
+/// The exact score of `p`, from `book` when known, else solved (and then
+/// logged and added to `book`).
+fn score_of(
+    p: &Position,
+    solver: &mut Solver<'_, LARGE_BUCKETS>,
+    book: &mut HashMap<u64, i32>,
+    log: &Mutex<File>,
+) -> i32 {
+    if p.can_win_next() {
+        return p.win_next_score();
+    }
+    if let Some(&score) = book.get(&p.book_key()) {
+        return score;
+    }
+    let t = Instant::now();
+    let score = solver.solve(p).expect("no deadline");
+    let key = p.book_key();
+    eprintln!(
+        "  {} stones, key {key}: {score} in {:.1?}",
+        p.moves(),
+        t.elapsed()
+    );
+    writeln!(log.lock().expect("no panic"), "{key} {score}").expect("the log is writable");
+    book.insert(key, score);
+    score
+}
+
+/// Adds to `book` the positions of `perfect`'s games as X from `p` up to
+/// `depth` stones (see the module docs).
+fn line(
+    p: &Position,
+    depth: u32,
+    solver: &mut Solver<'_, LARGE_BUCKETS>,
+    book: &mut HashMap<u64, i32>,
+    log: &Mutex<File>,
+) {
+    if p.moves() > depth || !needs_search(p) {
+        return;
+    }
+    let score = score_of(p, solver, book, log);
+    let x_to_move = p.moves().is_multiple_of(2);
+    let mut seen = HashSet::new();
+    for col in [3, 2, 4, 1, 5, 0, 6] {
+        if !p.can_play(col) || p.is_winning_move(col) {
+            continue;
+        }
+        let mut child = *p;
+        child.play(col);
+        if !seen.insert(child.book_key()) {
+            continue;
+        }
+        if x_to_move {
+            // The first move of the best score, solved if need be (the
+            // child one stone deeper is in the book all the same).
+            if child.moves() > depth || -score_of(&child, solver, book, log) != score {
+                continue;
+            }
+            line(&child, depth, solver, book, log);
+            return;
+        }
+        line(&child, depth, solver, book, log);
+    }
+}
+
 /// The scores of an earlier build's log, if there is one.
 fn read_log(path: &str) -> Result<HashMap<u64, i32>, String> {
     let Ok(file) = File::open(path) else {
@@ -232,6 +308,9 @@ fn main() -> ExitCode {
         options.threads,
         table_bytes(LARGE_BUCKETS) >> 20
     );
+    if options.line {
+        return build_line(&options, start);
+    }
     let layers = enumerate(options.depth);
     for (d, layer) in layers.iter().enumerate() {
         let searched = layer.iter().filter(|p| needs_search(p)).count();
@@ -301,7 +380,68 @@ fn main() -> ExitCode {
         book.scores.extend(scores);
     }
     let entries: Vec<(u64, i32)> = book.scores.into_iter().collect();
-    let bytes = match write_book(options.depth, &entries) {
+    write_out(&options, &entries, start)
+}
+
+/// Builds the book of `perfect`'s lines as X (`--line`).
+fn build_line(options: &Options, start: Instant) -> ExitCode {
+    let mut book = match read_log(&options.log) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("c4book: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let log = match OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&options.log)
+    {
+        Ok(f) => Mutex::new(f),
+        Err(e) => {
+            eprintln!("c4book: cannot open {}: {e}", options.log);
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut solver = Solver::<LARGE_BUCKETS>::with_table(None);
+    line(
+        &Position::new(),
+        options.depth,
+        &mut solver,
+        &mut book,
+        &log,
+    );
+    // Only the positions of the line: a log may hold others.
+    let mut entries = Vec::new();
+    collect_line(&Position::new(), options.depth, &book, &mut entries);
+    write_out(options, &entries, start)
+}
+
+/// The (key, score) of the book positions reachable from `p` through book
+/// positions.
+fn collect_line(p: &Position, depth: u32, book: &HashMap<u64, i32>, out: &mut Vec<(u64, i32)>) {
+    if p.moves() > depth || !needs_search(p) {
+        return;
+    }
+    let Some(&score) = book.get(&p.book_key()) else {
+        return;
+    };
+    if out.iter().any(|&(k, _)| k == p.book_key()) {
+        return;
+    }
+    out.push((p.book_key(), score));
+    for col in 0..WIDTH {
+        if p.can_play(col) && !p.is_winning_move(col) {
+            let mut child = *p;
+            child.play(col);
+            collect_line(&child, depth, book, out);
+        }
+    }
+}
+
+/// Writes the book of `entries` to `--out`.
+fn write_out(options: &Options, entries: &[(u64, i32)], start: Instant) -> ExitCode {
+    let bytes = match write_book(options.depth, entries) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("c4book: {e}");

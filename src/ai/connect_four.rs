@@ -31,7 +31,7 @@ use rand::Rng;
 use rand::seq::IndexedRandom;
 
 use self::book::Book;
-use self::solver::{Solver, winning_cells};
+use self::solver::{Solver, known_move_score, known_score, winning_cells};
 use super::alpha_beta::{self, Position, Settings, Terminal};
 use super::limits::Meter;
 use super::{Evaluation, Level, Outcome, Suggestion};
@@ -273,7 +273,11 @@ pub(super) fn choose(
 /// its share of the time.
 fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Suggestion> {
     let position = solver::Position::from_game(game)?;
-    let mut solver = Solver::new(Some(Book::embedded()));
+    let book = Book::embedded();
+    if let Some(found) = from_book(book, &position, rng) {
+        return Some(found);
+    }
+    let mut solver = Solver::new(Some(book));
     solver.set_deadline(meter.deadline().map(|end| {
         let now = Instant::now();
         now + end.saturating_duration_since(now) * 3 / 4
@@ -288,6 +292,29 @@ fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Sugg
     let &mv = best.choose(rng)?;
     Some(Suggestion {
         mv: AnyMove::ConnectFour(mv),
+        evaluation: proven(position.moves(), score),
+    })
+}
+
+/// A move of the best score read from `book` without a search, when the
+/// book holds `position` and at least one of its best moves (a book built
+/// along the bot's own lines holds some positions but not all their
+/// children); picked with `rng` among those.
+fn from_book(
+    book: &Book<'_>,
+    position: &solver::Position,
+    rng: &mut impl Rng,
+) -> Option<Suggestion> {
+    let score = known_score(book, position)?;
+    let best: Vec<usize> = CENTRE_FIRST
+        .into_iter()
+        .filter(|&col| {
+            position.can_play(col) && known_move_score(book, position, col) == Some(score)
+        })
+        .collect();
+    let &col = best.choose(rng)?;
+    Some(Suggestion {
+        mv: AnyMove::ConnectFour(Column::ALL[col]),
         evaluation: proven(position.moves(), score),
     })
 }

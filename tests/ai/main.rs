@@ -21,7 +21,6 @@ mod ultimate;
 
 use std::time::Duration;
 
-use tabula::ai::connect_four_solver::{Book, Openings};
 use tabula::ai::{self, Budget, Level, Suggestion};
 use tabula::rules::{AnyGame, AnyMove, GameKind, Player, Setup};
 
@@ -52,17 +51,15 @@ pub fn hint_levels(game: &AnyGame) -> Vec<Level> {
 }
 
 /// Whether `level` answers `game` within a test's patience. All do but
-/// `perfect` at Connect Four, which solves the position exactly: in the
-/// opening book's positions and from 16 stones on that takes milliseconds,
-/// in between seconds to minutes (`docs/benchmarks.md`). `solver.rs` tests
-/// it on positions chosen for that.
+/// `perfect` at Connect Four, which solves the position exactly: from the
+/// opening book (the empty board) and from 16 stones on that takes
+/// milliseconds, in between seconds to minutes (`docs/benchmarks.md`).
+/// `solver.rs` tests it on positions chosen for that.
 #[must_use]
 pub fn answers_quickly(game: &AnyGame, level: Level) -> bool {
-    let book = Book::embedded().depth();
-    // A move is chosen from the scores of the children, one stone deeper.
     level != Level::Perfect
         || game.kind() != GameKind::ConnectFour
-        || game.ply() < book
+        || game.ply() == 0
         || game.ply() >= 16
 }
 

@@ -60,6 +60,34 @@ pub trait Openings {
     fn score(&self, key: u64) -> Option<i32>;
 }
 
+/// The exact score of `p` when it is known without a search: the side to
+/// move wins at once or loses at once, or `book` holds the position.
+#[must_use]
+pub fn known_score(book: &dyn Openings, p: &Position) -> Option<i32> {
+    if p.can_win_next() {
+        Some(p.win_next_score())
+    } else if p.loses_next() {
+        Some(-(CELLS - i32::try_from(p.moves()).unwrap_or(CELLS)) / 2)
+    } else if p.moves() <= book.depth() {
+        book.score(p.book_key())
+    } else {
+        None
+    }
+}
+
+/// The exact score of playing `col` (a column with room) in `p`, for `p`'s
+/// side to move, when it is known without a search: the move wins, or the
+/// [`known_score`] of the position after it.
+#[must_use]
+pub fn known_move_score(book: &dyn Openings, p: &Position, col: usize) -> Option<i32> {
+    if p.is_winning_move(col) {
+        return Some(p.win_next_score());
+    }
+    let mut child = *p;
+    child.play(col);
+    known_score(book, &child).map(|s| -s)
+}
+
 /// The deadline passed before the search finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeUp;
