@@ -21,7 +21,7 @@
 //! | kind | `medium` | `hard` | `perfect` |
 //! |------|----------|--------|-----------|
 //! | tic-tac-toe | 2-ply search | exact solver | exact solver that sets traps |
-//! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | exact solver with an opening book |
+//! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | exact solver, `hard` past its time |
 //! | gomoku | 2-ply threat-aware alpha-beta | iterative deepening + VCF | unavailable |
 //! | ultimate | small Monte-Carlo tree search | Monte-Carlo tree search | unavailable |
 

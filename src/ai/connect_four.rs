@@ -12,10 +12,13 @@
 //! `perfect` solves the position exactly ([`solver`], with the opening book
 //! of [`book`]) and plays a move that keeps the best score: the quickest
 //! win, else a draw, else the slowest loss; among equal moves it picks with
-//! the seeded generator. It spends no work allowance, only time: past three
-//! quarters of the time cap it gives up the proof and plays `hard`'s move in
-//! what is left (the book keeps the solve far quicker than the default
-//! budget on the positions measured; see `docs/benchmarks.md`).
+//! the seeded generator. Where the book holds the position and one of its
+//! best moves it plays from the book without a search. It spends no work
+//! allowance, only time: past three quarters of the time cap it gives up
+//! the proof and plays `hard`'s move in what is left, with an evaluation
+//! that is not marked proven. Without a deep book that is what happens in
+//! the opening: positions of fewer than about 16 stones take from a second
+//! to hours to solve (`docs/benchmarks.md`).
 //!
 //! The bit layout is the one documented in `rules::connect_four`.
 

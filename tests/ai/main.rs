@@ -51,16 +51,13 @@ pub fn hint_levels(game: &AnyGame) -> Vec<Level> {
 }
 
 /// Whether `level` answers `game` within a test's patience. All do but
-/// `perfect` at Connect Four, which solves the position exactly: from the
-/// opening book (the empty board) and from 16 stones on that takes
-/// milliseconds, in between seconds to minutes (`docs/benchmarks.md`).
+/// `perfect` at Connect Four, which solves the position exactly: from 16
+/// stones on that takes milliseconds, before seconds to hours
+/// (`docs/benchmarks.md`).
 /// `solver.rs` tests it on positions chosen for that.
 #[must_use]
 pub fn answers_quickly(game: &AnyGame, level: Level) -> bool {
-    level != Level::Perfect
-        || game.kind() != GameKind::ConnectFour
-        || game.ply() == 0
-        || game.ply() >= 16
+    level != Level::Perfect || game.kind() != GameKind::ConnectFour || game.ply() >= 16
 }
 
 /// The suggestion of `level` with the test allowance.

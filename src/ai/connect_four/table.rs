@@ -91,39 +91,53 @@ impl Entry {
 /// identify positions), fixed at compile time so that the modulo is a
 /// multiplication.
 pub(super) struct Table<const B: usize> {
-    keys: Box<[u32]>,
-    entries: Box<[Entry]>,
+    buckets: Box<[Bucket]>,
+}
+
+/// Two slots: their stored keys and entries side by side, so that a probe
+/// reads one cache line (mostly) instead of one in a key array and one in
+/// an entry array.
+#[derive(Clone, Copy)]
+struct Bucket {
+    keys: [u32; 2],
+    entries: [Entry; 2],
+}
+
+impl Bucket {
+    const EMPTY: Bucket = Bucket {
+        keys: [0; 2],
+        entries: [Entry::EMPTY; 2],
+    };
 }
 
 impl<const B: usize> Table<B> {
     pub(super) fn new() -> Table<B> {
         const { assert!(B > 1 << 17) };
         Table {
-            keys: vec![0; 2 * B].into_boxed_slice(),
-            entries: vec![Entry::EMPTY; 2 * B].into_boxed_slice(),
+            buckets: vec![Bucket::EMPTY; B].into_boxed_slice(),
         }
     }
 
     pub(super) fn clear(&mut self) {
-        self.keys.fill(0);
-        self.entries.fill(Entry::EMPTY);
+        self.buckets.fill(Bucket::EMPTY);
     }
 
-    /// The first slot of the bucket of `key`, and the stored part of `key`.
+    /// The bucket of `key`, and the stored part of `key`.
     #[inline]
     fn locate(key: u64) -> (usize, u32) {
-        // Both fit: the bucket is below BUCKETS, and the truncation keeps
-        // the low 32 bits on purpose.
-        (2 * (key % B as u64) as usize, key as u32)
+        // Both fit: the bucket is below B, and the truncation keeps the low
+        // 32 bits on purpose.
+        ((key % B as u64) as usize, key as u32)
     }
 
     #[inline]
     pub(super) fn get(&self, key: u64) -> Entry {
-        let (slot, stored) = Self::locate(key);
-        if self.keys[slot] == stored {
-            self.entries[slot]
-        } else if self.keys[slot + 1] == stored {
-            self.entries[slot + 1]
+        let (i, stored) = Self::locate(key);
+        let bucket = &self.buckets[i];
+        if bucket.keys[0] == stored {
+            bucket.entries[0]
+        } else if bucket.keys[1] == stored {
+            bucket.entries[1]
         } else {
             Entry::EMPTY
         }
@@ -131,20 +145,21 @@ impl<const B: usize> Table<B> {
 
     #[inline]
     pub(super) fn put(&mut self, key: u64, entry: Entry) {
-        let (slot, stored) = Self::locate(key);
-        if self.keys[slot] == stored || entry.work() >= self.entries[slot].work() {
-            if self.keys[slot] != stored {
+        let (i, stored) = Self::locate(key);
+        let b = &mut self.buckets[i];
+        if b.keys[0] == stored || entry.work() >= b.entries[0].work() {
+            if b.keys[0] != stored {
                 // The first entry moves down rather than out.
-                self.keys[slot + 1] = self.keys[slot];
-                self.entries[slot + 1] = self.entries[slot];
-            } else if self.keys[slot + 1] == stored {
-                self.entries[slot + 1] = Entry::EMPTY;
+                b.keys[1] = b.keys[0];
+                b.entries[1] = b.entries[0];
+            } else if b.keys[1] == stored {
+                b.entries[1] = Entry::EMPTY;
             }
-            self.keys[slot] = stored;
-            self.entries[slot] = entry;
+            b.keys[0] = stored;
+            b.entries[0] = entry;
         } else {
-            self.keys[slot + 1] = stored;
-            self.entries[slot + 1] = entry;
+            b.keys[1] = stored;
+            b.entries[1] = entry;
         }
     }
 }
