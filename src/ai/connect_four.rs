@@ -289,14 +289,24 @@ fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Sugg
     let mut best = Vec::new();
     for col in CENTRE_FIRST {
         if position.can_play(col) && solver.keeps_score(&position, col, score).ok()? {
-            best.push(Column::ALL[col]);
+            best.push(col);
         }
     }
-    let &mv = best.choose(rng)?;
+    let &col = prefer_block(&position, best).choose(rng)?;
     Some(Suggestion {
-        mv: AnyMove::ConnectFour(mv),
+        mv: AnyMove::ConnectFour(Column::ALL[col]),
         evaluation: proven(position.moves(), score),
     })
+}
+
+/// Among moves of the same best score, the block of the opponent's
+/// immediate win if it is one of them: when every move loses as fast (the
+/// opponent has a second threat), blocking is the natural move.
+fn prefer_block(position: &solver::Position, best: Vec<usize>) -> Vec<usize> {
+    match position.threatened_column() {
+        Some(col) if best.contains(&col) => vec![col],
+        _ => best,
+    }
 }
 
 /// A move of the best score read from `book` without a search, when the
@@ -315,7 +325,7 @@ fn from_book(
             position.can_play(col) && known_move_score(book, position, col) == Some(score)
         })
         .collect();
-    let &col = best.choose(rng)?;
+    let &col = prefer_block(position, best).choose(rng)?;
     Some(Suggestion {
         mv: AnyMove::ConnectFour(Column::ALL[col]),
         evaluation: proven(position.moves(), score),

@@ -235,6 +235,14 @@ impl Position {
         self.winning() & self.possible() != 0
     }
 
+    /// The column (0-based) where the opponent would win with its next
+    /// stone, the leftmost if there are several.
+    #[must_use]
+    pub fn threatened_column(&self) -> Option<usize> {
+        let cells = self.opponent_winning() & self.possible();
+        (cells != 0).then(|| cells.trailing_zeros() as usize / STRIDE)
+    }
+
     /// The playable cells that do not lose at once: the single block when
     /// the opponent threatens to win (none when it threatens twice), and no
     /// cell right below an opponent's winning cell. Only for positions where
