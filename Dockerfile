@@ -14,6 +14,8 @@ RUN mkdir -p src benches \
 COPY src ./src
 COPY migrations ./migrations
 COPY benches ./benches
+# The Connect Four opening book, compiled in with include_bytes!.
+COPY data ./data
 RUN cargo build --release --locked --bin tabula
 
 # Runtime stage: a small image with the binary only, run as a non-root user.

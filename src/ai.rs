@@ -21,7 +21,7 @@
 //! | kind | `medium` | `hard` | `perfect` |
 //! |------|----------|--------|-----------|
 //! | tic-tac-toe | 2-ply search | exact solver | exact solver that sets traps |
-//! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | unavailable |
+//! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | exact solver, `hard` past its time |
 //! | gomoku | 2-ply threat-aware alpha-beta | iterative deepening + VCF | unavailable |
 //! | ultimate | small Monte-Carlo tree search | Monte-Carlo tree search | unavailable |
 
@@ -47,6 +47,16 @@ use crate::rules::{AnyGame, AnyMove, GameKind};
 pub use crate::domain::{Level, UnknownLevel};
 
 use limits::Meter;
+
+/// The exact Connect Four solver behind `perfect` and its opening book, for
+/// the tools in `examples/` (`c4solve`, `c4book`).
+pub mod connect_four_solver {
+    pub use super::connect_four::book::{Book, BookError, MAX_DEPTH, write as write_book};
+    pub use super::connect_four::solver::{
+        HEIGHT, LARGE_BUCKETS, MAX_SCORE, MIN_SCORE, MovesError, Openings, Position, Solver,
+        TimeUp, WIDTH, known_move_score, known_score, table_bytes,
+    };
+}
 
 /// The most memory (bytes) one search may hold in tables and trees.
 pub const MAX_SEARCH_MEMORY: usize = 64 << 20;
@@ -174,16 +184,13 @@ impl Budget {
 /// Whether `level` can be played for the game of `game`.
 ///
 /// # Errors
-/// [`Unavailable`] for `perfect` outside tic-tac-toe: those games are not
-/// solved within a move's budget.
+/// [`Unavailable`] for `perfect` outside tic-tac-toe and Connect Four:
+/// those games are not solved within a move's budget.
 pub fn check_available(game: &AnyGame, level: Level) -> Result<(), Unavailable> {
     let kind = game.kind();
     let reason = match (kind, level) {
         (_, Level::Random | Level::Easy | Level::Medium | Level::Hard)
-        | (GameKind::TicTacToe, Level::Perfect) => return Ok(()),
-        (GameKind::ConnectFour, Level::Perfect) => {
-            "connect four is not solved within a move's time budget; `hard` is the strongest level"
-        }
+        | (GameKind::TicTacToe | GameKind::ConnectFour, Level::Perfect) => return Ok(()),
         (GameKind::Gomoku, Level::Perfect) => {
             "gomoku is not solved on these boards; `hard` is the strongest level"
         }
@@ -299,16 +306,21 @@ mod tests {
     }
 
     #[test]
-    fn perfect_is_available_for_tic_tac_toe_only() {
+    fn perfect_is_available_for_the_solved_games_only() {
         for kind in GameKind::ALL {
             let game = AnyGame::new(Setup::default_for(kind));
             let available = check_available(&game, Level::Perfect).is_ok();
-            assert_eq!(available, kind == GameKind::TicTacToe, "{kind}");
+            let solved = matches!(kind, GameKind::TicTacToe | GameKind::ConnectFour);
+            assert_eq!(available, solved, "{kind}");
             for level in [Level::Random, Level::Easy, Level::Medium, Level::Hard] {
                 assert!(check_available(&game, level).is_ok(), "{kind} {level}");
             }
         }
-        let err = check_available(&AnyGame::new(Setup::ConnectFour), Level::Perfect).unwrap_err();
+        let err = check_available(
+            &AnyGame::new(Setup::default_for(GameKind::Gomoku)),
+            Level::Perfect,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("hard"), "{err}");
     }
 

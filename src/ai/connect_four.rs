@@ -1,4 +1,5 @@
-//! Connect Four bots: alpha-beta on the rules' bitboards.
+//! Connect Four bots: alpha-beta on the rules' bitboards, and an exact
+//! solver.
 //!
 //! `medium` searches 4 plies, `hard` deepens iteratively until its budget is
 //! spent or the game is decided. Moves are ordered by the transposition
@@ -8,13 +9,35 @@
 //! (how many fours run through them) and winning cells, favouring those on
 //! the rows the side can hope to fill last (odd rows for X, even for O).
 //!
+//! `perfect` solves the position exactly ([`solver`], with the opening book
+//! of [`book`]) and plays a move that keeps the best score: the quickest
+//! win, else a draw, else the slowest loss; among equal moves it picks with
+//! the seeded generator. Where the book holds the position and one of its
+//! best moves it plays from the book without a search. It spends no work
+//! allowance, only time: past three quarters of the time cap it gives up
+//! the proof and plays `hard`'s move in what is left, with an evaluation
+//! that is not marked proven. Without a deep book that is what happens in
+//! the opening: positions of fewer than about 16 stones take from a second
+//! to hours to solve (`docs/benchmarks.md`).
+//!
 //! The bit layout is the one documented in `rules::connect_four`.
+
+pub(super) mod book;
+mod position;
+pub(super) mod solver;
+mod table;
+
+use std::time::Instant;
 
 use rand::Rng;
 
+use rand::seq::IndexedRandom;
+
+use self::book::Book;
+use self::solver::{Solver, known_move_score, known_score, winning_cells};
 use super::alpha_beta::{self, Position, Settings, Terminal};
 use super::limits::Meter;
-use super::{Level, Suggestion};
+use super::{Evaluation, Level, Outcome, Suggestion};
 use crate::rules::AnyMove;
 use crate::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, Column, ConnectFour, ROWS};
 
@@ -37,21 +60,6 @@ const GOOD_PARITY: i32 = 10;
 /// The six cells of column `col`.
 const fn column_mask(col: usize) -> u64 {
     ((1 << ROWS) - 1) << (col as u32 * STRIDE)
-}
-
-/// The empty cells (of `mask`'s board) that would complete four for `discs`.
-const fn completing(discs: u64, mask: u64) -> u64 {
-    let mut cells = 0;
-    let steps = [1, STRIDE, STRIDE + 1, STRIDE - 1];
-    let mut i = 0;
-    while i < steps.len() {
-        let d = steps[i];
-        let (a1, a2, a3) = (discs << d, discs << (2 * d), discs << (3 * d));
-        let (b1, b2, b3) = (discs >> d, discs >> (2 * d), discs >> (3 * d));
-        cells |= (a1 & a2 & a3) | (b1 & a1 & a2) | (b2 & b1 & a1) | (b3 & b2 & b1);
-        i += 1;
-    }
-    cells & BOARD_MASK & !mask
 }
 
 /// Whether `discs` holds four in a row.
@@ -170,27 +178,27 @@ impl Position for Board {
     }
 
     fn winning_move(&self) -> Option<Column> {
-        Board::columns(completing(self.own, self.mask) & self.playable()).next()
+        Board::columns(winning_cells(self.own, self.mask) & self.playable()).next()
     }
 
     fn opponent_wins(&self, out: &mut Vec<Column>) {
         out.clear();
         out.extend(Board::columns(
-            completing(self.opponent(), self.mask) & self.playable(),
+            winning_cells(self.opponent(), self.mask) & self.playable(),
         ));
     }
 
     fn moves(&mut self, out: &mut Vec<Column>) {
         out.clear();
         let playable = self.playable();
-        let threats = completing(self.opponent(), self.mask);
+        let threats = winning_cells(self.opponent(), self.mask);
         // Playing below an opponent's winning cell hands it over.
         let safe = playable & !(threats >> 1);
         let candidates = if safe == 0 { playable } else { safe };
         let mut scored: Vec<(i32, Column)> = Board::columns(candidates)
             .map(|c| {
                 let bit = playable & column_mask(usize::from(c.index()));
-                let created = completing(self.own | bit, self.mask | bit).count_ones();
+                let created = winning_cells(self.own | bit, self.mask | bit).count_ones();
                 (i32::try_from(created).unwrap_or(0), c)
             })
             .collect();
@@ -214,8 +222,8 @@ impl Position for Board {
 
     fn evaluate(&self) -> i32 {
         let opp = self.opponent();
-        let mine = completing(self.own, self.mask);
-        let theirs = completing(opp, self.mask);
+        let mine = winning_cells(self.own, self.mask);
+        let theirs = winning_cells(opp, self.mask);
         // X moves on even plies and hopes for odd rows; O the other way.
         let (my_rows, their_rows) = if self.mask.count_ones().is_multiple_of(2) {
             (ODD_ROWS, EVEN_ROWS)
@@ -236,6 +244,11 @@ pub(super) fn choose(
     rng: &mut impl Rng,
     meter: &mut Meter,
 ) -> Option<Suggestion> {
+    if level == Level::Perfect
+        && let Some(found) = perfect(game, rng, meter)
+    {
+        return Some(found);
+    }
     let (own, mask) = game.bitboards();
     let mut board = Board { own, mask };
     let seed = rng.random();
@@ -258,6 +271,82 @@ pub(super) fn choose(
     })
 }
 
+/// A move that keeps the exact score of `game`, picked with `rng` among
+/// those that do; `None` when the game is over or the solver runs out of
+/// its share of the time.
+fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Suggestion> {
+    let position = solver::Position::from_game(game)?;
+    let book = Book::embedded();
+    if let Some(found) = from_book(book, &position, rng) {
+        return Some(found);
+    }
+    let mut solver = Solver::new(Some(book));
+    solver.set_deadline(meter.deadline().map(|end| {
+        let now = Instant::now();
+        now + end.saturating_duration_since(now) * 3 / 4
+    }));
+    let score = solver.solve(&position).ok()?;
+    let mut best = Vec::new();
+    for col in CENTRE_FIRST {
+        if position.can_play(col) && solver.keeps_score(&position, col, score).ok()? {
+            best.push(col);
+        }
+    }
+    let &col = prefer_block(&position, best).choose(rng)?;
+    Some(Suggestion {
+        mv: AnyMove::ConnectFour(Column::ALL[col]),
+        evaluation: proven(position.moves(), score),
+    })
+}
+
+/// Among moves of the same best score, the block of the opponent's
+/// immediate win if it is one of them: when every move loses as fast (the
+/// opponent has a second threat), blocking is the natural move.
+fn prefer_block(position: &solver::Position, best: Vec<usize>) -> Vec<usize> {
+    match position.threatened_column() {
+        Some(col) if best.contains(&col) => vec![col],
+        _ => best,
+    }
+}
+
+/// A move of the best score read from `book` without a search, when the
+/// book holds `position` and at least one of its best moves (a book built
+/// along the bot's own lines holds some positions but not all their
+/// children); picked with `rng` among those.
+fn from_book(
+    book: &Book<'_>,
+    position: &solver::Position,
+    rng: &mut impl Rng,
+) -> Option<Suggestion> {
+    let score = known_score(book, position)?;
+    let best: Vec<usize> = CENTRE_FIRST
+        .into_iter()
+        .filter(|&col| {
+            position.can_play(col) && known_move_score(book, position, col) == Some(score)
+        })
+        .collect();
+    let &col = prefer_block(position, best).choose(rng)?;
+    Some(Suggestion {
+        mv: AnyMove::ConnectFour(Column::ALL[col]),
+        evaluation: proven(position.moves(), score),
+    })
+}
+
+/// The evaluation of the exact `score` of a position with `stones` on the
+/// board (see [`solver`] for the scale), with the plies counted from the
+/// suggested move, included.
+fn proven(stones: u32, score: i32) -> Evaluation {
+    let cells = BOARD_MASK.count_ones();
+    // The side to move has played stones / 2, the opponent the rest.
+    let (mine, theirs) = (stones / 2, stones - stones / 2);
+    match score {
+        0 => Evaluation::proven(Outcome::Draw, cells - stones),
+        // The winner completes four with its `22 - |score|`-th stone.
+        s if s > 0 => Evaluation::proven(Outcome::Win, 2 * (22 - s.unsigned_abs() - mine) - 1),
+        s => Evaluation::proven(Outcome::Loss, 2 * (22 - s.unsigned_abs() - theirs)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +362,19 @@ mod tests {
         let total: i32 = WEIGHTS.iter().sum();
         // 69 fours of four cells each.
         assert_eq!(total, 69 * 4);
+    }
+
+    #[test]
+    fn exact_scores_become_plies_from_the_suggested_move() {
+        // X wins with its 21st stone, the 41st ply of the game.
+        assert_eq!(proven(0, 1), Evaluation::proven(Outcome::Win, 41));
+        // X to move after 3 stones each wins with its 4th: at once.
+        assert_eq!(proven(6, 18), Evaluation::proven(Outcome::Win, 1));
+        // O to move after one stone loses to X's 4th, the 7th ply.
+        assert_eq!(proven(1, -18), Evaluation::proven(Outcome::Loss, 6));
+        // O to move after 3 stones of X loses to X's next one.
+        assert_eq!(proven(5, -18), Evaluation::proven(Outcome::Loss, 2));
+        assert_eq!(proven(10, 0), Evaluation::proven(Outcome::Draw, 32));
     }
 
     #[test]

@@ -55,6 +55,11 @@ impl Meter {
         self.out_of_work || self.out_of_time
     }
 
+    /// The wall-clock cap, if any.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// The whole allowance.
     pub(super) fn allowance(&self) -> u64 {
         self.allowance

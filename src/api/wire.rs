@@ -115,8 +115,8 @@ impl From<Side> for Player {
     }
 }
 
-/// A bot's strength, from `random` (any legal move) to `perfect` (a solver;
-/// not available for every kind).
+/// A bot's strength, from `random` (any legal move) to `perfect` (an exact
+/// solver, for tic-tac-toe and Connect Four only: other kinds refuse it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BotLevel {

@@ -1,7 +1,8 @@
 //! Bot tests: hand-made positions for every game (immediate wins, blocks,
 //! forced wins, gomoku threats), an exhaustive walk proving that the
-//! tic-tac-toe solvers never lose, seeded level-against-level matches, and
-//! determinism and time-cap checks.
+//! tic-tac-toe solvers never lose, the Connect Four solver against the
+//! standard test sets, seeded level-against-level matches, and determinism
+//! and time-cap checks.
 //!
 //! Bots run with a fixed work allowance ([`work`]) and a generous time cap,
 //! so every test is deterministic.
@@ -14,6 +15,7 @@
 mod connect_four;
 mod gomoku;
 mod levels;
+mod solver;
 mod tic_tac_toe;
 mod ultimate;
 
@@ -36,13 +38,26 @@ pub fn work(kind: GameKind) -> u64 {
     }
 }
 
-/// The levels from `easy` up that can play `game`.
+/// The levels from `easy` up that can play `game` and answer quickly (see
+/// [`answers_quickly`]).
 #[must_use]
 pub fn hint_levels(game: &AnyGame) -> Vec<Level> {
     Level::ALL
         .into_iter()
-        .filter(|&l| l >= Level::Easy && ai::check_available(game, l).is_ok())
+        .filter(|&l| {
+            l >= Level::Easy && ai::check_available(game, l).is_ok() && answers_quickly(game, l)
+        })
         .collect()
+}
+
+/// Whether `level` answers `game` within a test's patience. All do but
+/// `perfect` at Connect Four, which solves the position exactly: from 16
+/// stones on that takes milliseconds, before seconds to hours
+/// (`docs/benchmarks.md`).
+/// `solver.rs` tests it on positions chosen for that.
+#[must_use]
+pub fn answers_quickly(game: &AnyGame, level: Level) -> bool {
+    level != Level::Perfect || game.kind() != GameKind::ConnectFour || game.ply() >= 16
 }
 
 /// The suggestion of `level` with the test allowance.

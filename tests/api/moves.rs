@@ -257,6 +257,46 @@ async fn a_hint_blocks_the_opponents_immediate_win() {
 }
 
 #[tokio::test]
+async fn connect_four_at_perfect_is_served_with_an_exact_evaluation() {
+    let app = spawn_app().await;
+    let bot = app
+        .create(json!({"kind": "connect_four", "opponent": {"type": "bot", "level": "perfect"}}))
+        .await;
+    let v = app.play_ok(&bot, json!({"column": 3})).await;
+    assert_eq!(v["replies"].as_array().map(Vec::len), Some(1), "{v}");
+    // A middle position of the standard test set Test_L2_R1, score 4: O to
+    // move wins with its 18th stone, 11 plies from now.
+    let seat = app
+        .create(json!({"kind": "connect_four", "hotseat": true}))
+        .await;
+    for c in "5554224333234511764415115".bytes() {
+        app.play_ok(&seat, json!({"column": c - b'1'})).await;
+    }
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{}/hint?level=perfect", seat.id),
+        )
+        .bearer_auth(&seat.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["level"], "perfect");
+    assert_eq!(v["evaluation"]["outcome"], "win", "{v}");
+    assert_eq!(v["evaluation"]["plies"], 11, "{v}");
+    let res = app
+        .post(
+            &format!("/v1/games/{}/bot-move", seat.id),
+            Some(&seat.token),
+            &json!({"level": "perfect"}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
 async fn bot_move_plays_for_the_side_to_move() {
     let app = spawn_app().await;
     let seat = app

@@ -340,8 +340,8 @@ export interface components {
             cell: number;
         };
         /**
-         * @description A bot's strength, from `random` (any legal move) to `perfect` (a solver;
-         *     not available for every kind).
+         * @description A bot's strength, from `random` (any legal move) to `perfect` (an exact
+         *     solver, for tic-tac-toe and Connect Four only: other kinds refuse it).
          * @enum {string}
          */
         BotLevel: "random" | "easy" | "medium" | "hard" | "perfect";
