@@ -269,6 +269,8 @@ pub enum EventType {
     Restart,
     /// The seat that resigned.
     Resign(Player),
+    /// The game was deleted: its last change, at a version of its own.
+    Deleted,
 }
 
 /// A change that is not a move.

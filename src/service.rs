@@ -136,6 +136,8 @@ pub enum ChangeKind {
     Move(MoveRecord),
     Restart,
     Resign(Player),
+    /// The game was deleted: the last change of a stream.
+    Deleted,
 }
 
 /// One change of a game, with the game as it stood right after it.

@@ -129,7 +129,7 @@ async fn a_game_created_and_changed_in_one_batch_is_stored_whole() {
 }
 
 #[tokio::test]
-async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
+async fn a_game_deleted_in_the_batch_that_wrote_it_is_kept_whole_until_purged() {
     let (_dir, _, store) = open().await;
     let kept = new_game();
     let kept_id = kept.id;
@@ -157,8 +157,39 @@ async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
         }),
     )
     .await;
+    // Gone for reads and writes, but kept with the moves written before the
+    // delete, for event streams.
     for id in [kept_id, created_id, gone_id] {
         assert!(store.game(id).await.unwrap().is_none());
+    }
+    for (id, column) in [(kept_id, 0), (created_id, 2)] {
+        let (_, deleted) = store.game_kept(id).await.unwrap().unwrap();
+        assert!(deleted);
+        let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].mv, MoveInput::Column { column });
+    }
+    assert!(store.game_kept(gone_id).await.unwrap().is_none());
+    let (listed, _) = store
+        .list(&tabula::domain::ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(listed.is_empty(), "{listed:?}");
+    // A purge erases what was deleted before its time, history and all.
+    let purge = |before| -> JobFn<(), StoreError> {
+        Box::new(move |tx| Box::pin(async move { tx.purge_deleted(before).await }))
+    };
+    write(&store, purge(Utc::now() - chrono::TimeDelta::minutes(1))).await;
+    assert!(
+        store.game_kept(kept_id).await.unwrap().is_some(),
+        "too soon"
+    );
+    write(&store, purge(Utc::now())).await;
+    for id in [kept_id, created_id] {
+        assert!(store.game_kept(id).await.unwrap().is_none());
         let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
         assert!(moves.is_empty());
     }

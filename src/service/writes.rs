@@ -218,7 +218,10 @@ impl Service {
         .await
     }
 
-    /// Deletes the game, its history and idempotency records.
+    /// Deletes the game, its history and idempotency records. The deletion
+    /// is a change of its own, at the next version: event streams send it
+    /// after every change before it (the store keeps a deleted game's
+    /// history a while for them: see [`crate::store::KEEP_DELETED`]).
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, store errors.
@@ -227,7 +230,10 @@ impl Service {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         self.write(Box::new(move |tx| {
             Box::pin(async move {
-                load_seat(tx, id, &token, if_match).await?;
+                let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
+                save(tx, &mut game).await?;
+                tx.insert_event(id, &event(&game, EventType::Deleted))
+                    .await?;
                 tx.delete_game(id).await?;
                 Ok(())
             })

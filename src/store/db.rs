@@ -8,6 +8,7 @@
 //! backend has. Writes differ: the SQLite writer's batches (`db/sqlite.rs`,
 //! `db/batch.rs`) and PostgreSQL's transactions (`db/postgres.rs`).
 
+use chrono::{DateTime, Utc};
 use tokio::sync::{broadcast, oneshot};
 use uuid::Uuid;
 
@@ -22,7 +23,9 @@ use crate::domain::{EventRecord, GameRecord, ListFilter, MoveRecord, StoredRespo
 use crate::rules::{GameKind, Player};
 use batch::Batch;
 pub(super) use batch::WriterState;
-use rows::{EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, ListedRow, MOVE_COLUMNS, MoveRow};
+use rows::{
+    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, KeptRow, ListedRow, MOVE_COLUMNS, MoveRow, ts,
+};
 
 /// The database.
 #[derive(Clone, Debug)]
@@ -69,7 +72,17 @@ impl Store {
         } else {
             Backend::Sqlite(sqlite::open(url, read_connections).await?)
         };
-        Ok(Store { backend, changed })
+        let store = Store { backend, changed };
+        tokio::spawn(purge_deleted(store.clone()));
+        Ok(store)
+    }
+
+    /// Whether the store has been closed.
+    fn is_closed(&self) -> bool {
+        match &self.backend {
+            Backend::Sqlite(sqlite) => sqlite.reader.is_closed(),
+            Backend::Postgres(postgres) => postgres.pool.is_closed(),
+        }
     }
 
     /// Whether this store is on PostgreSQL.
@@ -153,6 +166,21 @@ impl Store {
             .fetch_optional(c)
             .await)?;
         row.map(GameColumns::into_record).transpose()
+    }
+
+    /// A game by id, also while it is kept after its deletion (see
+    /// [`KEEP_DELETED`](super::KEEP_DELETED)): `true` with a deleted one,
+    /// whose version is that of its `deleted` event.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn game_kept(&self, id: Uuid) -> Result<Option<(GameRecord, bool)>, StoreError> {
+        let row: Option<KeptRow> = on_reader!(self, |c| sqlx::query_as(&GAME_SQL.by_id_kept)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        row.map(|r| Ok((r.game.into_record()?, r.deleted_at.is_some())))
+            .transpose()
     }
 
     /// The moves of one round, in order.
@@ -245,7 +273,8 @@ impl Store {
         let limit = i64::from(filter.limit.max(1));
         let sql = format!(
             "SELECT seq, {} FROM games \
-             WHERE ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
+             WHERE deleted_at IS NULL \
+               AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
                AND ($3 IS NULL OR open_seat = $3) AND ($4 IS NULL OR seq < $4) \
              ORDER BY seq DESC LIMIT $5",
             GAME_SQL.columns
@@ -403,7 +432,11 @@ impl WriteTx {
         Ok(())
     }
 
-    /// Deletes a game with its moves, events and idempotency records.
+    /// Deletes a game: from now on no read or write finds it, but it is kept,
+    /// with its history, for [`KEEP_DELETED`](super::KEEP_DELETED), for event
+    /// streams (see [`Store::game_kept`]); then it is purged. Record its last
+    /// change (the `deleted` event, at a version of its own) first. False
+    /// (nothing changed) when there is no such game.
     ///
     /// # Errors
     /// Database errors.
@@ -416,6 +449,19 @@ impl WriteTx {
             self.writes += 1;
         }
         Ok(done)
+    }
+
+    /// Erases the games deleted before `before`, with their history and
+    /// idempotency records.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn purge_deleted(&mut self, before: DateTime<Utc>) -> Result<(), StoreError> {
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.purge_deleted(ts(before)),
+            Conn::Postgres(tx) => tx.purge_deleted(ts(before)).await?,
+        }
+        Ok(())
     }
 
     /// The stored answer for an idempotency key of a seat, if any.
@@ -452,5 +498,28 @@ impl WriteTx {
         }
         self.writes += 1;
         Ok(())
+    }
+}
+
+/// Every [`PURGE_EVERY`](super::PURGE_EVERY), erases the games deleted more
+/// than [`KEEP_DELETED`](super::KEEP_DELETED) ago, until the store closes.
+/// (On PostgreSQL every instance does: the purges are idempotent.)
+async fn purge_deleted(store: Store) {
+    loop {
+        tokio::time::sleep(super::PURGE_EVERY).await;
+        if store.is_closed() {
+            return;
+        }
+        let before = Utc::now() - super::KEEP_DELETED;
+        let purged = store
+            .write::<_, StoreError>(Box::new(move |tx| {
+                Box::pin(async move { tx.purge_deleted(before).await })
+            }))
+            .await;
+        if let Err(e) = purged
+            && !store.is_closed()
+        {
+            tracing::warn!(error = %e, "purging deleted games failed; retrying later");
+        }
     }
 }

@@ -71,8 +71,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a game with its history (any seat token of the game).
-         * @description Followers of its events receive `deleted`; afterwards every operation on
-         *     it answers 404 `game_not_found`.
+         * @description Followers of its events receive the changes they had not received yet,
+         *     then `deleted` (at a version of its own); every other operation on it
+         *     answers 404 `game_not_found` at once. Its history is erased within a few
+         *     minutes (kept that long only for event streams that resume).
          */
         delete: operations["delete_game"];
         options?: never;
@@ -245,7 +247,12 @@ export interface paths {
          *     `Last-Event-ID: N` (browsers do this by themselves) to receive every change
          *     after version N, once each and in order, including those made while away.
          *     Without it the stream starts after the current version. Comment lines
-         *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+         *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
+         *     game's last change, which has a version of its own and comes after every
+         *     change before it. For five minutes after a delete, a client that resumes
+         *     with an earlier `Last-Event-ID` still gets the changes it missed and
+         *     `deleted`; otherwise the events of a deleted game are 404 (which stops an
+         *     `EventSource` from reconnecting).
          */
         get: operations["game_events"];
         put?: never;

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::super::StoreError;
 use super::super::writer::JobFn;
 use super::rows::{EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MoveRow};
-use super::{Conn, WriteTx, rows::player_str};
+use super::{Conn, WriteTx, rows::player_str, rows::ts};
 use crate::domain::{GameRecord, StoredResponse};
 use crate::rules::Player;
 
@@ -203,14 +203,26 @@ impl Tx {
         Ok(())
     }
 
+    /// Marks the game deleted (see [`WriteTx::delete_game`]).
     pub(super) async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        let rows = sqlx::query("DELETE FROM games WHERE id = $1")
-            .bind(id.to_string())
-            .execute(&mut *self.0)
-            .await?
-            .rows_affected();
+        let rows =
+            sqlx::query("UPDATE games SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL")
+                .bind(id.to_string())
+                .bind(ts(chrono::Utc::now()))
+                .execute(&mut *self.0)
+                .await?
+                .rows_affected();
         self.notify(id).await?;
         Ok(rows == 1)
+    }
+
+    /// Erases the games deleted before `before` (a timestamp as stored).
+    pub(super) async fn purge_deleted(&mut self, before: String) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM games WHERE deleted_at < $1")
+            .bind(before)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(())
     }
 
     pub(super) async fn idempotent(

@@ -141,8 +141,10 @@ fn hex_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Err
 pub(super) struct GameSql {
     /// Every column, comma-separated (for a SELECT).
     pub(super) columns: String,
-    /// PostgreSQL: `SELECT <columns> FROM games WHERE id = $1`.
+    /// `SELECT <columns> FROM games WHERE id = $1`, unless deleted.
     pub(super) by_id: String,
+    /// The same and `deleted_at`, deleted or not (for event streams).
+    pub(super) by_id_kept: String,
     /// PostgreSQL: the insert, one `$N` per column in list order.
     pub(super) insert: String,
     /// PostgreSQL: the update of every column that is not fixed, `$N` per
@@ -182,7 +184,8 @@ pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
         .collect::<Vec<_>>()
         .join(", ");
     GameSql {
-        by_id: format!("SELECT {columns} FROM games WHERE id = $1"),
+        by_id: format!("SELECT {columns} FROM games WHERE id = $1 AND deleted_at IS NULL"),
+        by_id_kept: format!("SELECT {columns}, deleted_at FROM games WHERE id = $1"),
         insert: format!(
             "INSERT INTO games ({columns}) VALUES ({})",
             placeholders.join(", ")
@@ -304,6 +307,14 @@ fn seat_from(
     }
 }
 
+/// A game, deleted or not: `deleted_at` is set once it is deleted.
+#[derive(sqlx::FromRow)]
+pub(super) struct KeptRow {
+    #[sqlx(flatten)]
+    pub(super) game: GameColumns,
+    pub(super) deleted_at: Option<String>,
+}
+
 /// A listed game with its cursor.
 #[derive(sqlx::FromRow)]
 pub(super) struct ListedRow {
@@ -397,6 +408,7 @@ impl EventRow {
             EventType::Join(p) => ("join", Some(p)),
             EventType::Restart => ("restart", None),
             EventType::Resign(p) => ("resign", Some(p)),
+            EventType::Deleted => ("deleted", None),
         };
         EventRow {
             game_id: id.to_string(),
@@ -415,6 +427,7 @@ impl EventRow {
             ("join", Some(p)) => EventType::Join(p),
             ("restart", None) => EventType::Restart,
             ("resign", Some(p)) => EventType::Resign(p),
+            ("deleted", None) => EventType::Deleted,
             (name, _) => {
                 return Err(StoreError::Corrupt(format!(
                     "event {name:?} at version {}",
