@@ -14,7 +14,8 @@ use chrono::Utc;
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 use tabula::domain::{
-    EventRecord, EventType, GameRecord, MoveRecord, Seat, StoredResponse, TokenHash,
+    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, Seat,
+    StoredResponse, TokenHash,
 };
 use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
 use tabula::store::{JobFn, Store, StoreError};
@@ -294,23 +295,28 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     let (_dir, _, store) = open().await;
     let game = new_game();
     let id = game.id;
-    let answer = |status: u16| StoredResponse {
-        status,
-        body: format!("{{\"status\":{status}}}"),
-        version: i64::from(status),
+    let request = RequestHash::of("play", "{}", &TokenHash::of("x"));
+    let answer = move |status: u16| IdempotentRecord {
+        request: Some(request),
+        response: StoredResponse {
+            status,
+            body: format!("{{\"status\":{status}}}"),
+            version: i64::from(status),
+        },
     };
     let (first, second) = write(
         &store,
         Box::new(move |tx| {
             Box::pin(async move {
                 tx.insert_game(&game).await?;
-                assert_eq!(tx.idempotent(id, Player::X, "k1").await?, None);
-                tx.remember(id, Player::X, "k1", &answer(201)).await?;
-                let first = tx.idempotent(id, Player::X, "k1").await?;
-                tx.remember(id, Player::X, "k1", &answer(202)).await?;
-                let second = tx.idempotent(id, Player::X, "k1").await?;
-                // Keys belong to a seat.
-                assert_eq!(tx.idempotent(id, Player::O, "k1").await?, None);
+                assert_eq!(tx.idempotent(id, "k1").await?, None);
+                tx.remember(id, "k1", &request, &answer(201).response)
+                    .await?;
+                let first = tx.idempotent(id, "k1").await?;
+                tx.remember(id, "k1", &request, &answer(202).response)
+                    .await?;
+                let second = tx.idempotent(id, "k1").await?;
+                assert_eq!(tx.idempotent(id, "k2").await?, None);
                 Ok((first, second))
             })
         }),
@@ -320,10 +326,11 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     assert_eq!(second, Some(answer(202)));
     let stored = write(
         &store,
-        Box::new(move |tx| Box::pin(async move { tx.idempotent(id, Player::X, "k1").await })),
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(id, "k1").await })),
     )
     .await;
     assert_eq!(stored, Some(answer(202)));
+    assert_eq!(store.idempotent(id, "k1").await.unwrap(), Some(answer(202)));
 }
 
 #[tokio::test]
@@ -418,24 +425,33 @@ async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
         .await
         .unwrap();
     }
-    sqlx::query(
-        "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
-         VALUES ($1, 'X', 'k', 201, '{\"game\":{\"version\":3}}', '2026-11-22T00:00:00.000000Z')",
-    )
-    .bind(&id)
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    // Both seats used key `k`: X's record is the one kept.
+    for (seat, version) in [("O", 4), ("X", 3)] {
+        sqlx::query(
+            "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
+             VALUES ($1, $2, 'k', 201, $3, '2026-11-22T00:00:00.000000Z')",
+        )
+        .bind(&id)
+        .bind(seat)
+        .bind(format!("{{\"game\":{{\"version\":{version}}}}}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
     drop(conn);
     // Opening it applies the rest.
     let store = Store::open(&url, 1).await.unwrap();
-    // The answer's version is read out of its body once, by the migration.
+    // The answer's version is read out of its body once, by the migration;
+    // it was stored before requests were hashed, and answers any retry.
     let answer = write(
         &store,
-        Box::new(move |tx| Box::pin(async move { tx.idempotent(game.id, Player::X, "k").await })),
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(game.id, "k").await })),
     )
     .await
     .expect("kept");
+    assert_eq!(answer.request, None);
+    assert!(answer.answers(&RequestHash::of("play", "{}", &TokenHash::of("t"))));
+    let answer = answer.response;
     assert_eq!((answer.status, answer.version), (201, 3));
     let moves = store
         .moves(game.id, GameKind::ConnectFour, 1)

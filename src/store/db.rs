@@ -19,8 +19,10 @@ mod sqlite;
 
 use super::StoreError;
 use super::writer::{Job, JobFn, TypedJob};
-use crate::domain::{EventRecord, GameRecord, ListFilter, MoveRecord, StoredResponse};
-use crate::rules::{GameKind, Player};
+use crate::domain::{
+    EventRecord, GameRecord, IdempotentRecord, ListFilter, MoveRecord, RequestHash, StoredResponse,
+};
+use crate::rules::GameKind;
 use batch::Batch;
 pub(super) use batch::WriterState;
 use rows::{
@@ -262,6 +264,25 @@ impl Store {
         Ok(round.and_then(|r| u32::try_from(r).ok()))
     }
 
+    /// The record of an idempotency key of the game, read outside any write
+    /// transaction (to answer a retry before any work is done for it).
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn idempotent(
+        &self,
+        id: Uuid,
+        key: &str,
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
+        let row: Option<rows::IdempotencyRow> =
+            on_reader!(self, |c| sqlx::query_as(rows::IDEMPOTENT)
+                .bind(id.to_string())
+                .bind(key)
+                .fetch_optional(c)
+                .await)?;
+        row.map(rows::IdempotencyRow::into_record).transpose()
+    }
+
     /// Games matching `filter`, newest first, with the cursor of the next page.
     ///
     /// # Errors
@@ -464,36 +485,37 @@ impl WriteTx {
         Ok(())
     }
 
-    /// The stored answer for an idempotency key of a seat, if any.
+    /// The record of an idempotency key of the game, if any.
     ///
     /// # Errors
     /// Database errors.
     pub async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.idempotent(id, seat, key).await,
-            Conn::Postgres(tx) => tx.idempotent(id, seat, key).await,
+            Conn::Sqlite(batch) => batch.idempotent(id, key).await,
+            Conn::Postgres(tx) => tx.idempotent(id, key).await,
         }
     }
 
-    /// Remembers (or replaces) the answer to an idempotent request.
+    /// Remembers the answer to `request` under an idempotency key of the
+    /// game (a later answer to the same request replaces it: a bot's reply
+    /// completes the answer to a move).
     ///
     /// # Errors
     /// Database errors.
     pub async fn remember(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
+        request: &RequestHash,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        let row = rows::IdempotencyRow::of(id, seat, key, response);
+        let row = rows::IdempotencyRow::of(id, key, request, response);
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.remember(id, seat, row),
+            Conn::Sqlite(batch) => batch.remember(id, row),
             Conn::Postgres(tx) => tx.remember(row).await?,
         }
         self.writes += 1;

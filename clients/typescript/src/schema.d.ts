@@ -120,7 +120,8 @@ export interface paths {
          * @description With the token of the seat to move. The move is durable before the answer
          *     is sent. A bot opponent's reply is played before the answer and listed in
          *     `replies`. A retry with the same `Idempotency-Key` returns the first answer
-         *     and plays nothing.
+         *     and plays nothing; the key reused with another body, or by another seat,
+         *     is refused with 422 `idempotency_key_reused`.
          */
         post: operations["play_move"];
         delete?: never;
@@ -223,7 +224,10 @@ export interface paths {
          * Let the server play one move for the side to move.
          * @description With the token of the seat to move (or the hotseat token). Answers like a
          *     move; a bot opponent then replies as usual. 412 also when the game changed
-         *     while the bot was thinking.
+         *     while the bot was thinking. A retry with the same `Idempotency-Key` returns
+         *     the first answer (also after the turn has passed); the key reused with
+         *     another level, or by another seat, is refused with 422
+         *     `idempotency_key_reused`.
          */
         post: operations["play_bot_move"];
         delete?: never;
@@ -475,7 +479,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable" | "busy";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1438,18 +1442,6 @@ export interface components {
                 };
             };
         };
-        /** @description `illegal_move`: the move is not legal in this position; `reason` says why and `legal_moves` lists the moves that are. */
-        IllegalMove: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {string} */
-                    code: "illegal_move";
-                };
-            };
-        };
         /** @description `internal`: an unexpected error. The body says nothing more; the cause is in the server's log. */
         Internal: {
             headers: {
@@ -1597,6 +1589,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "storage_unavailable";
+                };
+            };
+        };
+        /** @description `invalid_option`: the bot level is not available for this kind. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another level, seat or operation); nothing was played. Send a new key with a new request. */
+        UnprocessableBotMove: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "idempotency_key_reused";
+                };
+            };
+        };
+        /** @description `illegal_move`: the move is not legal in this position; `reason` says why and `legal_moves` lists the moves that are. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body, seat or operation); nothing was played. Send a new key with a new request. */
+        UnprocessableMove: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "illegal_move" | "idempotency_key_reused";
                 };
             };
         };
@@ -1918,7 +1934,7 @@ export interface operations {
             header?: {
                 /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
-                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -1954,7 +1970,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IllegalMove"];
+            422: components["responses"]["UnprocessableMove"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2122,7 +2138,7 @@ export interface operations {
             header?: {
                 /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
-                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2159,7 +2175,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["InvalidOption"];
+            422: components["responses"]["UnprocessableBotMove"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["BotUnavailable"];

@@ -41,10 +41,9 @@ use uuid::Uuid;
 use super::StoreError;
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
-    MoveRow, player_str, ts,
+    MoveRow, ts,
 };
-use crate::domain::{GameRecord, StoredResponse};
-use crate::rules::Player;
+use crate::domain::{GameRecord, IdempotentRecord};
 
 /// Committed games the writer remembers between batches.
 const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
@@ -81,11 +80,11 @@ INSERT INTO moves ({MOVE_COLUMNS}) \
 INSERT INTO game_events ({EVENT_COLUMNS}) \
   SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at' \
   FROM json_each($4) ORDER BY key;
-INSERT INTO idempotency (game_id, seat, key, status, body, version, created_at) \
-  SELECT value->>'game_id', value->>'seat', value->>'key', value->>'status', value->>'body', \
+INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
+  SELECT value->>'game_id', value->>'key', value->>'request', value->>'status', value->>'body', \
     value->>'version', value->>'created_at' \
   FROM json_each($5) WHERE true ORDER BY key \
-  ON CONFLICT (game_id, seat, key) DO UPDATE \
+  ON CONFLICT (game_id, key) DO UPDATE \
   SET status = excluded.status, body = excluded.body, version = excluded.version;
 UPDATE games SET deleted_at = $7 WHERE id IN (SELECT value FROM json_each($1));
 DELETE FROM games WHERE deleted_at < $8;
@@ -158,7 +157,6 @@ pub(super) struct Batch {
 /// An idempotency record to write.
 struct Remembered {
     id: Uuid,
-    seat: Player,
     row: IdempotencyRow,
 }
 
@@ -370,35 +368,33 @@ impl Batch {
         self.events.push((id, row));
     }
 
-    /// The stored answer for an idempotency key: one remembered in this batch,
-    /// else the database's.
+    /// The record of an idempotency key: one remembered in this batch, else
+    /// the database's.
     pub(super) async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         let row = if let Some(r) = self
             .remembered
             .iter()
             .rev()
-            .find(|r| r.id == id && r.seat == seat && r.row.key == key)
+            .find(|r| r.id == id && r.row.key == key)
         {
             Some(r.row.clone())
         } else {
             let conn = self.begun().await?;
             sqlx::query_as(IDEMPOTENT)
                 .bind(id.to_string())
-                .bind(player_str(seat))
                 .bind(key)
                 .fetch_optional(&mut **conn)
                 .await?
         };
-        row.map(IdempotencyRow::into_response).transpose()
+        row.map(IdempotencyRow::into_record).transpose()
     }
 
-    pub(super) fn remember(&mut self, id: Uuid, seat: Player, row: IdempotencyRow) {
-        self.remembered.push(Remembered { id, seat, row });
+    pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, row });
     }
 }
 

@@ -13,9 +13,8 @@ use uuid::Uuid;
 use super::super::StoreError;
 use super::super::writer::JobFn;
 use super::rows::{EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MoveRow};
-use super::{Conn, WriteTx, rows::player_str, rows::ts};
-use crate::domain::{GameRecord, StoredResponse};
-use crate::rules::Player;
+use super::{Conn, WriteTx, rows::ts};
+use crate::domain::{GameRecord, IdempotentRecord};
 
 /// The channel on which PostgreSQL announces changed games to every instance.
 const CHANNEL: &str = "tabula_changes";
@@ -228,28 +227,26 @@ impl Tx {
     pub(super) async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         let row: Option<IdempotencyRow> = sqlx::query_as(IDEMPOTENT)
             .bind(id.to_string())
-            .bind(player_str(seat))
             .bind(key)
             .fetch_optional(&mut *self.0)
             .await?;
-        row.map(IdempotencyRow::into_response).transpose()
+        row.map(IdempotencyRow::into_record).transpose()
     }
 
     pub(super) async fn remember(&mut self, r: IdempotencyRow) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO idempotency (game_id, seat, key, status, body, version, created_at) \
+            "INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) \
-             ON CONFLICT (game_id, seat, key) DO UPDATE \
+             ON CONFLICT (game_id, key) DO UPDATE \
              SET status = excluded.status, body = excluded.body, version = excluded.version",
         )
         .bind(r.game_id)
-        .bind(r.seat)
         .bind(r.key)
+        .bind(r.request)
         .bind(r.status)
         .bind(r.body)
         .bind(r.version)

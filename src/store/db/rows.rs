@@ -18,7 +18,8 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::domain::{
-    EventRecord, EventType, GameRecord, Level, MoveRecord, Seat, StoredResponse, TokenHash,
+    EventRecord, EventType, GameRecord, IdempotentRecord, Level, MoveRecord, RequestHash, Seat,
+    StoredResponse, TokenHash,
 };
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
@@ -445,30 +446,35 @@ impl EventRow {
     }
 }
 
-/// A row of the idempotency table: the answer to a request, by game, seat
-/// and key, with the version of the game it carries.
+/// A row of the idempotency table: the answer to a request, by game and
+/// key, with the hash of the request (hex; NULL in records stored before
+/// requests were hashed) and the version of the game the answer carries.
 #[derive(Clone, Debug, sqlx::FromRow, Serialize)]
 pub(super) struct IdempotencyRow {
     pub(super) game_id: String,
-    pub(super) seat: String,
     pub(super) key: String,
+    pub(super) request: Option<String>,
     pub(super) status: i64,
     pub(super) body: String,
     pub(super) version: i64,
     pub(super) created_at: String,
 }
 
-/// The stored answer for an idempotency key of a seat: `$1` game, `$2` seat,
-/// `$3` key.
-pub(super) const IDEMPOTENT: &str = "SELECT game_id, seat, key, status, body, version, created_at \
-     FROM idempotency WHERE game_id = $1 AND seat = $2 AND key = $3";
+/// The record of an idempotency key: `$1` game, `$2` key.
+pub(super) const IDEMPOTENT: &str = "SELECT game_id, key, request, status, body, version, created_at \
+     FROM idempotency WHERE game_id = $1 AND key = $2";
 
 impl IdempotencyRow {
-    pub(super) fn of(id: Uuid, seat: Player, key: &str, r: &StoredResponse) -> IdempotencyRow {
+    pub(super) fn of(
+        id: Uuid,
+        key: &str,
+        request: &RequestHash,
+        r: &StoredResponse,
+    ) -> IdempotencyRow {
         IdempotencyRow {
             game_id: id.to_string(),
-            seat: player_str(seat).to_owned(),
             key: key.to_owned(),
+            request: Some(request.to_hex()),
             status: i64::from(r.status),
             body: r.body.clone(),
             version: r.version,
@@ -476,12 +482,22 @@ impl IdempotencyRow {
         }
     }
 
-    pub(super) fn into_response(self) -> Result<StoredResponse, StoreError> {
-        Ok(StoredResponse {
-            status: u16::try_from(self.status)
-                .map_err(|_| StoreError::Corrupt(format!("status {}", self.status)))?,
-            body: self.body,
-            version: self.version,
+    pub(super) fn into_record(self) -> Result<IdempotentRecord, StoreError> {
+        let request = self
+            .request
+            .map(|h| {
+                RequestHash::from_hex(&h)
+                    .ok_or_else(|| StoreError::Corrupt(format!("request hash {h:?}")))
+            })
+            .transpose()?;
+        Ok(IdempotentRecord {
+            request,
+            response: StoredResponse {
+                status: u16::try_from(self.status)
+                    .map_err(|_| StoreError::Corrupt(format!("status {}", self.status)))?,
+                body: self.body,
+                version: self.version,
+            },
         })
     }
 }
