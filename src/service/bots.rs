@@ -10,12 +10,12 @@ use super::{
 };
 use crate::ai::{self, Budget, Level, Suggestion};
 use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TokenHash};
+use crate::rules::AnyGame;
+use crate::telemetry::spawn_blocking_with_tracing;
 
 /// The operation of a bot move, in its request's hash
 /// (`POST /v1/games/{id}/bot-move`).
 const BOT_MOVE: &str = "bot-move";
-use crate::rules::AnyGame;
-use crate::telemetry::spawn_blocking_with_tracing;
 
 impl Service {
     /// Lets the server play one move at `level` for the side to move (the
