@@ -72,7 +72,7 @@ impl Modify for BearerAuth {
         description = "A game-state service for tic-tac-toe, Connect Four, Gomoku and Ultimate tic-tac-toe: create games, seat players, play validated moves, read state and history.\n\n\
 **Seats and tokens.** Creating a game takes a seat and returns its token once; joining takes the open seat and returns another. Send it as `Authorization: Bearer <token>` on the operations marked with a lock.\n\n\
 **Versions.** Every change of a game (move, join, restart, resign) bumps its `version`. Game answers carry it as `ETag: \"<version>\"`; send it back as `If-Match` on a write to have it refused with 412 `version_mismatch` if anything changed meanwhile.\n\n\
-**Retries.** A move with an `Idempotency-Key` is played once: a retry with the same key returns the first answer.\n\n\
+**Retries.** A move (or bot move) with an `Idempotency-Key` is played once: a retry of the same request with the same key returns the first answer. The key answers only the request it was first sent with: with another body, seat or operation it is refused with 422 `idempotency_key_reused`.\n\n\
 **Errors** are RFC 9457 problem details (`application/problem+json`) with a stable `code` to branch on; each error response below lists the codes it can carry. A refused request changes nothing. Every `/v1` operation may answer 429 `rate_limited` with `Retry-After`.",
         license(name = "MIT", identifier = "MIT"),
     ),
@@ -91,8 +91,9 @@ impl Modify for BearerAuth {
         responses::PreconditionFailed,
         responses::PayloadTooLarge,
         responses::UnsupportedMediaType,
-        responses::IllegalMove,
+        responses::UnprocessableMove,
         responses::InvalidOption,
+        responses::UnprocessableBotMove,
         responses::TooManyRequests,
         responses::Internal,
         responses::Unavailable,

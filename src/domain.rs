@@ -269,6 +269,8 @@ pub enum EventType {
     Restart,
     /// The seat that resigned.
     Resign(Player),
+    /// The game was deleted: its last change, at a version of its own.
+    Deleted,
 }
 
 /// A change that is not a move.
@@ -290,6 +292,57 @@ pub struct ListFilter {
     /// Only games older than this cursor.
     pub before: Option<i64>,
     pub limit: u32,
+}
+
+/// What an idempotent request asked, hashed: the SHA-256 of its operation
+/// (one per method and route), its body in canonical form (as parsed, so
+/// that the same body spelled otherwise is the same request) and its token's
+/// hash. The record of an `Idempotency-Key` holds it, so that the key reused
+/// for another request is told apart from a retry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestHash([u8; 32]);
+
+impl RequestHash {
+    /// The hash of `operation` with canonical `body`, sent with `token`.
+    #[must_use]
+    pub fn of(operation: &str, body: &str, token: &TokenHash) -> RequestHash {
+        let mut hash = Sha256::new();
+        for part in [operation.as_bytes(), body.as_bytes()] {
+            hash.update(part.len().to_le_bytes());
+            hash.update(part);
+        }
+        hash.update(token.as_bytes());
+        RequestHash(hash.finalize().into())
+    }
+
+    /// As stored: lower-case hex.
+    #[must_use]
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// A stored hash back from its hex; `None` unless it is 32 bytes of hex.
+    #[must_use]
+    pub fn from_hex(s: &str) -> Option<RequestHash> {
+        hex::decode(s).ok()?.try_into().ok().map(RequestHash)
+    }
+}
+
+/// The record of an `Idempotency-Key`: the request it was first sent with
+/// (`None` for records stored before requests were hashed, which answer any
+/// retry) and the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotentRecord {
+    pub request: Option<RequestHash>,
+    pub response: StoredResponse,
+}
+
+impl IdempotentRecord {
+    /// Whether `request` is a retry of the recorded one.
+    #[must_use]
+    pub fn answers(&self, request: &RequestHash) -> bool {
+        self.request.is_none_or(|r| r == *request)
+    }
 }
 
 /// A stored answer to an idempotent request: its status, its JSON body, and
@@ -328,5 +381,24 @@ mod tests {
         assert_eq!(TokenHash::from_slice(&[0; 31]), None);
         assert!(!format!("{hash:?}").contains("secret"));
         assert_ne!(TokenHash::of("other"), hash);
+    }
+
+    #[test]
+    fn a_request_hash_tells_operation_body_and_token_apart_and_round_trips() {
+        let t = TokenHash::of("t");
+        let h = RequestHash::of("play", r#"{"column":3}"#, &t);
+        assert_eq!(RequestHash::from_hex(&h.to_hex()), Some(h));
+        assert_eq!(RequestHash::from_hex("00"), None);
+        assert_ne!(RequestHash::of("bot_move", r#"{"column":3}"#, &t), h);
+        assert_ne!(RequestHash::of("play", r#"{"column":4}"#, &t), h);
+        assert_ne!(
+            RequestHash::of("play", r#"{"column":3}"#, &TokenHash::of("u")),
+            h
+        );
+        // Parts cannot slide into each other.
+        assert_ne!(
+            RequestHash::of("ab", "c", &t),
+            RequestHash::of("a", "bc", &t)
+        );
     }
 }

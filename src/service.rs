@@ -29,7 +29,10 @@ use uuid::Uuid;
 use crate::ai::Level;
 /// What a hint or a bot move answers with: the api renders these.
 pub use crate::ai::{Evaluation, Outcome, Suggestion};
-use crate::domain::{EventRecord, EventType, GameRecord, MoveRecord, StoredResponse, TokenHash};
+use crate::domain::{
+    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, StoredResponse,
+    TokenHash,
+};
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
@@ -68,6 +71,11 @@ pub enum ServiceError {
     },
     #[error("{0}")]
     InvalidOption(String),
+    #[error(
+        "this Idempotency-Key was first sent with another request (another body, seat or \
+         operation) and answers only that one: send a new key with a new request"
+    )]
+    IdempotencyKeyReused,
     /// The database cannot take the request now: nothing was changed, retry.
     #[error("storage unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -136,6 +144,8 @@ pub enum ChangeKind {
     Move(MoveRecord),
     Restart,
     Resign(Player),
+    /// The game was deleted: the last change of a stream.
+    Deleted,
 }
 
 /// One change of a game, with the game as it stood right after it.
@@ -293,12 +303,32 @@ fn check_version(game: &GameRecord, if_match: Option<i64>) -> Result<()> {
     }
 }
 
-/// The seat an idempotency record of `seat`'s token is filed under. A
-/// hotseat token holds both seats and the seat it plays changes with every
-/// move, so a retry would look under the other seat: its records are all
-/// filed under X.
-fn record_holder(game: &GameRecord, seat: Player) -> Player {
-    if game.hotseat { Player::X } else { seat }
+/// The stored answer if `request` is a retry of the request an
+/// idempotency key was first sent with; nothing if the key is new.
+///
+/// # Errors
+/// `IdempotencyKeyReused` when the key was first sent with another request.
+fn replay(
+    record: Option<IdempotentRecord>,
+    request: &RequestHash,
+) -> Result<Option<StoredResponse>> {
+    match record {
+        None => Ok(None),
+        Some(r) if r.answers(request) => Ok(Some(r.response)),
+        Some(_) => Err(ServiceError::IdempotencyKeyReused),
+    }
+}
+
+/// A move in canonical form, for a request's hash: the same move spelled
+/// otherwise (key order, spaces) is the same request.
+fn canonical_move(input: MoveInput) -> String {
+    match input {
+        MoveInput::Cell { row, col } => format!(r#"{{"row":{row},"col":{col}}}"#),
+        MoveInput::Column { column } => format!(r#"{{"column":{column}}}"#),
+        MoveInput::BoardCell { board, cell } => {
+            format!(r#"{{"board":{board},"cell":{cell}}}"#)
+        }
+    }
 }
 
 /// The game accepts a move now, from `seat` if given.

@@ -31,9 +31,26 @@
 //! is its own transaction that locks the game row (`SELECT … FOR UPDATE`);
 //! on both, an update names the version it replaces, so a lost race is seen
 //! as nothing changed, never as a silent overwrite.
+//!
+//! A delete marks the game (`deleted_at`) rather than erasing it: from then
+//! on no read or write finds it, but its history stays [`KEEP_DELETED`] for
+//! event streams, which may learn of a move and the delete that followed it
+//! only once both have committed (on PostgreSQL, through `NOTIFY`, on any
+//! instance) and must still send the move before `deleted`. A background
+//! task of each store purges marked games, history and all, afterwards.
 
 mod db;
 mod writer;
+
+use std::time::Duration;
+
+/// How long a deleted game is kept, with its history, for event streams
+/// that have not yet sent its last changes, or that resume (`Last-Event-ID`)
+/// after a dropped connection. Reads and writes no longer find it meanwhile.
+pub const KEEP_DELETED: Duration = Duration::from_mins(5);
+
+/// How often deleted games past [`KEEP_DELETED`] are purged.
+pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
 pub use db::{Store, WriteTx};
 pub use writer::JobFn;

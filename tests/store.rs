@@ -14,7 +14,8 @@ use chrono::Utc;
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 use tabula::domain::{
-    EventRecord, EventType, GameRecord, MoveRecord, Seat, StoredResponse, TokenHash,
+    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, Seat,
+    StoredResponse, TokenHash,
 };
 use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
 use tabula::store::{JobFn, Store, StoreError};
@@ -129,7 +130,7 @@ async fn a_game_created_and_changed_in_one_batch_is_stored_whole() {
 }
 
 #[tokio::test]
-async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
+async fn a_game_deleted_in_the_batch_that_wrote_it_is_kept_whole_until_purged() {
     let (_dir, _, store) = open().await;
     let kept = new_game();
     let kept_id = kept.id;
@@ -157,8 +158,39 @@ async fn a_game_deleted_in_the_batch_that_wrote_it_leaves_nothing() {
         }),
     )
     .await;
+    // Gone for reads and writes, but kept with the moves written before the
+    // delete, for event streams.
     for id in [kept_id, created_id, gone_id] {
         assert!(store.game(id).await.unwrap().is_none());
+    }
+    for (id, column) in [(kept_id, 0), (created_id, 2)] {
+        let (_, deleted) = store.game_kept(id).await.unwrap().unwrap();
+        assert!(deleted);
+        let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
+        assert_eq!(moves.len(), 1);
+        assert_eq!(moves[0].mv, MoveInput::Column { column });
+    }
+    assert!(store.game_kept(gone_id).await.unwrap().is_none());
+    let (listed, _) = store
+        .list(&tabula::domain::ListFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(listed.is_empty(), "{listed:?}");
+    // A purge erases what was deleted before its time, history and all.
+    let purge = |before| -> JobFn<(), StoreError> {
+        Box::new(move |tx| Box::pin(async move { tx.purge_deleted(before).await }))
+    };
+    write(&store, purge(Utc::now() - chrono::TimeDelta::minutes(1))).await;
+    assert!(
+        store.game_kept(kept_id).await.unwrap().is_some(),
+        "too soon"
+    );
+    write(&store, purge(Utc::now())).await;
+    for id in [kept_id, created_id] {
+        assert!(store.game_kept(id).await.unwrap().is_none());
         let moves = store.moves(id, GameKind::ConnectFour, 1).await.unwrap();
         assert!(moves.is_empty());
     }
@@ -269,23 +301,28 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     let (_dir, _, store) = open().await;
     let game = new_game();
     let id = game.id;
-    let answer = |status: u16| StoredResponse {
-        status,
-        body: format!("{{\"status\":{status}}}"),
-        version: i64::from(status),
+    let request = RequestHash::of("play", "{}", &TokenHash::of("x"));
+    let answer = move |status: u16| IdempotentRecord {
+        request: Some(request),
+        response: StoredResponse {
+            status,
+            body: format!("{{\"status\":{status}}}"),
+            version: i64::from(status),
+        },
     };
     let (first, second) = write(
         &store,
         Box::new(move |tx| {
             Box::pin(async move {
                 tx.insert_game(&game).await?;
-                assert_eq!(tx.idempotent(id, Player::X, "k1").await?, None);
-                tx.remember(id, Player::X, "k1", &answer(201)).await?;
-                let first = tx.idempotent(id, Player::X, "k1").await?;
-                tx.remember(id, Player::X, "k1", &answer(202)).await?;
-                let second = tx.idempotent(id, Player::X, "k1").await?;
-                // Keys belong to a seat.
-                assert_eq!(tx.idempotent(id, Player::O, "k1").await?, None);
+                assert_eq!(tx.idempotent(id, "k1").await?, None);
+                tx.remember(id, "k1", &request, &answer(201).response)
+                    .await?;
+                let first = tx.idempotent(id, "k1").await?;
+                tx.remember(id, "k1", &request, &answer(202).response)
+                    .await?;
+                let second = tx.idempotent(id, "k1").await?;
+                assert_eq!(tx.idempotent(id, "k2").await?, None);
                 Ok((first, second))
             })
         }),
@@ -295,10 +332,11 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     assert_eq!(second, Some(answer(202)));
     let stored = write(
         &store,
-        Box::new(move |tx| Box::pin(async move { tx.idempotent(id, Player::X, "k1").await })),
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(id, "k1").await })),
     )
     .await;
     assert_eq!(stored, Some(answer(202)));
+    assert_eq!(store.idempotent(id, "k1").await.unwrap(), Some(answer(202)));
 }
 
 #[tokio::test]
@@ -393,24 +431,33 @@ async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
         .await
         .unwrap();
     }
-    sqlx::query(
-        "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
-         VALUES ($1, 'X', 'k', 201, '{\"game\":{\"version\":3}}', '2026-11-22T00:00:00.000000Z')",
-    )
-    .bind(&id)
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    // Both seats used key `k`: X's record is the one kept.
+    for (seat, version) in [("O", 4), ("X", 3)] {
+        sqlx::query(
+            "INSERT INTO idempotency (game_id, seat, key, status, body, created_at) \
+             VALUES ($1, $2, 'k', 201, $3, '2026-11-22T00:00:00.000000Z')",
+        )
+        .bind(&id)
+        .bind(seat)
+        .bind(format!("{{\"game\":{{\"version\":{version}}}}}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
     drop(conn);
     // Opening it applies the rest.
     let store = Store::open(&url, 1).await.unwrap();
-    // The answer's version is read out of its body once, by the migration.
+    // The answer's version is read out of its body once, by the migration;
+    // it was stored before requests were hashed, and answers any retry.
     let answer = write(
         &store,
-        Box::new(move |tx| Box::pin(async move { tx.idempotent(game.id, Player::X, "k").await })),
+        Box::new(move |tx| Box::pin(async move { tx.idempotent(game.id, "k").await })),
     )
     .await
     .expect("kept");
+    assert_eq!(answer.request, None);
+    assert!(answer.answers(&RequestHash::of("play", "{}", &TokenHash::of("t"))));
+    let answer = answer.response;
     assert_eq!((answer.status, answer.version), (201, 3));
     let moves = store
         .moves(game.id, GameKind::ConnectFour, 1)

@@ -9,7 +9,8 @@ use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuer
 use super::reply;
 use super::responses::{
     BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict,
-    PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized, UnsupportedMediaType,
+    PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized, UnprocessableBotMove,
+    UnsupportedMediaType,
 };
 use super::wire::{BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed};
 use crate::domain::Level;
@@ -54,7 +55,10 @@ pub async fn get_hint(
 ///
 /// With the token of the seat to move (or the hotseat token). Answers like a
 /// move; a bot opponent then replies as usual. 412 also when the game changed
-/// while the bot was thinking.
+/// while the bot was thinking. A retry with the same `Idempotency-Key` returns
+/// the first answer (also after the turn has passed); the key reused with
+/// another level, or by another seat, is refused with 422
+/// `idempotency_key_reused`.
 #[utoipa::path(
     tag = "bots",
     params(GameId, IfMatch, IdempotencyKey),
@@ -75,7 +79,7 @@ pub async fn get_hint(
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = InvalidOption),
+        (status = 422, response = UnprocessableBotMove),
         (status = 500, response = Internal),
         (status = 503, response = BotUnavailable),
     ),

@@ -36,6 +36,7 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     IllegalMove,
     InvalidOption,
+    IdempotencyKeyReused,
     RateLimited,
     Internal,
     StorageUnavailable,
@@ -195,6 +196,7 @@ impl ApiError {
                 ServiceError::Malformed(_) => ErrorCode::MalformedRequest,
                 ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
+                ServiceError::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -268,6 +270,9 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         }
         ErrorCode::IllegalMove => (StatusCode::UNPROCESSABLE_ENTITY, "Illegal move"),
         ErrorCode::InvalidOption => (StatusCode::UNPROCESSABLE_ENTITY, "Invalid option"),
+        ErrorCode::IdempotencyKeyReused => {
+            (StatusCode::UNPROCESSABLE_ENTITY, "Idempotency key reused")
+        }
         ErrorCode::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "Rate limited"),
         ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "Internal error"),
         ErrorCode::StorageUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable"),

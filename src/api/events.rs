@@ -4,8 +4,11 @@
 //! client's `Last-Event-ID` (read back from the history, so nothing is missed
 //! while a client was away), then sleeps until the service announces a change
 //! of this game, and reads again from the last version it sent. Heartbeat
-//! comments keep idle connections open through proxies. The stream ends when
-//! the game is deleted.
+//! comments keep idle connections open through proxies. The stream ends with
+//! `deleted`, the game's last change: a deleted game's history is kept a
+//! while (`store::KEEP_DELETED`), so that the changes a stream had not sent
+//! yet when the game was deleted are sent first, here or on any other
+//! instance, and a client that resumes after it gets them too.
 
 use std::convert::Infallible;
 
@@ -117,6 +120,7 @@ fn event_of(change: &Change) -> GameEvent {
         ChangeKind::Join(p) => (EventType::Join, None, Some(p.into()), None),
         ChangeKind::Restart => (EventType::Restart, None, None, Some(change.game.round)),
         ChangeKind::Resign(p) => (EventType::Resign, None, Some(p.into()), None),
+        ChangeKind::Deleted => (EventType::Deleted, None, None, None),
     };
     GameEvent {
         event_type,
@@ -124,7 +128,7 @@ fn event_of(change: &Change) -> GameEvent {
         mv,
         seat,
         round,
-        game: Some(Game::from(&change.game)),
+        game: (event_type != EventType::Deleted).then(|| Game::from(&change.game)),
     }
 }
 
@@ -159,7 +163,12 @@ fn name_of(t: EventType) -> &'static str {
 /// `Last-Event-ID: N` (browsers do this by themselves) to receive every change
 /// after version N, once each and in order, including those made while away.
 /// Without it the stream starts after the current version. Comment lines
-/// (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+/// (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
+/// game's last change, which has a version of its own and comes after every
+/// change before it. For five minutes after a delete, a client that resumes
+/// with an earlier `Last-Event-ID` still gets the changes it missed and
+/// `deleted`; otherwise the events of a deleted game are 404 (which stops an
+/// `EventSource` from reconnecting).
 /// The server holds a bounded number of streams (`--max-streams`); past it
 /// a new one is refused with 503 `busy` and `Retry-After`.
 #[utoipa::path(
@@ -197,8 +206,10 @@ pub async fn game_events(
         .transpose()?;
     // Subscribe before reading, so that no change falls between the two.
     let changes = state.service.subscribe();
-    let game = state.service.game(id).await?;
-    let after = header_id.or(query.last_event_id).unwrap_or(game.version);
+    let after = state
+        .service
+        .events_start(id, header_id.or(query.last_event_id))
+        .await?;
     // Held by the body: the slot frees when the client goes away (noticed
     // when a write fails, at the next heartbeat at the latest).
     let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
@@ -226,7 +237,7 @@ pub async fn game_events(
 }
 
 /// Sends the changes of game `id` after version `last` to `tx` until the
-/// client goes away or the game is deleted.
+/// client goes away or the game's last change, `deleted`, has been sent.
 async fn follow(
     service: Service,
     id: Uuid,
@@ -237,18 +248,10 @@ async fn follow(
 ) {
     loop {
         match service.changes_since(id, last).await {
-            Ok(None) => {
-                let gone = GameEvent {
-                    event_type: EventType::Deleted,
-                    version: last + 1,
-                    mv: None,
-                    seat: None,
-                    round: None,
-                    game: None,
-                };
-                let _ = tx.send(frame("deleted", last + 1, &gone)).await;
-                return;
-            }
+            // Nothing more to tell: the game and its history are gone (only
+            // for a stream that fell `KEEP_DELETED` behind). The client's
+            // reconnection then learns the game is not found.
+            Ok(None) => return,
             Ok(Some(list)) => {
                 for change in &list {
                     let event = event_of(change);
@@ -256,6 +259,7 @@ async fn follow(
                         .send(frame(name_of(event.event_type), change.version, &event))
                         .await
                         .is_err()
+                        || event.event_type == EventType::Deleted
                     {
                         return;
                     }

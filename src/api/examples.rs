@@ -231,6 +231,7 @@ pub fn problem(code: ErrorCode) -> Value {
                 .unwrap_or_default(),
         )
         .into(),
+        ErrorCode::IdempotencyKeyReused => ServiceError::IdempotencyKeyReused.into(),
         ErrorCode::RateLimited => {
             return to_value(&Problem::bare(
                 code,

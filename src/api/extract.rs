@@ -394,7 +394,7 @@ fn if_match(req: &HttpRequest) -> Result<Tag, ApiError> {
 #[derive(Clone, Debug, Default, IntoParams)]
 #[into_params(parameter_in = Header)]
 pub struct IdempotencyKey {
-    /// 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing
+    /// 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused`
     #[param(
         rename = "Idempotency-Key",
         value_type = Option<String>,

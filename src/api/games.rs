@@ -133,8 +133,10 @@ pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> A
 
 /// Delete a game with its history (any seat token of the game).
 ///
-/// Followers of its events receive `deleted`; afterwards every operation on
-/// it answers 404 `game_not_found`.
+/// Followers of its events receive the changes they had not received yet,
+/// then `deleted` (at a version of its own); every other operation on it
+/// answers 404 `game_not_found` at once. Its history is erased within a few
+/// minutes (kept that long only for event streams that resume).
 #[utoipa::path(
     tag = "games",
     params(GameId, IfMatch),

@@ -12,8 +12,8 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, Forbidden, GameNotFound, IllegalMove, Internal, MoveConflict, PayloadTooLarge,
-    PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized, Unavailable,
+    BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, PayloadTooLarge, PositionNotFound,
+    PreconditionFailed, RequestTimeout, Unauthorized, Unavailable, UnprocessableMove,
     UnsupportedMediaType,
 };
 use super::wire::{
@@ -50,7 +50,8 @@ impl FromRequest for Ply {
 /// With the token of the seat to move. The move is durable before the answer
 /// is sent. A bot opponent's reply is played before the answer and listed in
 /// `replies`. A retry with the same `Idempotency-Key` returns the first answer
-/// and plays nothing.
+/// and plays nothing; the key reused with another body, or by another seat,
+/// is refused with 422 `idempotency_key_reused`.
 #[utoipa::path(
     tag = "moves",
     params(GameId, IfMatch, IdempotencyKey),
@@ -76,7 +77,7 @@ impl FromRequest for Ply {
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = IllegalMove),
+        (status = 422, response = UnprocessableMove),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),

@@ -148,11 +148,18 @@ problem_responses! {
     /// `unsupported_media_type`: a body was sent without `Content-Type: application/json`.
     UnsupportedMediaType: [UnsupportedMediaType];
     /// `illegal_move`: the move is not legal in this position; `reason` says why and
-    /// `legal_moves` lists the moves that are.
-    IllegalMove: [IllegalMove];
+    /// `legal_moves` lists the moves that are. Or `idempotency_key_reused`: the
+    /// `Idempotency-Key` was first sent with another request (another body, seat or
+    /// operation); nothing was played. Send a new key with a new request.
+    UnprocessableMove: [IllegalMove, IdempotencyKeyReused];
     /// `invalid_option`: an option is out of range, a combination is not allowed
     /// (`hotseat` with a bot), or the bot level is not available for this kind.
     InvalidOption: [InvalidOption];
+    /// `invalid_option`: the bot level is not available for this kind. Or
+    /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another
+    /// request (another level, seat or operation); nothing was played. Send a new key
+    /// with a new request.
+    UnprocessableBotMove: [InvalidOption, IdempotencyKeyReused];
     /// `rate_limited`: too many requests from this client; wait `Retry-After` seconds.
     TooManyRequests: [RateLimited] with [RetryAfter];
     /// `internal`: an unexpected error. The body says nothing more; the cause is in the

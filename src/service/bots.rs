@@ -6,12 +6,16 @@ use uuid::Uuid;
 
 use super::{
     Hint, MoveResult, Played, Preconditions, Render, Result, Service, ServiceError, apply,
-    authorize_turn, check_version, load, save,
+    authorize_turn, check_playable, check_version, load, replay, save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
-use crate::domain::{GameRecord, MoveRecord, Seat};
-use crate::rules::{AnyGame, Player};
+use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TokenHash};
+use crate::rules::AnyGame;
 use crate::telemetry::spawn_blocking_with_tracing;
+
+/// The operation of a bot move, in its request's hash
+/// (`POST /v1/games/{id}/bot-move`).
+const BOT_MOVE: &str = "bot-move";
 
 impl Service {
     /// Lets the server play one move at `level` for the side to move (the
@@ -30,7 +34,16 @@ impl Service {
     ) -> Result<MoveResult> {
         // Check who may ask before thinking, then think outside the transaction.
         let game = self.game(id).await?;
-        authorize_turn(&game, token)?;
+        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+        let request = RequestHash::of(BOT_MOVE, &format!(r#"{{"level":"{level}"}}"#), &token);
+        // A retry is answered before the turn is checked: it has passed since.
+        if let Some(key) = &pre.idempotency_key
+            && let Some(stored) = replay(self.store.idempotent(id, key).await?, &request)?
+        {
+            return Ok(MoveResult::Replayed(stored));
+        }
+        check_playable(&game, Some(seat))?;
         check_version(&game, pre.if_match)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
@@ -41,7 +54,7 @@ impl Service {
             if_match: Some(expected),
             ..pre
         };
-        self.play_with(id, token, pre, render, suggestion.mv.input())
+        self.play_with(id, token, request, pre, render, suggestion.mv.input())
             .await
     }
 
@@ -118,7 +131,7 @@ impl Service {
     pub(super) async fn bot_replies(
         &self,
         game: &mut GameRecord,
-        record: Option<(Player, String, Render, MoveRecord)>,
+        record: Option<(String, RequestHash, Render, MoveRecord)>,
     ) -> Result<Vec<MoveRecord>> {
         let mut replies = Vec::new();
         while !game.is_over() && !game.has_open_seat() {
@@ -142,7 +155,7 @@ impl Service {
                             let mv = apply(&mut current, suggestion.mv.input())?;
                             tx.insert_move(id, &mv).await?;
                             save(tx, &mut current).await?;
-                            if let Some((seat, key, render, answered)) = record {
+                            if let Some((key, request, render, answered)) = record {
                                 let mut replies = so_far;
                                 replies.push(mv);
                                 let played = Played {
@@ -150,7 +163,7 @@ impl Service {
                                     game: current.clone(),
                                     replies,
                                 };
-                                tx.remember(id, seat, &key, &render(&played)?).await?;
+                                tx.remember(id, &key, &request, &render(&played)?).await?;
                             }
                             Ok(Some((mv, current)))
                         })

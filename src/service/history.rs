@@ -67,18 +67,39 @@ impl Service {
         Ok(game)
     }
 
+    /// Where an event stream of game `id` starts: after `last_event_id` if
+    /// given, else after the current version. A deleted game whose history
+    /// is still kept streams the changes after `last_event_id`, ending with
+    /// `Deleted`.
+    ///
+    /// # Errors
+    /// `GameNotFound` when there is nothing (more) to stream: no such game,
+    /// or a deleted one without `last_event_id`, or whose `Deleted` the
+    /// client has already had; store errors.
+    pub async fn events_start(&self, id: Uuid, last_event_id: Option<i64>) -> Result<i64> {
+        match self.store.game_kept(id).await? {
+            Some((game, false)) => Ok(last_event_id.unwrap_or(game.version)),
+            Some((game, true)) => last_event_id
+                .filter(|&after| after < game.version)
+                .ok_or(ServiceError::GameNotFound),
+            None => Err(ServiceError::GameNotFound),
+        }
+    }
+
     /// Every change after version `after`, in order, each with the game as it
-    /// stood right after it (read back from the stored history). `None` when
-    /// the game does not exist (any more).
+    /// stood right after it (read back from the stored history); the last
+    /// change of a deleted game is `Deleted`. `None` when there is nothing
+    /// more to tell: the game does not exist (any more), or it is deleted and
+    /// `after` is its last version.
     ///
     /// # Errors
     /// Store errors; `Internal` for a history that does not replay.
     pub async fn changes_since(&self, id: Uuid, after: i64) -> Result<Option<Vec<Change>>> {
-        let Some(now) = self.store.game(id).await? else {
+        let Some((now, deleted)) = self.store.game_kept(id).await? else {
             return Ok(None);
         };
         if after >= now.version {
-            return Ok(Some(Vec::new()));
+            return Ok((!deleted).then(Vec::new));
         }
         let from_round = self.store.round_at(id, after).await?.unwrap_or(1);
         let (moves, events) = self.store.changes(id, now.kind(), from_round).await?;
@@ -134,6 +155,7 @@ impl Service {
                         state.resigned = Some(p);
                         Some(ChangeKind::Resign(p))
                     }
+                    EventType::Deleted => Some(ChangeKind::Deleted),
                 }
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {

@@ -7,11 +7,11 @@ use uuid::Uuid;
 
 use super::{
     MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken, Service,
-    ServiceError, apply, check_playable, check_version, event, load, load_seat, record_holder,
-    save,
+    ServiceError, apply, canonical_move, check_playable, check_version, event, load, load_seat,
+    replay, save,
 };
 use crate::ai;
-use crate::domain::{EventType, GameRecord, Seat, TokenHash};
+use crate::domain::{EventType, GameRecord, RequestHash, Seat, TokenHash};
 use crate::rules::{AnyGame, MoveInput, Player};
 
 impl Service {
@@ -120,18 +120,21 @@ impl Service {
         input: MoveInput,
         render: Render,
     ) -> Result<MoveResult> {
-        self.play_with(id, token, pre, render, input).await
+        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let request = RequestHash::of(PLAY, &canonical_move(input), &token);
+        self.play_with(id, token, request, pre, render, input).await
     }
 
+    /// Plays `input`, which `request` asked for, for the token's seat.
     pub(super) async fn play_with(
         &self,
         id: Uuid,
-        token: Option<&str>,
+        token: TokenHash,
+        request: RequestHash,
         pre: Preconditions,
         render: Render,
         input: MoveInput,
     ) -> Result<MoveResult> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         let metrics = self.metrics.clone();
         let key = pre.idempotency_key.clone();
         let outcome = self
@@ -141,9 +144,8 @@ impl Service {
                     Box::pin(async move {
                         let mut game = load(tx, id).await?;
                         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                        let holder = record_holder(&game, seat);
                         if let Some(key) = &key
-                            && let Some(stored) = tx.idempotent(id, holder, key).await?
+                            && let Some(stored) = replay(tx.idempotent(id, key).await?, &request)?
                         {
                             return Ok(Err(stored));
                         }
@@ -161,21 +163,21 @@ impl Service {
                             replies: Vec::new(),
                         };
                         if let Some(key) = &key {
-                            tx.remember(id, holder, key, &render(&played)?).await?;
+                            tx.remember(id, key, &request, &render(&played)?).await?;
                         }
-                        Ok(Ok((played, holder)))
+                        Ok(Ok(played))
                     })
                 }),
             )
             .await?;
-        let (mut played, holder) = match outcome {
+        let mut played = match outcome {
             Ok(done) => done,
             Err(stored) => return Ok(MoveResult::Replayed(stored)),
         };
         self.publish(id);
         let record = pre
             .idempotency_key
-            .map(|key| (holder, key, render, played.mv));
+            .map(|key| (key, request, render, played.mv));
         played.replies = self.bot_replies(&mut played.game, record).await?;
         Ok(MoveResult::Played(Box::new(played)))
     }
@@ -227,7 +229,10 @@ impl Service {
         .await
     }
 
-    /// Deletes the game, its history and idempotency records.
+    /// Deletes the game, its history and idempotency records. The deletion
+    /// is a change of its own, at the next version: event streams send it
+    /// after every change before it (the store keeps a deleted game's
+    /// history a while for them: see [`crate::store::KEEP_DELETED`]).
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, store errors.
@@ -238,7 +243,10 @@ impl Service {
             Some(id),
             Box::new(move |tx| {
                 Box::pin(async move {
-                    load_seat(tx, id, &token, if_match).await?;
+                    let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
+                    save(tx, &mut game).await?;
+                    tx.insert_event(id, &event(&game, EventType::Deleted))
+                        .await?;
                     tx.delete_game(id).await?;
                     Ok(())
                 })
@@ -249,6 +257,9 @@ impl Service {
         Ok(())
     }
 }
+
+/// The operation of a move, in its request's hash (`POST /v1/games/{id}/moves`).
+const PLAY: &str = "play";
 
 /// 256 random bits from the OS-seeded CSPRNG, hex-encoded.
 fn new_token() -> String {

@@ -9,6 +9,7 @@
 //! whose writes wait in memory until commit: SQLite's (`db/sqlite.rs`,
 //! `db/batch.rs`) and PostgreSQL's (`db/postgres.rs`, `db/pg_batch.rs`).
 
+use chrono::{DateTime, Utc};
 use tokio::sync::{broadcast, oneshot};
 use uuid::Uuid;
 
@@ -20,12 +21,16 @@ mod sqlite;
 
 use super::StoreError;
 use super::writer::{Job, JobFn, TypedJob};
-use crate::domain::{EventRecord, GameRecord, ListFilter, MoveRecord, StoredResponse};
-use crate::rules::{GameKind, Player};
+use crate::domain::{
+    EventRecord, GameRecord, IdempotentRecord, ListFilter, MoveRecord, RequestHash, StoredResponse,
+};
+use crate::rules::GameKind;
 use batch::Batch;
 pub(super) use batch::WriterState;
 use pg_batch::PgBatch;
-use rows::{EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, ListedRow, MOVE_COLUMNS, MoveRow};
+use rows::{
+    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, KeptRow, ListedRow, MOVE_COLUMNS, MoveRow, ts,
+};
 
 /// The database.
 #[derive(Clone, Debug)]
@@ -72,7 +77,17 @@ impl Store {
         } else {
             Backend::Sqlite(sqlite::open(url, read_connections).await?)
         };
-        Ok(Store { backend, changed })
+        let store = Store { backend, changed };
+        tokio::spawn(purge_deleted(store.clone()));
+        Ok(store)
+    }
+
+    /// Whether the store has been closed.
+    fn is_closed(&self) -> bool {
+        match &self.backend {
+            Backend::Sqlite(sqlite) => sqlite.reader.is_closed(),
+            Backend::Postgres(postgres) => postgres.pool.is_closed(),
+        }
     }
 
     /// Whether this store is on PostgreSQL.
@@ -159,6 +174,21 @@ impl Store {
         row.map(GameColumns::into_record).transpose()
     }
 
+    /// A game by id, also while it is kept after its deletion (see
+    /// [`KEEP_DELETED`](super::KEEP_DELETED)): `true` with a deleted one,
+    /// whose version is that of its `deleted` event.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn game_kept(&self, id: Uuid) -> Result<Option<(GameRecord, bool)>, StoreError> {
+        let row: Option<KeptRow> = on_reader!(self, |c| sqlx::query_as(&GAME_SQL.by_id_kept)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        row.map(|r| Ok((r.game.into_record()?, r.deleted_at.is_some())))
+            .transpose()
+    }
+
     /// The moves of one round, in order.
     ///
     /// # Errors
@@ -238,6 +268,25 @@ impl Store {
         Ok(round.and_then(|r| u32::try_from(r).ok()))
     }
 
+    /// The record of an idempotency key of the game, read outside any write
+    /// transaction (to answer a retry before any work is done for it).
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn idempotent(
+        &self,
+        id: Uuid,
+        key: &str,
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
+        let row: Option<rows::IdempotencyRow> =
+            on_reader!(self, |c| sqlx::query_as(rows::IDEMPOTENT)
+                .bind(id.to_string())
+                .bind(key)
+                .fetch_optional(c)
+                .await)?;
+        row.map(rows::IdempotencyRow::into_record).transpose()
+    }
+
     /// Games matching `filter`, newest first, with the cursor of the next page.
     ///
     /// # Errors
@@ -249,7 +298,8 @@ impl Store {
         let limit = i64::from(filter.limit.max(1));
         let sql = format!(
             "SELECT seq, {} FROM games \
-             WHERE ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
+             WHERE deleted_at IS NULL \
+               AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
                AND ($3 IS NULL OR open_seat = $3) AND ($4 IS NULL OR seq < $4) \
              ORDER BY seq DESC LIMIT $5",
             GAME_SQL.columns
@@ -443,7 +493,11 @@ impl WriteTx {
         Ok(())
     }
 
-    /// Deletes a game with its moves, events and idempotency records.
+    /// Deletes a game: from now on no read or write finds it, but it is kept,
+    /// with its history, for [`KEEP_DELETED`](super::KEEP_DELETED), for event
+    /// streams (see [`Store::game_kept`]); then it is purged. Record its last
+    /// change (the `deleted` event, at a version of its own) first. False
+    /// (nothing changed) when there is no such game.
     ///
     /// # Errors
     /// Database errors.
@@ -458,23 +512,41 @@ impl WriteTx {
         Ok(done)
     }
 
-    /// The stored answer for an idempotency key of a seat, if any.
+    /// Erases the games deleted before `before`, with their history and
+    /// idempotency records.
+    ///
+    /// # Errors
+    /// Database errors.
+    #[expect(
+        clippy::unused_async,
+        reason = "both backends hold writes until commit today; the write API stays async for one that writes through"
+    )]
+    pub async fn purge_deleted(&mut self, before: DateTime<Utc>) -> Result<(), StoreError> {
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.purge_deleted(ts(before)),
+            Conn::Postgres(batch) => batch.purge_deleted(ts(before)),
+        }
+        Ok(())
+    }
+
+    /// The record of an idempotency key of the game, if any.
     ///
     /// # Errors
     /// Database errors.
     pub async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.idempotent(id, seat, key).await,
-            Conn::Postgres(batch) => batch.idempotent(id, seat, key).await,
+            Conn::Sqlite(batch) => batch.idempotent(id, key).await,
+            Conn::Postgres(batch) => batch.idempotent(id, key).await,
         }
     }
 
-    /// Remembers (or replaces) the answer to an idempotent request.
+    /// Remembers the answer to `request` under an idempotency key of the
+    /// game (a later answer to the same request replaces it: a bot's reply
+    /// completes the answer to a move).
     ///
     /// # Errors
     /// Database errors.
@@ -485,16 +557,40 @@ impl WriteTx {
     pub async fn remember(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
+        request: &RequestHash,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        let row = rows::IdempotencyRow::of(id, seat, key, response);
+        let row = rows::IdempotencyRow::of(id, key, request, response);
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.remember(id, seat, row),
-            Conn::Postgres(batch) => batch.remember(id, seat, row),
+            Conn::Sqlite(batch) => batch.remember(id, row),
+            Conn::Postgres(batch) => batch.remember(id, row),
         }
         self.writes += 1;
         Ok(())
+    }
+}
+
+/// Every [`PURGE_EVERY`](super::PURGE_EVERY), erases the games deleted more
+/// than [`KEEP_DELETED`](super::KEEP_DELETED) ago, until the store closes.
+/// (On PostgreSQL every instance does: the purges are idempotent.)
+async fn purge_deleted(store: Store) {
+    loop {
+        tokio::time::sleep(super::PURGE_EVERY).await;
+        if store.is_closed() {
+            return;
+        }
+        let before = Utc::now() - super::KEEP_DELETED;
+        let purged = store
+            .write::<_, StoreError>(
+                None,
+                Box::new(move |tx| Box::pin(async move { tx.purge_deleted(before).await })),
+            )
+            .await;
+        if let Err(e) = purged
+            && !store.is_closed()
+        {
+            tracing::warn!(error = %e, "purging deleted games failed; retrying later");
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_app_with};
 
 /// One parsed event.
 #[derive(Debug)]
@@ -197,7 +197,79 @@ async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
     let e = stream.next().await.unwrap();
     assert_eq!(e.name, "deleted");
     assert_eq!(e.data["type"], "deleted");
+    // A version of its own: the game was at 2 (created, joined).
+    assert_eq!((e.id, &e.data["version"]), (3, &json!(3)));
     assert!(stream.next().await.is_none(), "the stream ends");
+}
+
+async fn delete(app: &TestApp, seat: &crate::helpers::Seat) {
+    let res = app
+        .request(Method::DELETE, &format!("/v1/games/{}", seat.id))
+        .bearer_auth(&seat.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+}
+
+/// Reads the rest of a stream: every event until it ends.
+async fn rest(stream: &mut Stream) -> Vec<(String, i64)> {
+    let mut seen = Vec::new();
+    while let Some(e) = stream.next().await {
+        assert_eq!(e.data["version"], e.id, "{e:?}");
+        seen.push((e.name, e.id));
+    }
+    seen
+}
+
+fn events(list: &[(&str, i64)]) -> Vec<(String, i64)> {
+    list.iter().map(|(n, v)| ((*n).to_owned(), *v)).collect()
+}
+
+#[tokio::test]
+async fn a_move_right_before_a_delete_reaches_subscribers_before_deleted() {
+    let app = spawn_app().await;
+    for round in 0..40 {
+        let (x, _) = app.pair("connect_four").await;
+        let mut stream = Stream::open(&app, &x.id, None).await;
+        app.play_ok(&x, json!({"column": 3})).await;
+        delete(&app, &x).await;
+        assert_eq!(
+            rest(&mut stream).await,
+            events(&[("move", 3), ("deleted", 4)]),
+            "attempt {round}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_client_resuming_after_a_delete_gets_what_it_missed_then_deleted() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("tic_tac_toe").await;
+    app.play_ok(&x, json!({"row": 1, "col": 1})).await;
+    app.play_ok(&o, json!({"row": 0, "col": 0})).await;
+    delete(&app, &x).await;
+    let mut stream = Stream::open(&app, &x.id, Some(3)).await;
+    assert_eq!(
+        rest(&mut stream).await,
+        events(&[("move", 4), ("deleted", 5)])
+    );
+    // Nothing left to tell: the game is not found, which also stops an
+    // `EventSource` from reconnecting.
+    for last in [Some("5"), None] {
+        let mut req = app.request(Method::GET, &format!("/v1/games/{}/events", x.id));
+        if let Some(last) = last {
+            req = req.header("Last-Event-ID", last);
+        }
+        assert_problem(req.send().await.unwrap(), 404, "game_not_found").await;
+    }
+    // The game itself is gone at once.
+    let res = app.get(&format!("/v1/games/{}", x.id)).await;
+    assert_problem(res, 404, "game_not_found").await;
+    let res = app.get(&format!("/v1/games/{}/moves", x.id)).await;
+    assert_problem(res, 404, "game_not_found").await;
+    let listed = app.get_json("/v1/games").await;
+    assert!(listed["items"].as_array().unwrap().is_empty(), "{listed}");
 }
 
 #[tokio::test]
@@ -216,4 +288,29 @@ async fn events_of_an_unknown_game_are_404() {
         .get("/v1/games/00000000-0000-4000-8000-000000000000/events")
         .await;
     assert_eq!(res.status(), 404);
+}
+
+/// The same race across two instances on one PostgreSQL database: the
+/// subscriber's instance learns of both changes by `NOTIFY` only after both
+/// have committed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_then_a_delete_through_another_instance_reach_subscribers_in_order() {
+    if crate::helpers::postgres_server().is_none() {
+        eprintln!("skipped: set TABULA_TEST_POSTGRES to run the two-instance tests");
+        return;
+    }
+    let db = crate::helpers::fresh_db().await;
+    let a = crate::helpers::spawn_app_on(db.clone(), |_| {}).await;
+    let b = crate::helpers::spawn_app_on(db, |_| {}).await;
+    for round in 0..20 {
+        let (x, _) = b.pair("connect_four").await;
+        let mut stream = Stream::open(&a, &x.id, None).await;
+        b.play_ok(&x, json!({"column": 3})).await;
+        delete(&b, &x).await;
+        assert_eq!(
+            rest(&mut stream).await,
+            events(&[("move", 3), ("deleted", 4)]),
+            "attempt {round}"
+        );
+    }
 }

@@ -79,18 +79,104 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_first_answer_once() {
         "applied once"
     );
     assert_eq!(app.game(&x.id).await["version"], 3);
-    // The same key from the other seat is another request.
+    // The same body spelled otherwise is the same request.
     let res = app
         .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
-        .bearer_auth(&o.token)
+        .bearer_auth(&x.token)
         .header("Idempotency-Key", "move-1")
-        .json(&json!({"row": 1, "col": 1}))
+        .header("content-type", "application/json")
+        .body("{ \"col\": 0,\n  \"row\": 0 }")
         .send()
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::CREATED);
-    let v: Value = res.json().await.unwrap();
-    assert_eq!(v["move"]["player"], "O");
+    assert_eq!(res.headers()["idempotent-replayed"], "true");
+    // Another key is another request (refused here: it is O's turn).
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+        .bearer_auth(&x.token)
+        .header("Idempotency-Key", "move-2")
+        .json(&json!({"row": 0, "col": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 409, "not_your_turn").await;
+    let _ = o;
+}
+
+/// Sends a move with an `Idempotency-Key`.
+async fn keyed(
+    app: &crate::helpers::TestApp,
+    seat: &crate::helpers::Seat,
+    path: &str,
+    key: &str,
+    body: &Value,
+) -> reqwest::Response {
+    app.request(Method::POST, &format!("/v1/games/{}/{path}", seat.id))
+        .bearer_auth(&seat.token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_idempotency_key_reused_for_another_request_is_refused_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("tic_tac_toe").await;
+    let first = keyed(&app, &x, "moves", "k", &json!({"row": 0, "col": 0})).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let game = app.game(&x.id).await;
+    // Another body from the same seat, the same body from the other seat
+    // (on its turn), or the same key on bot-move: each is another request.
+    let refused = [
+        keyed(&app, &x, "moves", "k", &json!({"row": 2, "col": 2})).await,
+        keyed(&app, &o, "moves", "k", &json!({"row": 0, "col": 0})).await,
+        keyed(&app, &o, "moves", "k", &json!({"row": 1, "col": 1})).await,
+        keyed(&app, &o, "bot-move", "k", &json!({"level": "random"})).await,
+    ];
+    for res in refused {
+        assert!(res.headers().get("idempotent-replayed").is_none());
+        let problem = assert_problem(res, 422, "idempotency_key_reused").await;
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .contains("Idempotency-Key"),
+            "{problem}"
+        );
+    }
+    assert_eq!(app.game(&x.id).await, game, "nothing changed");
+    // The first request is still answered as the first time.
+    let retry = keyed(&app, &x, "moves", "k", &json!({"row": 0, "col": 0})).await;
+    assert_eq!(retry.status(), StatusCode::CREATED);
+    assert_eq!(retry.headers()["idempotent-replayed"], "true");
+    // And O plays on with a key of its own.
+    let res = keyed(&app, &o, "moves", "k2", &json!({"row": 1, "col": 1})).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn a_bot_move_retried_with_its_key_returns_the_first_answer() {
+    let app = spawn_app().await;
+    let (x, _) = app.pair("connect_four").await;
+    let body = json!({"level": "random"});
+    let first = keyed(&app, &x, "bot-move", "b", &body).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    // It is O's turn now: the retry must not be taken for a new request.
+    let retry = keyed(&app, &x, "bot-move", "b", &body).await;
+    assert_eq!(retry.status(), StatusCode::CREATED);
+    assert_eq!(retry.headers()["idempotent-replayed"], "true");
+    assert_eq!(retry.json::<Value>().await.unwrap(), first);
+    assert_eq!(app.game(&x.id).await["ply"], 1, "played once");
+    // The default level and an explicit one are the same request.
+    let (y, _) = app.pair("connect_four").await;
+    let first = keyed(&app, &y, "bot-move", "d", &json!({})).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let retry = keyed(&app, &y, "bot-move", "d", &json!({"level": "medium"})).await;
+    assert_eq!(retry.headers()["idempotent-replayed"], "true");
 }
 
 #[tokio::test]

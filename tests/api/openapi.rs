@@ -212,3 +212,28 @@ fn game_fields_that_can_be_null_are_required_and_nullable() {
     let move_body = &doc["components"]["schemas"]["MoveBody"]["oneOf"];
     assert_eq!(move_body.as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn the_operations_that_take_an_idempotency_key_document_its_reuse() {
+    let doc = tabula::api::document();
+    let mut keyed = Vec::new();
+    for (path, method, op) in operations(&doc) {
+        let params = op["parameters"].as_array().cloned().unwrap_or_default();
+        if !params.iter().any(|p| p["name"] == "Idempotency-Key") {
+            continue;
+        }
+        let response = resolve(&doc, &op["responses"]["422"]);
+        let codes = &response["content"]["application/problem+json"]["schema"]["allOf"][1]["properties"]
+            ["code"]["enum"];
+        assert!(
+            codes
+                .as_array()
+                .unwrap()
+                .contains(&"idempotency_key_reused".into()),
+            "{method} {path}: {codes}"
+        );
+        keyed.push(op["operationId"].as_str().unwrap().to_owned());
+    }
+    keyed.sort();
+    assert_eq!(keyed, ["play_bot_move", "play_move"]);
+}

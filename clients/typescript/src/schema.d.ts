@@ -71,8 +71,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a game with its history (any seat token of the game).
-         * @description Followers of its events receive `deleted`; afterwards every operation on
-         *     it answers 404 `game_not_found`.
+         * @description Followers of its events receive the changes they had not received yet,
+         *     then `deleted` (at a version of its own); every other operation on it
+         *     answers 404 `game_not_found` at once. Its history is erased within a few
+         *     minutes (kept that long only for event streams that resume).
          */
         delete: operations["delete_game"];
         options?: never;
@@ -118,7 +120,8 @@ export interface paths {
          * @description With the token of the seat to move. The move is durable before the answer
          *     is sent. A bot opponent's reply is played before the answer and listed in
          *     `replies`. A retry with the same `Idempotency-Key` returns the first answer
-         *     and plays nothing.
+         *     and plays nothing; the key reused with another body, or by another seat,
+         *     is refused with 422 `idempotency_key_reused`.
          */
         post: operations["play_move"];
         delete?: never;
@@ -221,7 +224,10 @@ export interface paths {
          * Let the server play one move for the side to move.
          * @description With the token of the seat to move (or the hotseat token). Answers like a
          *     move; a bot opponent then replies as usual. 412 also when the game changed
-         *     while the bot was thinking.
+         *     while the bot was thinking. A retry with the same `Idempotency-Key` returns
+         *     the first answer (also after the turn has passed); the key reused with
+         *     another level, or by another seat, is refused with 422
+         *     `idempotency_key_reused`.
          */
         post: operations["play_bot_move"];
         delete?: never;
@@ -245,7 +251,12 @@ export interface paths {
          *     `Last-Event-ID: N` (browsers do this by themselves) to receive every change
          *     after version N, once each and in order, including those made while away.
          *     Without it the stream starts after the current version. Comment lines
-         *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`.
+         *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
+         *     game's last change, which has a version of its own and comes after every
+         *     change before it. For five minutes after a delete, a client that resumes
+         *     with an earlier `Last-Event-ID` still gets the changes it missed and
+         *     `deleted`; otherwise the events of a deleted game are 404 (which stops an
+         *     `EventSource` from reconnecting).
          *     The server holds a bounded number of streams (`--max-streams`); past it
          *     a new one is refused with 503 `busy` and `Retry-After`.
          */
@@ -470,7 +481,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1433,18 +1444,6 @@ export interface components {
                 };
             };
         };
-        /** @description `illegal_move`: the move is not legal in this position; `reason` says why and `legal_moves` lists the moves that are. */
-        IllegalMove: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {string} */
-                    code: "illegal_move";
-                };
-            };
-        };
         /** @description `internal`: an unexpected error. The body says nothing more; the cause is in the server's log. */
         Internal: {
             headers: {
@@ -1618,6 +1617,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "storage_unavailable";
+                };
+            };
+        };
+        /** @description `invalid_option`: the bot level is not available for this kind. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another level, seat or operation); nothing was played. Send a new key with a new request. */
+        UnprocessableBotMove: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "idempotency_key_reused";
+                };
+            };
+        };
+        /** @description `illegal_move`: the move is not legal in this position; `reason` says why and `legal_moves` lists the moves that are. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body, seat or operation); nothing was played. Send a new key with a new request. */
+        UnprocessableMove: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "illegal_move" | "idempotency_key_reused";
                 };
             };
         };
@@ -1943,7 +1966,7 @@ export interface operations {
             header?: {
                 /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
-                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -1980,7 +2003,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IllegalMove"];
+            422: components["responses"]["UnprocessableMove"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2150,7 +2173,7 @@ export interface operations {
             header?: {
                 /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
                 "If-Match"?: string;
-                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry with the same key from the same seat returns the first answer (with `Idempotent-Replayed: true`) and plays nothing */
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2188,7 +2211,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["InvalidOption"];
+            422: components["responses"]["UnprocessableBotMove"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["BotUnavailable"];

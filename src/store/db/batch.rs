@@ -41,10 +41,9 @@ use uuid::Uuid;
 use super::StoreError;
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
-    MoveRow, player_str,
+    MoveRow, ts,
 };
-use crate::domain::{GameRecord, StoredResponse};
-use crate::rules::Player;
+use crate::domain::{GameRecord, IdempotentRecord};
 
 /// Committed games the writer remembers between batches.
 const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
@@ -63,13 +62,14 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 ";
 
 /// Writes a batch and commits it, after [`BEGIN_GUARDED`] or [`BEGIN`].
-/// `$1`: ids of games to delete; `$2`: games to insert or update; `$3`:
+/// `$1`: ids of games to mark deleted; `$2`: games to insert or update; `$3`:
 /// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array of
 /// rows, each row an object keyed by column name (see [`Batch::flush`]).
+/// `$7`: the time of the deletions; `$8`: purge the games deleted before
+/// this time (none when NULL).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
-DELETE FROM games WHERE id IN (SELECT value FROM json_each($1));
 WITH r AS MATERIALIZED (SELECT value AS g, key FROM json_each($2)) \
 INSERT INTO games ({columns}) SELECT {from_json} FROM r WHERE true ORDER BY key \
   ON CONFLICT (id) DO UPDATE SET {upsert_set};
@@ -80,12 +80,14 @@ INSERT INTO moves ({MOVE_COLUMNS}) \
 INSERT INTO game_events ({EVENT_COLUMNS}) \
   SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at' \
   FROM json_each($4) ORDER BY key;
-INSERT INTO idempotency (game_id, seat, key, status, body, version, created_at) \
-  SELECT value->>'game_id', value->>'seat', value->>'key', value->>'status', value->>'body', \
+INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
+  SELECT value->>'game_id', value->>'key', value->>'request', value->>'status', value->>'body', \
     value->>'version', value->>'created_at' \
   FROM json_each($5) WHERE true ORDER BY key \
-  ON CONFLICT (game_id, seat, key) DO UPDATE \
+  ON CONFLICT (game_id, key) DO UPDATE \
   SET status = excluded.status, body = excluded.body, version = excluded.version;
+UPDATE games SET deleted_at = $7 WHERE id IN (SELECT value FROM json_each($1));
+DELETE FROM games WHERE deleted_at < $8;
 COMMIT",
         columns = GAME_SQL.columns,
         from_json = GAME_SQL.from_json,
@@ -123,10 +125,12 @@ impl WriterState {
 
 /// A game written in this batch.
 struct Written {
-    /// Whether it is in the database (it was not created in this batch).
-    stored: bool,
-    /// Its latest state; `None` once deleted.
-    state: Option<GameRecord>,
+    /// Its latest state.
+    state: GameRecord,
+    /// Deleted (it is written and marked, see [`WriteTx::delete_game`]).
+    ///
+    /// [`WriteTx::delete_game`]: super::WriteTx::delete_game
+    deleted: bool,
 }
 
 /// An SQLite write transaction whose writes wait in memory until commit.
@@ -142,16 +146,17 @@ pub(super) struct Batch {
     /// Games written in this batch, in the order first written.
     order: Vec<Uuid>,
     written: HashMap<Uuid, Written>,
-    /// Rows to insert, each with its game's id (dropped if the game is deleted).
+    /// Rows to insert, each with its game's id.
     moves: Vec<(Uuid, MoveRow)>,
     events: Vec<(Uuid, EventRow)>,
     remembered: Vec<Remembered>,
+    /// Purge the games deleted before this time (a timestamp as stored).
+    purge: Option<String>,
 }
 
 /// An idempotency record to write.
 struct Remembered {
     id: Uuid,
-    seat: Player,
     row: IdempotencyRow,
 }
 
@@ -177,6 +182,7 @@ impl Batch {
             moves: Vec::new(),
             events: Vec::new(),
             remembered: Vec::new(),
+            purge: None,
         })
     }
 
@@ -233,11 +239,14 @@ impl Batch {
             return (Err(e), WriterState::new(state.hold));
         }
         for id in order {
-            match written.remove(&id).and_then(|w| w.state) {
-                Some(game) => {
+            match written.remove(&id) {
+                Some(Written {
+                    state: game,
+                    deleted: false,
+                }) => {
                     state.games.put(id, game);
                 }
-                None => {
+                _ => {
                     state.games.pop(&id);
                 }
             }
@@ -257,35 +266,18 @@ impl Batch {
     }
 
     async fn flush(&mut self) -> Result<(), StoreError> {
-        let deleted = |id: &Uuid| self.written.get(id).is_some_and(|w| w.state.is_none());
         let mut gone = Vec::new();
         let mut games = Vec::new();
         for id in &self.order {
-            match &self.written[id] {
-                Written {
-                    stored: true,
-                    state: None,
-                } => gone.push(id.to_string()),
-                Written { state: None, .. } => {}
-                Written {
-                    state: Some(game), ..
-                } => games.push(GameColumns::of(game)),
+            let w = &self.written[id];
+            games.push(GameColumns::of(&w.state));
+            if w.deleted {
+                gone.push(id.to_string());
             }
         }
-        let live = |id: &Uuid| !deleted(id);
-        let moves = json_array(self.moves.iter().filter(|(id, _)| live(id)).map(|(_, m)| m))?;
-        let events = json_array(
-            self.events
-                .iter()
-                .filter(|(id, _)| live(id))
-                .map(|(_, e)| e),
-        )?;
-        let remembered = json_array(
-            self.remembered
-                .iter()
-                .filter(|r| live(&r.id))
-                .map(|r| &r.row),
-        )?;
+        let moves = json_array(self.moves.iter().map(|(_, m)| m))?;
+        let events = json_array(self.events.iter().map(|(_, e)| e))?;
+        let remembered = json_array(self.remembered.iter().map(|r| &r.row))?;
         let flush = sqlx::query(if self.begun {
             FLUSH.as_str()
         } else {
@@ -298,6 +290,8 @@ impl Batch {
             .bind(events)
             .bind(remembered)
             .bind(self.state.data_version)
+            .bind(ts(chrono::Utc::now()))
+            .bind(self.purge.as_deref())
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -306,7 +300,7 @@ impl Batch {
     /// The game as this batch sees it.
     pub(super) async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         if let Some(w) = self.written.get(&id) {
-            return Ok(w.state.clone());
+            return Ok((!w.deleted).then(|| w.state.clone()));
         }
         if let Some(game) = self.state.games.get(&id) {
             self.used_cache = true;
@@ -324,17 +318,16 @@ impl Batch {
         Ok(game)
     }
 
-    fn set(&mut self, id: Uuid, stored: bool, state: Option<GameRecord>) {
-        if let Some(w) = self.written.get_mut(&id) {
-            w.state = state;
-        } else {
+    fn set(&mut self, state: GameRecord, deleted: bool) {
+        let id = state.id;
+        if !self.written.contains_key(&id) {
             self.order.push(id);
-            self.written.insert(id, Written { stored, state });
         }
+        self.written.insert(id, Written { state, deleted });
     }
 
     pub(super) fn insert_game(&mut self, game: &GameRecord) {
-        self.set(game.id, false, Some(game.clone()));
+        self.set(game.clone(), false);
     }
 
     /// Records the new state if the game is at `expected_version`.
@@ -345,19 +338,26 @@ impl Batch {
     ) -> Result<bool, StoreError> {
         match self.game(game.id).await? {
             Some(current) if current.version == expected_version => {
-                self.set(game.id, true, Some(game.clone()));
+                self.set(game.clone(), false);
                 Ok(true)
             }
             _ => Ok(false),
         }
     }
 
+    /// Marks the game deleted; it is written, in its latest state, with the
+    /// batch (so its history stays whole for event streams).
     pub(super) async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        if self.game(id).await?.is_none() {
+        let Some(game) = self.game(id).await? else {
             return Ok(false);
-        }
-        self.set(id, true, None);
+        };
+        self.set(game, true);
         Ok(true)
+    }
+
+    /// Purges, at commit, the games deleted before `before`.
+    pub(super) fn purge_deleted(&mut self, before: String) {
+        self.purge = Some(before);
     }
 
     pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
@@ -368,35 +368,33 @@ impl Batch {
         self.events.push((id, row));
     }
 
-    /// The stored answer for an idempotency key: one remembered in this batch,
-    /// else the database's.
+    /// The record of an idempotency key: one remembered in this batch, else
+    /// the database's.
     pub(super) async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         let row = if let Some(r) = self
             .remembered
             .iter()
             .rev()
-            .find(|r| r.id == id && r.seat == seat && r.row.key == key)
+            .find(|r| r.id == id && r.row.key == key)
         {
             Some(r.row.clone())
         } else {
             let conn = self.begun().await?;
             sqlx::query_as(IDEMPOTENT)
                 .bind(id.to_string())
-                .bind(player_str(seat))
                 .bind(key)
                 .fetch_optional(&mut **conn)
                 .await?
         };
-        row.map(IdempotencyRow::into_response).transpose()
+        row.map(IdempotencyRow::into_record).transpose()
     }
 
-    pub(super) fn remember(&mut self, id: Uuid, seat: Player, row: IdempotencyRow) {
-        self.remembered.push(Remembered { id, seat, row });
+    pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, row });
     }
 }
 

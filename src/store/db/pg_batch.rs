@@ -37,39 +37,38 @@ use super::StoreError;
 use super::batch::json_array;
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
-    MoveRow, player_str,
+    MoveRow, ts,
 };
-use crate::domain::{GameRecord, StoredResponse};
-use crate::rules::Player;
+use crate::domain::{GameRecord, IdempotentRecord};
 
 /// The channel on which PostgreSQL announces changed games to every instance.
 pub(super) const CHANNEL: &str = "tabula_changes";
 
-/// Writes a batch: `$1` ids of games to delete; `$2` games to insert or
-/// update; `$3` moves; `$4` events; `$5` idempotency records; `$6` ids of
-/// the changed games, to notify. Each a JSON array, rows as objects keyed by
-/// column name. Data-modifying `WITH` clauses all run, in one statement,
-/// whose foreign keys are checked at its end; the final `SELECT` reads the
-/// notifications (an unreferenced plain `WITH` would not run).
+/// Writes a batch: `$1` games to insert or update (a deleted one with its
+/// `deleted_at`); `$2` moves; `$3` events; `$4` idempotency records; `$5`
+/// ids of the changed games, to notify. Each a JSON array, rows as objects
+/// keyed by column name. Data-modifying `WITH` clauses all run, in one
+/// statement, whose foreign keys are checked at its end; the final `SELECT`
+/// reads the notifications (an unreferenced plain `WITH` would not run).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
-    let idempotency = "game_id, seat, key, status, body, version, created_at";
+    let idempotency = "game_id, key, request, status, body, version, created_at";
     format!(
         "\
-WITH gone AS (DELETE FROM games WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))), \
-saved AS (INSERT INTO games ({columns}) \
-  SELECT {from_json} FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(g, n), \
+WITH saved AS (INSERT INTO games ({columns}, deleted_at) \
+  SELECT {from_json}, p.deleted_at \
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(g, n), \
     LATERAL jsonb_populate_record(NULL::games, e.g) AS p ORDER BY e.n \
-  ON CONFLICT (id) DO UPDATE SET {upsert_set}), \
+  ON CONFLICT (id) DO UPDATE SET {upsert_set}, deleted_at = excluded.deleted_at), \
 played AS (INSERT INTO moves ({MOVE_COLUMNS}) \
-  SELECT {MOVE_COLUMNS} FROM jsonb_populate_recordset(NULL::moves, $3::jsonb)), \
+  SELECT {MOVE_COLUMNS} FROM jsonb_populate_recordset(NULL::moves, $2::jsonb)), \
 happened AS (INSERT INTO game_events ({EVENT_COLUMNS}) \
-  SELECT {EVENT_COLUMNS} FROM jsonb_populate_recordset(NULL::game_events, $4::jsonb)), \
+  SELECT {EVENT_COLUMNS} FROM jsonb_populate_recordset(NULL::game_events, $3::jsonb)), \
 remembered AS (INSERT INTO idempotency ({idempotency}) \
-  SELECT {idempotency} FROM jsonb_populate_recordset(NULL::idempotency, $5::jsonb) \
-  ON CONFLICT (game_id, seat, key) DO UPDATE \
+  SELECT {idempotency} FROM jsonb_populate_recordset(NULL::idempotency, $4::jsonb) \
+  ON CONFLICT (game_id, key) DO UPDATE \
   SET status = excluded.status, body = excluded.body, version = excluded.version) \
 SELECT count(*) FROM \
-  (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($6::jsonb) AS ids(id)) AS told",
+  (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($5::jsonb) AS ids(id)) AS told",
         columns = GAME_SQL.columns,
         from_json = GAME_SQL.pg_from_json,
         upsert_set = GAME_SQL.upsert_set,
@@ -78,16 +77,15 @@ SELECT count(*) FROM \
 
 /// A game written in this batch.
 struct Written {
-    /// Whether it is in the database (it was not created in this batch).
-    stored: bool,
-    /// Its latest state; `None` once deleted.
-    state: Option<GameRecord>,
+    /// Its latest state.
+    state: GameRecord,
+    /// Deleted: written, in its latest state, with `deleted_at` set.
+    deleted: bool,
 }
 
 /// An idempotency record to write.
 struct Remembered {
     id: Uuid,
-    seat: Player,
     row: IdempotencyRow,
 }
 
@@ -104,6 +102,8 @@ pub(super) struct PgBatch {
     moves: Vec<(Uuid, MoveRow)>,
     events: Vec<(Uuid, EventRow)>,
     remembered: Vec<Remembered>,
+    /// Purge the games deleted before this time (a timestamp as stored).
+    purge: Option<String>,
 }
 
 impl PgBatch {
@@ -118,6 +118,7 @@ impl PgBatch {
             moves: Vec::new(),
             events: Vec::new(),
             remembered: Vec::new(),
+            purge: None,
         }
     }
 
@@ -135,7 +136,7 @@ impl PgBatch {
     /// time, and locked there until the batch ends.
     pub(super) async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
         if let Some(w) = self.written.get(&id) {
-            return Ok(w.state.clone());
+            return Ok((!w.deleted).then(|| w.state.clone()));
         }
         if let Some(game) = self.read.get(&id) {
             return Ok(game.clone());
@@ -181,17 +182,16 @@ impl PgBatch {
         Ok(())
     }
 
-    fn set(&mut self, id: Uuid, stored: bool, state: Option<GameRecord>) {
-        if let Some(w) = self.written.get_mut(&id) {
-            w.state = state;
-        } else {
+    fn set(&mut self, state: GameRecord, deleted: bool) {
+        let id = state.id;
+        if !self.written.contains_key(&id) {
             self.order.push(id);
-            self.written.insert(id, Written { stored, state });
         }
+        self.written.insert(id, Written { state, deleted });
     }
 
     pub(super) fn insert_game(&mut self, game: &GameRecord) {
-        self.set(game.id, false, Some(game.clone()));
+        self.set(game.clone(), false);
     }
 
     /// Records the new state if the game is at `expected_version`.
@@ -202,19 +202,26 @@ impl PgBatch {
     ) -> Result<bool, StoreError> {
         match self.game(game.id).await? {
             Some(current) if current.version == expected_version => {
-                self.set(game.id, true, Some(game.clone()));
+                self.set(game.clone(), false);
                 Ok(true)
             }
             _ => Ok(false),
         }
     }
 
+    /// Marks the game deleted; it is written, in its latest state, with the
+    /// batch (so its history stays whole for event streams).
     pub(super) async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        if self.game(id).await?.is_none() {
+        let Some(game) = self.game(id).await? else {
             return Ok(false);
-        }
-        self.set(id, true, None);
+        };
+        self.set(game, true);
         Ok(true)
+    }
+
+    /// Purges, at commit, the games deleted before `before`.
+    pub(super) fn purge_deleted(&mut self, before: String) {
+        self.purge = Some(before);
     }
 
     pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
@@ -225,39 +232,44 @@ impl PgBatch {
         self.events.push((id, row));
     }
 
-    /// The stored answer for an idempotency key: one remembered in this
-    /// batch, else the database's.
+    /// The record of an idempotency key: one remembered in this batch, else
+    /// the database's.
     pub(super) async fn idempotent(
         &mut self,
         id: Uuid,
-        seat: Player,
         key: &str,
-    ) -> Result<Option<StoredResponse>, StoreError> {
+    ) -> Result<Option<IdempotentRecord>, StoreError> {
         let row = if let Some(r) = self
             .remembered
             .iter()
             .rev()
-            .find(|r| r.id == id && r.seat == seat && r.row.key == key)
+            .find(|r| r.id == id && r.row.key == key)
         {
             Some(r.row.clone())
         } else {
             let tx = self.tx().await?;
             sqlx::query_as(IDEMPOTENT)
                 .bind(id.to_string())
-                .bind(player_str(seat))
                 .bind(key)
                 .fetch_optional(&mut **tx)
                 .await?
         };
-        row.map(IdempotencyRow::into_response).transpose()
+        row.map(IdempotencyRow::into_record).transpose()
     }
 
-    pub(super) fn remember(&mut self, id: Uuid, seat: Player, row: IdempotencyRow) {
-        self.remembered.push(Remembered { id, seat, row });
+    pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, row });
     }
 
     /// Writes everything and commits.
     pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+        if let Some(before) = self.purge.take() {
+            let tx = self.tx().await?;
+            sqlx::query("DELETE FROM games WHERE deleted_at < $1")
+                .bind(before)
+                .execute(&mut **tx)
+                .await?;
+        }
         if self.order.is_empty()
             && self.moves.is_empty()
             && self.events.is_empty()
@@ -268,48 +280,26 @@ impl PgBatch {
             }
             return Ok(());
         }
-        let deleted = |id: &Uuid| self.written.get(id).is_some_and(|w| w.state.is_none());
-        let live = |id: &Uuid| !deleted(id);
-        let mut gone = Vec::new();
-        let mut games = Vec::new();
-        let mut changed = Vec::new();
+        let now = ts(chrono::Utc::now());
+        let mut games = Vec::with_capacity(self.order.len());
+        let mut changed = Vec::with_capacity(self.order.len());
         for id in &self.order {
-            match &self.written[id] {
-                Written {
-                    stored: true,
-                    state: None,
-                } => {
-                    gone.push(id.to_string());
-                    changed.push(id.to_string());
-                }
-                Written { state: None, .. } => {}
-                Written {
-                    state: Some(game), ..
-                } => {
-                    games.push(GameColumns::of(game));
-                    changed.push(id.to_string());
-                }
+            let w = &self.written[id];
+            let mut row = serde_json::to_value(GameColumns::of(&w.state))
+                .map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))?;
+            if w.deleted
+                && let Some(fields) = row.as_object_mut()
+            {
+                fields.insert("deleted_at".into(), now.clone().into());
             }
+            games.push(row);
+            changed.push(id.to_string());
         }
-        let moves = json_array(self.moves.iter().filter(|(id, _)| live(id)).map(|(_, m)| m))?;
-        let events = json_array(
-            self.events
-                .iter()
-                .filter(|(id, _)| live(id))
-                .map(|(_, e)| e),
-        )?;
-        let remembered = json_array(
-            self.remembered
-                .iter()
-                .filter(|r| live(&r.id))
-                .map(|r| &r.row),
-        )?;
         let flush = sqlx::query(FLUSH.as_str())
-            .bind(json_array(gone.iter())?)
             .bind(json_array(games.iter())?)
-            .bind(moves)
-            .bind(events)
-            .bind(remembered)
+            .bind(json_array(self.moves.iter().map(|(_, m)| m))?)
+            .bind(json_array(self.events.iter().map(|(_, e)| e))?)
+            .bind(json_array(self.remembered.iter().map(|r| &r.row))?)
             .bind(json_array(changed.iter())?);
         match self.tx.take() {
             Some(mut tx) => {

@@ -16,7 +16,8 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::domain::{
-    EventRecord, EventType, GameRecord, Level, MoveRecord, Seat, StoredResponse, TokenHash,
+    EventRecord, EventType, GameRecord, IdempotentRecord, Level, MoveRecord, RequestHash, Seat,
+    StoredResponse, TokenHash,
 };
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
@@ -129,10 +130,12 @@ fn hex_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Err
 pub(super) struct GameSql {
     /// Every column, comma-separated (for a SELECT).
     pub(super) columns: String,
-    /// PostgreSQL: `SELECT <columns> FROM games WHERE id = $1`.
+    /// `SELECT <columns> FROM games WHERE id = $1`, unless deleted.
     pub(super) by_id: String,
-    /// PostgreSQL: the games whose ids are in the array `$1`, locked in the
-    /// order of their ids.
+    /// The same and `deleted_at`, deleted or not (for event streams).
+    pub(super) by_id_kept: String,
+    /// PostgreSQL: the games whose ids are in the array `$1` and not
+    /// deleted, locked in the order of their ids.
     pub(super) lock_many: String,
     /// SQLite batch: the columns read from a JSON object `g` by name.
     pub(super) from_json: String,
@@ -175,8 +178,12 @@ pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
         .collect::<Vec<_>>()
         .join(", ");
     GameSql {
-        by_id: format!("SELECT {columns} FROM games WHERE id = $1"),
-        lock_many: format!("SELECT {columns} FROM games WHERE id = ANY($1) ORDER BY id FOR UPDATE"),
+        by_id: format!("SELECT {columns} FROM games WHERE id = $1 AND deleted_at IS NULL"),
+        by_id_kept: format!("SELECT {columns}, deleted_at FROM games WHERE id = $1"),
+        lock_many: format!(
+            "SELECT {columns} FROM games WHERE id = ANY($1) AND deleted_at IS NULL \
+             ORDER BY id FOR UPDATE"
+        ),
         columns,
         from_json,
         pg_from_json,
@@ -290,6 +297,14 @@ fn seat_from(
     }
 }
 
+/// A game, deleted or not: `deleted_at` is set once it is deleted.
+#[derive(sqlx::FromRow)]
+pub(super) struct KeptRow {
+    #[sqlx(flatten)]
+    pub(super) game: GameColumns,
+    pub(super) deleted_at: Option<String>,
+}
+
 /// A listed game with its cursor.
 #[derive(sqlx::FromRow)]
 pub(super) struct ListedRow {
@@ -383,6 +398,7 @@ impl EventRow {
             EventType::Join(p) => ("join", Some(p)),
             EventType::Restart => ("restart", None),
             EventType::Resign(p) => ("resign", Some(p)),
+            EventType::Deleted => ("deleted", None),
         };
         EventRow {
             game_id: id.to_string(),
@@ -401,6 +417,7 @@ impl EventRow {
             ("join", Some(p)) => EventType::Join(p),
             ("restart", None) => EventType::Restart,
             ("resign", Some(p)) => EventType::Resign(p),
+            ("deleted", None) => EventType::Deleted,
             (name, _) => {
                 return Err(StoreError::Corrupt(format!(
                     "event {name:?} at version {}",
@@ -418,30 +435,35 @@ impl EventRow {
     }
 }
 
-/// A row of the idempotency table: the answer to a request, by game, seat
-/// and key, with the version of the game it carries.
+/// A row of the idempotency table: the answer to a request, by game and
+/// key, with the hash of the request (hex; NULL in records stored before
+/// requests were hashed) and the version of the game the answer carries.
 #[derive(Clone, Debug, sqlx::FromRow, Serialize)]
 pub(super) struct IdempotencyRow {
     pub(super) game_id: String,
-    pub(super) seat: String,
     pub(super) key: String,
+    pub(super) request: Option<String>,
     pub(super) status: i64,
     pub(super) body: String,
     pub(super) version: i64,
     pub(super) created_at: String,
 }
 
-/// The stored answer for an idempotency key of a seat: `$1` game, `$2` seat,
-/// `$3` key.
-pub(super) const IDEMPOTENT: &str = "SELECT game_id, seat, key, status, body, version, created_at \
-     FROM idempotency WHERE game_id = $1 AND seat = $2 AND key = $3";
+/// The record of an idempotency key: `$1` game, `$2` key.
+pub(super) const IDEMPOTENT: &str = "SELECT game_id, key, request, status, body, version, created_at \
+     FROM idempotency WHERE game_id = $1 AND key = $2";
 
 impl IdempotencyRow {
-    pub(super) fn of(id: Uuid, seat: Player, key: &str, r: &StoredResponse) -> IdempotencyRow {
+    pub(super) fn of(
+        id: Uuid,
+        key: &str,
+        request: &RequestHash,
+        r: &StoredResponse,
+    ) -> IdempotencyRow {
         IdempotencyRow {
             game_id: id.to_string(),
-            seat: player_str(seat).to_owned(),
             key: key.to_owned(),
+            request: Some(request.to_hex()),
             status: i64::from(r.status),
             body: r.body.clone(),
             version: r.version,
@@ -449,12 +471,22 @@ impl IdempotencyRow {
         }
     }
 
-    pub(super) fn into_response(self) -> Result<StoredResponse, StoreError> {
-        Ok(StoredResponse {
-            status: u16::try_from(self.status)
-                .map_err(|_| StoreError::Corrupt(format!("status {}", self.status)))?,
-            body: self.body,
-            version: self.version,
+    pub(super) fn into_record(self) -> Result<IdempotentRecord, StoreError> {
+        let request = self
+            .request
+            .map(|h| {
+                RequestHash::from_hex(&h)
+                    .ok_or_else(|| StoreError::Corrupt(format!("request hash {h:?}")))
+            })
+            .transpose()?;
+        Ok(IdempotentRecord {
+            request,
+            response: StoredResponse {
+                status: u16::try_from(self.status)
+                    .map_err(|_| StoreError::Corrupt(format!("status {}", self.status)))?,
+                body: self.body,
+                version: self.version,
+            },
         })
     }
 }
