@@ -97,6 +97,7 @@ impl Application {
                     .external_url_unchecked("/openapi.json", document.clone()),
             )
             .service(web::redirect("/docs", "/docs/"))
+            .configure(browser::play::configure)
             .default_service(web::to(api::not_found))
             .wrap(middleware::from_fn(api::head_as_get))
             .wrap(middleware::from_fn(api::rate_limit))

@@ -2,5 +2,6 @@
 //! the play page served at `/play`.
 
 pub mod cors;
+pub mod play;
 
 pub use cors::CorsOrigins;
