@@ -74,8 +74,12 @@ async function kinds(): Promise<KindInfo[]> {
   return kindsCache;
 }
 
+let fields = 0;
+
+/** A labelled control (the label names it exactly, for assistive tools). */
 function field(label: string, control: HTMLElement): HTMLElement {
-  return h("label", { class: "field" }, h("span", {}, label), control);
+  control.id ||= `field-${++fields}`;
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
 }
 
 function select(name: string, options: [string, string][], value: string): HTMLSelectElement {
@@ -351,11 +355,11 @@ async function showGame(id: string): Promise<void> {
     rounds.addEventListener("change", () => void pickRound(Number(rounds.value)));
     stepper.replaceChildren(
       game.round > 1 ? field("Round", rounds) : "",
-      button("⏮", () => go(round, 0), { "aria-label": "First position", disabled: ply === 0 ? "" : null }),
-      button("◀", () => go(round, ply - 1), { "aria-label": "Previous move", disabled: ply === 0 ? "" : null }),
+      button("«", () => go(round, 0), { "aria-label": "First position", disabled: ply === 0 ? "" : null }),
+      button("‹", () => go(round, ply - 1), { "aria-label": "Previous move", disabled: ply === 0 ? "" : null }),
       h("span", { class: "ply" }, `Move ${ply} of ${plies}`),
-      button("▶", () => go(round, ply + 1), { "aria-label": "Next move", disabled: ply >= plies ? "" : null }),
-      button("⏭", () => go(round, plies), { "aria-label": "Last position", disabled: !view ? "" : null }),
+      button("›", () => go(round, ply + 1), { "aria-label": "Next move", disabled: ply >= plies ? "" : null }),
+      button("»", () => go(round, plies), { "aria-label": "Last position", disabled: !view ? "" : null }),
     );
   };
 

@@ -234,6 +234,7 @@ test("screenshots of each kind at desktop and phone width", async () => {
       // At phone width nothing sticks out sideways.
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${kind} at ${name} width overflows by ${overflow} px`);
+      await page.mouse.move(0, 0);
       await page.screenshot({ path: join(screenshotDir, `${name}-${kind}.png`), fullPage: true });
       await page.context().close();
     }
