@@ -224,3 +224,95 @@ async fn without_cors_origins_no_answer_carries_cors_headers() {
     assert_eq!(header(&res, "access-control-allow-origin"), None);
     assert_problem(res, 405, "method_not_allowed").await;
 }
+
+#[tokio::test]
+async fn the_root_redirects_to_the_play_page() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+
+    let res = client.get(app.url("/")).send().await.unwrap();
+
+    assert_eq!(res.status(), StatusCode::FOUND);
+    assert_eq!(header(&res, "location"), Some("/play"));
+}
+
+#[tokio::test]
+async fn every_address_of_the_play_page_serves_the_page() {
+    let app = spawn_app().await;
+
+    for path in [
+        "/play",
+        "/play/",
+        "/play/new?kind=gomoku&size=9&opponent=bot&level=easy",
+        "/play/games/0190d2a4-0000-7000-8000-000000000000",
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            header(&res, "content-type"),
+            Some("text/html; charset=utf-8")
+        );
+        assert!(
+            header(&res, "content-security-policy")
+                .unwrap()
+                .contains("default-src 'self'")
+        );
+        let html = res.text().await.unwrap();
+        assert!(
+            html.contains(r#"<script defer src="/play/play.js">"#),
+            "{path}"
+        );
+        assert!(html.contains(r#"role="status""#));
+    }
+}
+
+#[tokio::test]
+async fn the_play_assets_are_revalidated_by_etag_and_compressed() {
+    let app = spawn_app().await;
+
+    let res = app
+        .request(Method::GET, "/play/play.js")
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        header(&res, "content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(header(&res, "content-encoding"), Some("gzip"));
+    assert_eq!(header(&res, "cache-control"), Some("no-cache"));
+    let etag = header(&res, "etag").unwrap().to_owned();
+
+    let res = app
+        .request(Method::GET, "/play/play.js")
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+
+    let res = app.get("/play/play.css").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        header(&res, "content-type"),
+        Some("text/css; charset=utf-8")
+    );
+}
+
+#[tokio::test]
+async fn the_play_page_answers_other_methods_with_405_and_is_not_in_the_api_document() {
+    let app = spawn_app().await;
+
+    let res = app.post("/play", None, &json!({})).await;
+    assert_eq!(header(&res, "allow"), Some("GET, HEAD"));
+    assert_problem(res, 405, "method_not_allowed").await;
+
+    let doc = app.get_json("/openapi.json").await;
+    let paths = doc["paths"].as_object().unwrap();
+    assert!(!paths.keys().any(|p| p == "/" || p.starts_with("/play")));
+}
