@@ -29,27 +29,38 @@ export async function freePort() {
 export async function startService(env = {}) {
   const dir = mkdtempSync(join(tmpdir(), "tabula-web-"));
   const port = await freePort();
-  const child = spawn(
-    bin,
-    ["--addr", `127.0.0.1:${port}`, "--database-url", `sqlite://${dir}/tabula.db`, "--log", "warn", "--bot-budget-ms", "50"],
-    { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] },
-  );
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`${bin} exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
+  const run = async () => {
+    const child = spawn(
+      bin,
+      ["--addr", `127.0.0.1:${port}`, "--database-url", `sqlite://${dir}/tabula.db`, "--log", "warn", "--bot-budget-ms", "50"],
+      { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] },
+    );
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`${bin} exited with ${child.exitCode}`);
+      try {
+        if ((await fetch(`${base}/readyz`)).ok) return child;
+      } catch {
+        // not listening yet
+      }
+      if (i > 200) throw new Error("the service did not become ready");
+      await new Promise((done) => setTimeout(done, 50));
     }
-    if (i > 200) throw new Error("the service did not become ready");
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  };
+  const halt = async (child) => {
+    child.kill("SIGTERM");
+    await new Promise((done) => (child.exitCode !== null ? done() : child.once("exit", done)));
+  };
+  let child = await run();
   return {
     base,
+    /** Stops the service; `restart()` starts it again on the same port and database. */
+    halt: () => halt(child),
+    async restart() {
+      child = await run();
+    },
     async stop() {
-      child.kill("SIGTERM");
-      await new Promise((done) => (child.exitCode !== null ? done() : child.once("exit", done)));
+      await halt(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };

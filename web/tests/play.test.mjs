@@ -150,9 +150,44 @@ for (const [kind, extra] of [
     }
     assert.match(await statusText(page), /^(X wins|O wins|It's a draw between X and O)/);
     assert.equal(await page.locator(".board .legal").count(), 0);
+    if (kind === "ultimate_tic_tac_toe") {
+      // Finished inner boards are shown as won or drawn.
+      assert.ok((await page.getByRole("group", { name: /won by|drawn/ }).count()) > 0);
+    }
     await page.context().close();
   });
 }
+
+test("a page whose event stream drops catches up on the moves it missed, without a reload", async () => {
+  const x = await newPage();
+  const url = await create(x, { kind: "connect_four", opponent: "human" });
+  const o = await newPage();
+  await o.goto(url);
+  await o.getByRole("button", { name: "Join" }).click();
+  await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  await until(o, () => document.querySelector(".live.live") !== null);
+
+  // The service goes away and comes back: the stream drops, and X moves
+  // before O's browser reconnects (EventSource waits a few seconds).
+  await service.halt();
+  await until(o, () => document.querySelector(".live.reconnecting") !== null);
+  await service.restart();
+  const res = await fetch(`${service.base}/v1/games/${url.split("/").pop()}/moves`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${await x.evaluate((id) => JSON.parse(localStorage.getItem(`tabula.seat.${id}`)).token, url.split("/").pop())}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ column: 3 }),
+  });
+  assert.equal(res.status, 201);
+  // Last-Event-ID brings the missed move.
+  await until(o, () => document.querySelector("[role=status]").textContent === "O to move (you)", undefined, 15000);
+  assert.equal(await stones(o), 1);
+  await until(o, () => document.querySelector(".live.live") !== null);
+  await x.context().close();
+  await o.context().close();
+});
 
 test("a threat is highlighted, a hint shown, the history stepped through, the round resigned and restarted", async () => {
   const page = await newPage();
