@@ -13,6 +13,7 @@ RUN mkdir -p src benches \
     && rm -rf src benches target/release/.fingerprint/tabula-* target/release/deps/*tabula*
 COPY src ./src
 COPY migrations ./migrations
+COPY web/dist ./web/dist
 COPY benches ./benches
 # The Connect Four opening book, compiled in with include_bytes!.
 COPY data ./data

@@ -6,9 +6,15 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 
 use crate::api::TrustedProxies;
+use crate::web::CorsOrigins;
 
 /// `--trusted-proxies`, for clap.
 fn parse_proxies(list: &str) -> Result<TrustedProxies, String> {
+    list.parse()
+}
+
+/// `--cors-origins`, for clap.
+fn parse_origins(list: &str) -> Result<CorsOrigins, String> {
     list.parse()
 }
 
@@ -32,6 +38,7 @@ mod default {
     pub const BODY_TIMEOUT_SECS: u64 = 10;
     pub const MAX_STREAMS: usize = 0;
     pub const TRUSTED_PROXIES: &str = "";
+    pub const CORS_ORIGINS: &str = "";
 }
 
 /// How log lines are written.
@@ -115,6 +122,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_TRUSTED_PROXIES", default_value = default::TRUSTED_PROXIES, value_parser = parse_proxies)]
     pub trusted_proxies: TrustedProxies,
 
+    /// Origins whose pages may call the API from a browser, comma-separated (e.g. `http://localhost:5173`), `*` for any; empty: none (no CORS headers).
+    #[arg(long, env = "TABULA_CORS_ORIGINS", default_value = default::CORS_ORIGINS, value_parser = parse_origins)]
+    pub cors_origins: CorsOrigins,
+
     /// Print the OpenAPI document to standard output and exit.
     #[arg(long)]
     pub print_openapi: bool,
@@ -142,6 +153,7 @@ impl Settings {
             body_timeout_secs: default::BODY_TIMEOUT_SECS,
             max_streams: default::MAX_STREAMS,
             trusted_proxies: TrustedProxies::default(),
+            cors_origins: CorsOrigins::default(),
             print_openapi: false,
         }
     }

@@ -41,6 +41,8 @@
 //!   precondition extractors), `reply` (shared success answers), `wire` (the
 //!   JSON types by subject), `error` (problem+json), `responses` and
 //!   `examples` (for the OpenAPI document), `rate_limit`.
+//! - `web`: the browser side: `cors` (`--cors-origins`) and `play` (the
+//!   page at `/play`, its assets embedded from `web/dist`).
 //! - `config`: the settings, as flags and environment variables.
 //! - `telemetry`: logging and request metrics.
 //! - `startup`: builds the app, binds, serves, stops gracefully.
@@ -63,6 +65,8 @@ pub mod startup;
 pub mod store;
 /// Logging setup and request metrics.
 pub mod telemetry;
+/// The browser side: CORS, and the play page at `/play`.
+pub mod web;
 
 pub use config::Settings;
 pub use startup::Application;

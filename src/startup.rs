@@ -16,6 +16,7 @@ use crate::config::Settings;
 use crate::service::Service;
 use crate::store::Store;
 use crate::telemetry::{self, Metrics};
+use crate::web as browser;
 
 /// A bound, not yet running server.
 pub struct Application {
@@ -78,6 +79,7 @@ impl Application {
         let limit = settings.body_limit;
         // The served document is the committed one (see `api::document`).
         let document = api::document();
+        let cors_origins = settings.cors_origins.clone();
         let mut server = HttpServer::new(move || {
             let app = App::new()
                 .into_utoipa_app()
@@ -95,9 +97,15 @@ impl Application {
                     .external_url_unchecked("/openapi.json", document.clone()),
             )
             .service(web::redirect("/docs", "/docs/"))
+            .configure(browser::play::configure)
             .default_service(web::to(api::not_found))
             .wrap(middleware::from_fn(api::head_as_get))
             .wrap(middleware::from_fn(api::rate_limit))
+            // Outside the rate limiter and every handler, so that 429s and
+            // errors carry the CORS headers too (a page must be able to read
+            // a 409's `code`); inside telemetry, so preflights are logged.
+            .wrap(browser::cors::layer(&cors_origins))
+            .wrap(middleware::from_fn(browser::cors::preflight_problem))
             .wrap(middleware::from_fn(telemetry::observe))
         })
         .listen(listener)?

@@ -7,6 +7,7 @@
 )]
 
 mod bots;
+mod browser;
 mod concurrency;
 mod errors;
 mod events;

@@ -1,0 +1,212 @@
+//! Cross-origin requests from browsers (`--cors-origins`): which origins may
+//! call the API, and the headers they may send and read.
+
+use std::fmt;
+use std::str::FromStr;
+
+use actix_cors::Cors;
+use actix_web::ResponseError;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, header};
+use actix_web::middleware::Next;
+
+use crate::api::ApiError;
+
+/// Request headers a page on an allowed origin may send (the contract's list).
+const ALLOWED_HEADERS: [&str; 5] = [
+    "authorization",
+    "content-type",
+    "if-match",
+    "idempotency-key",
+    "last-event-id",
+];
+
+/// Response headers such a page may read (the contract's list).
+const EXPOSED_HEADERS: [&str; 3] = ["etag", "location", "retry-after"];
+
+/// How long a browser may reuse a preflight answer, in seconds: two hours,
+/// the most Chromium honours (Firefox takes a day).
+pub const PREFLIGHT_MAX_AGE_SECS: usize = 7200;
+
+/// The origins allowed to call the API from a browser.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// None: browsers on other origins are refused (no CORS headers at all).
+    #[default]
+    None,
+    /// Any origin (`*`). Tokens travel in `Authorization`, never in cookies,
+    /// so `Access-Control-Allow-Origin: *` gives a page nothing it could not
+    /// do with `curl`.
+    Any,
+    /// These origins, each `scheme://host[:port]` as browsers send it.
+    Some(Vec<String>),
+}
+
+impl CorsOrigins {
+    /// Whether any origin is allowed.
+    #[must_use]
+    pub fn enabled(&self) -> bool {
+        !matches!(self, CorsOrigins::None)
+    }
+
+    /// The actix-cors middleware for these origins.
+    pub fn middleware(&self) -> Cors {
+        let cors = Cors::default()
+            .allowed_methods([Method::GET, Method::HEAD, Method::POST, Method::DELETE])
+            .allowed_headers(ALLOWED_HEADERS)
+            .expose_headers(EXPOSED_HEADERS)
+            .max_age(PREFLIGHT_MAX_AGE_SECS);
+        match self {
+            CorsOrigins::None => cors,
+            CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),
+            CorsOrigins::Some(origins) => origins
+                .iter()
+                .fold(cors, |cors, origin| cors.allowed_origin(origin)),
+        }
+    }
+}
+
+impl FromStr for CorsOrigins {
+    type Err = String;
+
+    /// A comma-separated list of origins, `*` for any, empty for none.
+    fn from_str(list: &str) -> Result<CorsOrigins, String> {
+        let items: Vec<&str> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        match items.as_slice() {
+            [] => Ok(CorsOrigins::None),
+            ["*"] => Ok(CorsOrigins::Any),
+            _ if items.contains(&"*") => {
+                Err("`*` allows every origin: give it alone, not in a list".into())
+            }
+            _ => items
+                .iter()
+                .copied()
+                .map(parse_origin)
+                .collect::<Result<Vec<_>, _>>()
+                .map(CorsOrigins::Some),
+        }
+    }
+}
+
+/// An origin as a browser sends it in `Origin`: `http://localhost:5173`,
+/// lower case, no path, no trailing slash.
+fn parse_origin(item: &str) -> Result<String, String> {
+    let rest = item
+        .strip_prefix("http://")
+        .or_else(|| item.strip_prefix("https://"))
+        .ok_or_else(|| format!("origin {item:?} must start with http:// or https://"))?;
+    let valid = !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    if !valid {
+        return Err(format!(
+            "origin {item:?} must be scheme://host[:port], without a path or a trailing slash \
+             (as browsers send it, e.g. http://localhost:5173)"
+        ));
+    }
+    Ok(item.to_ascii_lowercase())
+}
+
+impl fmt::Display for CorsOrigins {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CorsOrigins::None => Ok(()),
+            CorsOrigins::Any => f.write_str("*"),
+            CorsOrigins::Some(origins) => f.write_str(&origins.join(",")),
+        }
+    }
+}
+
+/// Middleware around the CORS one: actix-cors refuses a preflight it cannot
+/// allow (another origin, method or header) with a plain-text 400; this
+/// answers it as every other error is answered, problem+json with
+/// `malformed_request` and the reason in `detail`. Browsers do not show a
+/// preflight's body, but `curl` users and logs do.
+///
+/// # Errors
+/// Passes on the inner service's error.
+pub async fn preflight_problem<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    let preflight = req.method() == Method::OPTIONS
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    let res = next.call(req).await?;
+    let plain_refusal = preflight
+        && res.status().is_client_error()
+        && !res
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !plain_refusal {
+        return Ok(res.map_into_left_body());
+    }
+    let (req, res) = res.into_parts();
+    let vary = res.headers().get(header::VARY).cloned();
+    let reason = actix_web::body::to_bytes(res.into_body())
+        .await
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "this cross-origin request is not allowed".into());
+    let mut problem =
+        ApiError::Malformed(format!("CORS preflight refused: {reason}")).error_response();
+    if let Some(vary) = vary {
+        problem.headers_mut().insert(header::VARY, vary);
+    }
+    Ok(ServiceResponse::new(req, problem).map_into_right_body())
+}
+
+/// The CORS middleware of `origins`, switched off entirely when none are
+/// allowed: then nothing changes for any request (a preflight gets the
+/// usual 405, no response carries `Access-Control-*` or `Vary: Origin`).
+#[must_use]
+pub fn layer(origins: &CorsOrigins) -> actix_web::middleware::Condition<Cors> {
+    actix_web::middleware::Condition::new(origins.enabled(), origins.middleware())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_parse_from_a_comma_separated_list() {
+        assert_eq!("".parse(), Ok(CorsOrigins::None));
+        assert_eq!(" * ".parse(), Ok(CorsOrigins::Any));
+        assert_eq!(
+            "http://localhost:5173, https://Play.Example.com".parse(),
+            Ok(CorsOrigins::Some(vec![
+                "http://localhost:5173".into(),
+                "https://play.example.com".into()
+            ]))
+        );
+    }
+
+    #[test]
+    fn origins_with_a_path_or_no_scheme_are_refused() {
+        for bad in [
+            "http://localhost:5173/",
+            "localhost:5173",
+            "https://a.example/app",
+            "*,http://a.example",
+        ] {
+            assert!(bad.parse::<CorsOrigins>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origins_print_as_they_parse() {
+        for list in ["", "*", "http://localhost:5173,https://a.example:8443"] {
+            let parsed: CorsOrigins = list.parse().expect("parses");
+            assert_eq!(parsed.to_string(), list);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The play page: the bundle in `web/dist` (built from `web/src` by esbuild
+//! and committed), embedded at compile time and served at `/play`. Building
+//! or running the service needs no Node.
+//!
+//! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`)
+//! answers the same HTML; the script reads the address and draws the view.
+//! The page is not part of the JSON API: it is registered outside the
+//! OpenAPI document.
+
+use std::sync::LazyLock;
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, middleware, web};
+use sha2::{Digest, Sha256};
+
+use crate::api::ApiError;
+
+/// One embedded file.
+struct Asset {
+    body: &'static [u8],
+    content_type: &'static str,
+    /// A strong validator: a hash of the body.
+    etag: String,
+}
+
+impl Asset {
+    fn new(body: &'static [u8], content_type: &'static str) -> Asset {
+        let hash = Sha256::digest(body);
+        Asset {
+            body,
+            content_type,
+            etag: format!("\"{}\"", hex::encode(&hash[..8])),
+        }
+    }
+
+    /// The file, or 304 when the browser's copy is current. `no-cache`:
+    /// browsers revalidate on every load (a 304 costs one small round trip),
+    /// so a new binary's page is never mixed with an old cached script.
+    fn serve(&self, req: &HttpRequest) -> HttpResponse {
+        let fresh = req
+            .headers()
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|tags| {
+                tags.split(',')
+                    .any(|t| t.trim() == self.etag || t.trim() == "*")
+            });
+        let mut res = if fresh {
+            HttpResponse::NotModified()
+        } else {
+            HttpResponse::Ok()
+        };
+        res.insert_header((header::ETAG, self.etag.as_str()))
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
+            .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+        if fresh {
+            return res.finish();
+        }
+        res.insert_header((header::CONTENT_TYPE, self.content_type))
+            .body(self.body)
+    }
+}
+
+static INDEX: LazyLock<Asset> = LazyLock::new(|| {
+    Asset::new(
+        include_bytes!("../../web/dist/index.html"),
+        "text/html; charset=utf-8",
+    )
+});
+static SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
+    Asset::new(
+        include_bytes!("../../web/dist/play.js"),
+        "text/javascript; charset=utf-8",
+    )
+});
+static STYLE: LazyLock<Asset> = LazyLock::new(|| {
+    Asset::new(
+        include_bytes!("../../web/dist/play.css"),
+        "text/css; charset=utf-8",
+    )
+});
+
+/// The page's policy: its own script, style and API only, and no framing.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; \
+     object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+async fn page(req: HttpRequest) -> HttpResponse {
+    let mut res = INDEX.serve(&req);
+    res.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    res
+}
+
+async fn script(req: HttpRequest) -> HttpResponse {
+    SCRIPT.serve(&req)
+}
+
+async fn style(req: HttpRequest) -> HttpResponse {
+    STYLE.serve(&req)
+}
+
+/// `/` leads to the page.
+async fn home() -> HttpResponse {
+    HttpResponse::Found()
+        .insert_header((header::LOCATION, "/play"))
+        .finish()
+}
+
+/// Another method than GET (or HEAD) on one of the page's addresses.
+async fn get_only() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::MethodNotAllowed("GET, HEAD".into()))
+}
+
+/// Registers `/`, the page's addresses and its two assets (compressed when
+/// the browser accepts it).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/")
+            .get(home)
+            .default_service(web::to(get_only)),
+    )
+    .service(
+        web::resource(["/play", "/play/", "/play/new", "/play/games/{id}"])
+            .get(page)
+            .default_service(web::to(get_only))
+            .wrap(middleware::Compress::default()),
+    )
+    .service(
+        web::resource("/play/play.js")
+            .get(script)
+            .default_service(web::to(get_only))
+            .wrap(middleware::Compress::default()),
+    )
+    .service(
+        web::resource("/play/play.css")
+            .get(style)
+            .default_service(web::to(get_only))
+            .wrap(middleware::Compress::default()),
+    );
+}

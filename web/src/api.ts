@@ -1,0 +1,80 @@
+// The service, through the client generated from the committed spec
+// (clients/typescript: openapi-typescript types + openapi-fetch). A change of
+// the spec that this page does not follow fails `npm run typecheck`.
+import createClient from "openapi-fetch";
+
+import type { components, paths } from "../../clients/typescript/src/schema.js";
+
+export type Schemas = components["schemas"];
+export type Game = Schemas["Game"];
+export type Kind = Schemas["Kind"];
+export type Move = Schemas["MoveBody"];
+export type MoveRecord = Schemas["MoveRecordView"];
+export type Problem = Schemas["Problem"];
+export type Side = Schemas["Side"];
+export type Level = Schemas["BotLevel"];
+export type KindInfo = Schemas["KindInfo"];
+export type GameEvent = Schemas["GameEvent"];
+
+export const api = createClient<paths>({ baseUrl: location.origin });
+
+/** The `Authorization` header of a seat token. */
+export function bearer(token: string): { Authorization: string } {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** A failed call: the problem's `detail` is what the page shows. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Partial<Problem> | undefined,
+  ) {
+    super(problem?.detail ?? `the service answered ${status}`);
+  }
+}
+
+/** The body of a successful answer, or an `ApiFailure` with the problem. */
+export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let result;
+  try {
+    result = await call;
+  } catch {
+    throw new ApiFailure(0, { detail: "the service cannot be reached; check your connection" });
+  }
+  if (result.data === undefined) {
+    throw new ApiFailure(result.response.status, result.error as Partial<Problem> | undefined);
+  }
+  return result.data;
+}
+
+/** A seat this browser holds: kept in localStorage, per game, never in a URL. */
+export type Held = { seat: Side; token: string; hotseat: boolean };
+
+const KEY = "tabula.seat.";
+
+export function heldSeat(id: string): Held | null {
+  try {
+    const raw = localStorage.getItem(KEY + id);
+    return raw ? (JSON.parse(raw) as Held) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function holdSeat(id: string, held: Held): void {
+  localStorage.setItem(KEY + id, JSON.stringify(held));
+}
+
+export function forgetSeat(id: string): void {
+  localStorage.removeItem(KEY + id);
+}
+
+/** The ids of the games this browser holds a seat in. */
+export function heldGames(): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (key?.startsWith(KEY)) ids.push(key.slice(KEY.length));
+  }
+  return ids;
+}

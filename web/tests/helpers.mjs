@@ -1,0 +1,115 @@
+// Shared by the browser tests: the release binary on a free port with a
+// temporary database, a static server for "another origin", and Chromium.
+//
+// TABULA_BIN names the binary (default ../target/release/tabula), CHROMIUM
+// the browser (default: chromium on the PATH, as Debian's package installs
+// it), SCREENSHOT_DIR where screenshots go (default test-results/).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const bin = resolve(process.env.TABULA_BIN ?? join(here, "../../target/release/tabula"));
+export const screenshotDir = resolve(process.env.SCREENSHOT_DIR ?? join(here, "../test-results"));
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts the service; `env` adds variables (e.g. TABULA_CORS_ORIGINS). */
+export async function startService(env = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "tabula-web-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const run = async () => {
+    const child = spawn(
+      bin,
+      ["--addr", `127.0.0.1:${port}`, "--database-url", `sqlite://${dir}/tabula.db`, "--log", "warn", "--bot-budget-ms", "50"],
+      { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] },
+    );
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`${bin} exited with ${child.exitCode}`);
+      try {
+        if ((await fetch(`${base}/readyz`)).ok) return child;
+      } catch {
+        // not listening yet
+      }
+      if (i > 200) throw new Error("the service did not become ready");
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  };
+  const halt = async (child) => {
+    child.kill("SIGTERM");
+    await new Promise((done) => (child.exitCode !== null ? done() : child.once("exit", done)));
+  };
+  let child = await run();
+  return {
+    base,
+    /** Stops the service; `restart()` starts it again on the same port and database. */
+    halt: () => halt(child),
+    async restart() {
+      child = await run();
+    },
+    async stop() {
+      await halt(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Serves one HTML page on another port: another origin than the service. */
+export async function startStaticPage(html) {
+  const server = createServer((_, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(html);
+  });
+  const port = await freePort();
+  await new Promise((done) => server.listen(port, "127.0.0.1", done));
+  return { origin: `http://127.0.0.1:${port}`, stop: () => new Promise((done) => server.close(done)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim(),
+    args: ["--no-sandbox", "--disable-dev-shm-usage"],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/** Waits until `check()` (run in the page) is truthy, failing after `ms`. */
+export async function until(page, check, arg, ms = 5000) {
+  await page.waitForFunction(check, arg, { timeout: ms });
+}
+
+/** The text of the page's one status element. */
+export async function statusText(page) {
+  return (await page.getByRole("status").textContent()) ?? "";
+}
+
+/** Waits until the page can play (a legal cell) or the round is over. */
+export async function readyOrOver(page) {
+  await until(
+    page,
+    () =>
+      document.querySelector(".board .legal") !== null ||
+      /wins|draw/.test(document.querySelector("[role=status]")?.textContent ?? ""),
+    undefined,
+    10000,
+  );
+}
+
+/** The number of X and O stones on the board. */
+export async function stones(page) {
+  return page.locator(".board .stone").count();
+}
