@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, oneshot};
 use uuid::Uuid;
 
 mod batch;
+mod pending;
 mod pg_batch;
 mod postgres;
 mod rows;
@@ -468,8 +469,8 @@ impl WriteTx {
     pub async fn insert_move(&mut self, id: Uuid, m: &MoveRecord) -> Result<(), StoreError> {
         let row = MoveRow::of(id, m);
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.insert_move(id, row),
-            Conn::Postgres(batch) => batch.insert_move(id, row),
+            Conn::Sqlite(batch) => batch.insert_move(row),
+            Conn::Postgres(batch) => batch.insert_move(row),
         }
         self.writes += 1;
         Ok(())
@@ -486,8 +487,8 @@ impl WriteTx {
     pub async fn insert_event(&mut self, id: Uuid, e: &EventRecord) -> Result<(), StoreError> {
         let row = EventRow::of(id, e);
         match &mut self.conn {
-            Conn::Sqlite(batch) => batch.insert_event(id, row),
-            Conn::Postgres(batch) => batch.insert_event(id, row),
+            Conn::Sqlite(batch) => batch.insert_event(row),
+            Conn::Postgres(batch) => batch.insert_event(row),
         }
         self.writes += 1;
         Ok(())

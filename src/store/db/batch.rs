@@ -28,7 +28,6 @@
 //! is made against the batch's view of the game, which is the database's
 //! while the write lock (`BEGIN IMMEDIATE`) is held.
 
-use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::LazyLock;
 
@@ -39,6 +38,7 @@ use sqlx::sqlite::SqlitePool;
 use uuid::Uuid;
 
 use super::StoreError;
+use super::pending::{Pending, json_array};
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
     MoveRow, ts,
@@ -123,16 +123,6 @@ impl WriterState {
     }
 }
 
-/// A game written in this batch.
-struct Written {
-    /// Its latest state.
-    state: GameRecord,
-    /// Deleted (it is written and marked, see [`WriteTx::delete_game`]).
-    ///
-    /// [`WriteTx::delete_game`]: super::WriteTx::delete_game
-    deleted: bool,
-}
-
 /// An SQLite write transaction whose writes wait in memory until commit.
 pub(super) struct Batch {
     conn: PoolConnection<Sqlite>,
@@ -143,21 +133,8 @@ pub(super) struct Batch {
     used_cache: bool,
     /// Another connection committed after this batch used cached games.
     interfered: bool,
-    /// Games written in this batch, in the order first written.
-    order: Vec<Uuid>,
-    written: HashMap<Uuid, Written>,
-    /// Rows to insert, each with its game's id.
-    moves: Vec<(Uuid, MoveRow)>,
-    events: Vec<(Uuid, EventRow)>,
-    remembered: Vec<Remembered>,
-    /// Purge the games deleted before this time (a timestamp as stored).
-    purge: Option<String>,
-}
-
-/// An idempotency record to write.
-struct Remembered {
-    id: Uuid,
-    row: IdempotencyRow,
+    /// What the batch's jobs wrote, until commit.
+    pending: Pending,
 }
 
 impl Batch {
@@ -177,12 +154,7 @@ impl Batch {
             begun: false,
             used_cache: false,
             interfered: false,
-            order: Vec::new(),
-            written: HashMap::new(),
-            moves: Vec::new(),
-            events: Vec::new(),
-            remembered: Vec::new(),
-            purge: None,
+            pending: Pending::default(),
         })
     }
 
@@ -219,8 +191,7 @@ impl Batch {
         let Batch {
             mut conn,
             mut state,
-            order,
-            mut written,
+            pending,
             ..
         } = self;
         if let Err(e) = flushed {
@@ -238,15 +209,12 @@ impl Batch {
             };
             return (Err(e), WriterState::new(state.hold));
         }
-        for id in order {
-            match written.remove(&id) {
-                Some(Written {
-                    state: game,
-                    deleted: false,
-                }) => {
+        for (id, game) in pending.into_committed() {
+            match game {
+                Some(game) => {
                     state.games.put(id, game);
                 }
-                _ => {
+                None => {
                     state.games.pop(&id);
                 }
             }
@@ -266,32 +234,24 @@ impl Batch {
     }
 
     async fn flush(&mut self) -> Result<(), StoreError> {
-        let mut gone = Vec::new();
-        let mut games = Vec::new();
-        for id in &self.order {
-            let w = &self.written[id];
-            games.push(GameColumns::of(&w.state));
-            if w.deleted {
-                gone.push(id.to_string());
-            }
-        }
-        let moves = json_array(self.moves.iter().map(|(_, m)| m))?;
-        let events = json_array(self.events.iter().map(|(_, e)| e))?;
-        let remembered = json_array(self.remembered.iter().map(|r| &r.row))?;
+        let rows = self.pending.rows()?;
+        let gone = rows.games.iter().filter(|(_, deleted)| *deleted);
+        let gone = json_array(gone.map(|(game, _)| &game.id))?;
+        let games = json_array(rows.games.iter().map(|(game, _)| game))?;
         let flush = sqlx::query(if self.begun {
             FLUSH.as_str()
         } else {
             GUARDED_FLUSH.as_str()
         });
         flush
-            .bind(json_array(gone.iter())?)
-            .bind(json_array(games.iter())?)
-            .bind(moves)
-            .bind(events)
-            .bind(remembered)
+            .bind(gone)
+            .bind(games)
+            .bind(rows.moves)
+            .bind(rows.events)
+            .bind(rows.remembered)
             .bind(self.state.data_version)
             .bind(ts(chrono::Utc::now()))
-            .bind(self.purge.as_deref())
+            .bind(self.pending.purge())
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -299,8 +259,8 @@ impl Batch {
 
     /// The game as this batch sees it.
     pub(super) async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        if let Some(w) = self.written.get(&id) {
-            return Ok((!w.deleted).then(|| w.state.clone()));
+        if let Some(written) = self.pending.game(id) {
+            return Ok(written);
         }
         if let Some(game) = self.state.games.get(&id) {
             self.used_cache = true;
@@ -318,16 +278,8 @@ impl Batch {
         Ok(game)
     }
 
-    fn set(&mut self, state: GameRecord, deleted: bool) {
-        let id = state.id;
-        if !self.written.contains_key(&id) {
-            self.order.push(id);
-        }
-        self.written.insert(id, Written { state, deleted });
-    }
-
     pub(super) fn insert_game(&mut self, game: &GameRecord) {
-        self.set(game.clone(), false);
+        self.pending.set(game.clone(), false);
     }
 
     /// Records the new state if the game is at `expected_version`.
@@ -338,7 +290,7 @@ impl Batch {
     ) -> Result<bool, StoreError> {
         match self.game(game.id).await? {
             Some(current) if current.version == expected_version => {
-                self.set(game.clone(), false);
+                self.pending.set(game.clone(), false);
                 Ok(true)
             }
             _ => Ok(false),
@@ -351,21 +303,21 @@ impl Batch {
         let Some(game) = self.game(id).await? else {
             return Ok(false);
         };
-        self.set(game, true);
+        self.pending.set(game, true);
         Ok(true)
     }
 
     /// Purges, at commit, the games deleted before `before`.
     pub(super) fn purge_deleted(&mut self, before: String) {
-        self.purge = Some(before);
+        self.pending.purge_deleted(before);
     }
 
-    pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
-        self.moves.push((id, row));
+    pub(super) fn insert_move(&mut self, row: MoveRow) {
+        self.pending.insert_move(row);
     }
 
-    pub(super) fn insert_event(&mut self, id: Uuid, row: EventRow) {
-        self.events.push((id, row));
+    pub(super) fn insert_event(&mut self, row: EventRow) {
+        self.pending.insert_event(row);
     }
 
     /// The record of an idempotency key: one remembered in this batch, else
@@ -375,13 +327,8 @@ impl Batch {
         id: Uuid,
         key: &str,
     ) -> Result<Option<IdempotentRecord>, StoreError> {
-        let row = if let Some(r) = self
-            .remembered
-            .iter()
-            .rev()
-            .find(|r| r.id == id && r.row.key == key)
-        {
-            Some(r.row.clone())
+        let row = if let Some(row) = self.pending.remembered(id, key) {
+            Some(row)
         } else {
             let conn = self.begun().await?;
             sqlx::query_as(IDEMPOTENT)
@@ -394,14 +341,6 @@ impl Batch {
     }
 
     pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
-        self.remembered.push(Remembered { id, row });
+        self.pending.remember(id, row);
     }
-}
-
-/// Rows as a JSON array, for `json_each` (SQLite) or `jsonb` (PostgreSQL).
-pub(super) fn json_array<'r, T: serde::Serialize + 'r>(
-    rows: impl Iterator<Item = &'r T>,
-) -> Result<String, StoreError> {
-    let rows: Vec<&T> = rows.collect();
-    serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
 }

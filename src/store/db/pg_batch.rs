@@ -34,7 +34,7 @@ use sqlx::{Postgres as Pg, Transaction};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::batch::json_array;
+use super::pending::{Pending, json_array};
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
     MoveRow, ts,
@@ -75,20 +75,6 @@ SELECT count(*) FROM \
     )
 });
 
-/// A game written in this batch.
-struct Written {
-    /// Its latest state.
-    state: GameRecord,
-    /// Deleted: written, in its latest state, with `deleted_at` set.
-    deleted: bool,
-}
-
-/// An idempotency record to write.
-struct Remembered {
-    id: Uuid,
-    row: IdempotencyRow,
-}
-
 /// A PostgreSQL write batch whose writes wait in memory until commit.
 pub(super) struct PgBatch {
     pool: PgPool,
@@ -96,14 +82,8 @@ pub(super) struct PgBatch {
     tx: Option<Transaction<'static, Pg>>,
     /// Games read (and locked) in this batch, as read.
     read: HashMap<Uuid, Option<GameRecord>>,
-    /// Games written in this batch, in the order first written.
-    order: Vec<Uuid>,
-    written: HashMap<Uuid, Written>,
-    moves: Vec<(Uuid, MoveRow)>,
-    events: Vec<(Uuid, EventRow)>,
-    remembered: Vec<Remembered>,
-    /// Purge the games deleted before this time (a timestamp as stored).
-    purge: Option<String>,
+    /// What the batch's jobs wrote, until commit.
+    pending: Pending,
 }
 
 impl PgBatch {
@@ -113,12 +93,7 @@ impl PgBatch {
             pool,
             tx: None,
             read: HashMap::new(),
-            order: Vec::new(),
-            written: HashMap::new(),
-            moves: Vec::new(),
-            events: Vec::new(),
-            remembered: Vec::new(),
-            purge: None,
+            pending: Pending::default(),
         }
     }
 
@@ -135,8 +110,8 @@ impl PgBatch {
     /// The game as this batch sees it; read from the database the first
     /// time, and locked there until the batch ends.
     pub(super) async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        if let Some(w) = self.written.get(&id) {
-            return Ok((!w.deleted).then(|| w.state.clone()));
+        if let Some(written) = self.pending.game(id) {
+            return Ok(written);
         }
         if let Some(game) = self.read.get(&id) {
             return Ok(game.clone());
@@ -157,7 +132,7 @@ impl PgBatch {
     pub(super) async fn prefetch(&mut self, ids: &[Uuid]) -> Result<(), StoreError> {
         let mut ids: Vec<String> = ids
             .iter()
-            .filter(|id| !self.read.contains_key(id) && !self.written.contains_key(id))
+            .filter(|&&id| !self.read.contains_key(&id) && !self.pending.wrote(id))
             .map(Uuid::to_string)
             .collect();
         if ids.is_empty() {
@@ -182,16 +157,8 @@ impl PgBatch {
         Ok(())
     }
 
-    fn set(&mut self, state: GameRecord, deleted: bool) {
-        let id = state.id;
-        if !self.written.contains_key(&id) {
-            self.order.push(id);
-        }
-        self.written.insert(id, Written { state, deleted });
-    }
-
     pub(super) fn insert_game(&mut self, game: &GameRecord) {
-        self.set(game.clone(), false);
+        self.pending.set(game.clone(), false);
     }
 
     /// Records the new state if the game is at `expected_version`.
@@ -202,7 +169,7 @@ impl PgBatch {
     ) -> Result<bool, StoreError> {
         match self.game(game.id).await? {
             Some(current) if current.version == expected_version => {
-                self.set(game.clone(), false);
+                self.pending.set(game.clone(), false);
                 Ok(true)
             }
             _ => Ok(false),
@@ -215,21 +182,21 @@ impl PgBatch {
         let Some(game) = self.game(id).await? else {
             return Ok(false);
         };
-        self.set(game, true);
+        self.pending.set(game, true);
         Ok(true)
     }
 
     /// Purges, at commit, the games deleted before `before`.
     pub(super) fn purge_deleted(&mut self, before: String) {
-        self.purge = Some(before);
+        self.pending.purge_deleted(before);
     }
 
-    pub(super) fn insert_move(&mut self, id: Uuid, row: MoveRow) {
-        self.moves.push((id, row));
+    pub(super) fn insert_move(&mut self, row: MoveRow) {
+        self.pending.insert_move(row);
     }
 
-    pub(super) fn insert_event(&mut self, id: Uuid, row: EventRow) {
-        self.events.push((id, row));
+    pub(super) fn insert_event(&mut self, row: EventRow) {
+        self.pending.insert_event(row);
     }
 
     /// The record of an idempotency key: one remembered in this batch, else
@@ -239,13 +206,8 @@ impl PgBatch {
         id: Uuid,
         key: &str,
     ) -> Result<Option<IdempotentRecord>, StoreError> {
-        let row = if let Some(r) = self
-            .remembered
-            .iter()
-            .rev()
-            .find(|r| r.id == id && r.row.key == key)
-        {
-            Some(r.row.clone())
+        let row = if let Some(row) = self.pending.remembered(id, key) {
+            Some(row)
         } else {
             let tx = self.tx().await?;
             sqlx::query_as(IDEMPOTENT)
@@ -258,49 +220,41 @@ impl PgBatch {
     }
 
     pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
-        self.remembered.push(Remembered { id, row });
+        self.pending.remember(id, row);
     }
 
     /// Writes everything and commits.
     pub(super) async fn commit(mut self) -> Result<(), StoreError> {
-        if let Some(before) = self.purge.take() {
+        if let Some(before) = self.pending.purge().map(str::to_owned) {
             let tx = self.tx().await?;
             sqlx::query("DELETE FROM games WHERE deleted_at < $1")
                 .bind(before)
                 .execute(&mut **tx)
                 .await?;
         }
-        if self.order.is_empty()
-            && self.moves.is_empty()
-            && self.events.is_empty()
-            && self.remembered.is_empty()
-        {
+        if self.pending.is_empty() {
             if let Some(tx) = self.tx.take() {
                 tx.commit().await?;
             }
             return Ok(());
         }
+        let rows = self.pending.rows()?;
         let now = ts(chrono::Utc::now());
-        let mut games = Vec::with_capacity(self.order.len());
-        let mut changed = Vec::with_capacity(self.order.len());
-        for id in &self.order {
-            let w = &self.written[id];
-            let mut row = serde_json::to_value(GameColumns::of(&w.state))
+        let mut games = Vec::with_capacity(rows.games.len());
+        for (game, deleted) in &rows.games {
+            let mut row = serde_json::to_value(game)
                 .map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))?;
-            if w.deleted
-                && let Some(fields) = row.as_object_mut()
-            {
+            if *deleted && let Some(fields) = row.as_object_mut() {
                 fields.insert("deleted_at".into(), now.clone().into());
             }
             games.push(row);
-            changed.push(id.to_string());
         }
         let flush = sqlx::query(FLUSH.as_str())
             .bind(json_array(games.iter())?)
-            .bind(json_array(self.moves.iter().map(|(_, m)| m))?)
-            .bind(json_array(self.events.iter().map(|(_, e)| e))?)
-            .bind(json_array(self.remembered.iter().map(|r| &r.row))?)
-            .bind(json_array(changed.iter())?);
+            .bind(rows.moves)
+            .bind(rows.events)
+            .bind(rows.remembered)
+            .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?);
         match self.tx.take() {
             Some(mut tx) => {
                 flush.execute(&mut *tx).await?;

@@ -1,0 +1,158 @@
+//! What a write batch has written and not yet sent: both backends' batches
+//! (`db/batch.rs`, `db/pg_batch.rs`) hold their jobs' writes here until
+//! commit, and see their own writes through it.
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use super::StoreError;
+use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
+use crate::domain::GameRecord;
+
+/// A game written in the batch.
+struct Written {
+    /// Its latest state.
+    state: GameRecord,
+    /// Deleted: written in its latest state and marked (see
+    /// [`WriteTx::delete_game`](super::WriteTx::delete_game)).
+    deleted: bool,
+}
+
+/// An idempotency record to write.
+struct Remembered {
+    id: Uuid,
+    row: IdempotencyRow,
+}
+
+/// The batch's writes, in the order they were made.
+#[derive(Default)]
+pub(super) struct Pending {
+    /// Games written, in the order first written.
+    order: Vec<Uuid>,
+    written: HashMap<Uuid, Written>,
+    moves: Vec<MoveRow>,
+    events: Vec<EventRow>,
+    remembered: Vec<Remembered>,
+    /// Purge the games deleted before this time (a timestamp as stored).
+    purge: Option<String>,
+}
+
+/// The rows of a batch, each table's a JSON array of objects keyed by
+/// column name.
+pub(super) struct Rows {
+    /// Each game written, in order, and whether it is deleted.
+    pub(super) games: Vec<(GameColumns, bool)>,
+    pub(super) moves: String,
+    pub(super) events: String,
+    pub(super) remembered: String,
+}
+
+impl Pending {
+    /// The game as the batch wrote it: `Some(None)` once deleted, `None` if
+    /// the batch has not written it.
+    #[expect(
+        clippy::option_option,
+        reason = "the inner option is a read's answer (no such game), the outer whether the batch wrote it"
+    )]
+    pub(super) fn game(&self, id: Uuid) -> Option<Option<GameRecord>> {
+        self.written
+            .get(&id)
+            .map(|w| (!w.deleted).then(|| w.state.clone()))
+    }
+
+    /// Whether the batch wrote this game.
+    pub(super) fn wrote(&self, id: Uuid) -> bool {
+        self.written.contains_key(&id)
+    }
+
+    /// Records the game's new state (`deleted`: and marks it deleted).
+    pub(super) fn set(&mut self, state: GameRecord, deleted: bool) {
+        let id = state.id;
+        if !self.written.contains_key(&id) {
+            self.order.push(id);
+        }
+        self.written.insert(id, Written { state, deleted });
+    }
+
+    pub(super) fn insert_move(&mut self, row: MoveRow) {
+        self.moves.push(row);
+    }
+
+    pub(super) fn insert_event(&mut self, row: EventRow) {
+        self.events.push(row);
+    }
+
+    pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
+        self.remembered.push(Remembered { id, row });
+    }
+
+    /// The last idempotency record the batch wrote for this key.
+    pub(super) fn remembered(&self, id: Uuid, key: &str) -> Option<IdempotencyRow> {
+        self.remembered
+            .iter()
+            .rev()
+            .find(|r| r.id == id && r.row.key == key)
+            .map(|r| r.row.clone())
+    }
+
+    /// Purges, at commit, the games deleted before `before`.
+    pub(super) fn purge_deleted(&mut self, before: String) {
+        self.purge = Some(before);
+    }
+
+    /// The purge asked for, if any.
+    pub(super) fn purge(&self) -> Option<&str> {
+        self.purge.as_deref()
+    }
+
+    /// Whether there is no row to write.
+    pub(super) fn is_empty(&self) -> bool {
+        self.order.is_empty()
+            && self.moves.is_empty()
+            && self.events.is_empty()
+            && self.remembered.is_empty()
+    }
+
+    /// The rows to send.
+    ///
+    /// # Errors
+    /// `Corrupt` if a row cannot be written as JSON.
+    pub(super) fn rows(&self) -> Result<Rows, StoreError> {
+        Ok(Rows {
+            games: self
+                .order
+                .iter()
+                .map(|id| {
+                    let w = &self.written[id];
+                    (GameColumns::of(&w.state), w.deleted)
+                })
+                .collect(),
+            moves: json_array(self.moves.iter())?,
+            events: json_array(self.events.iter())?,
+            remembered: json_array(self.remembered.iter().map(|r| &r.row))?,
+        })
+    }
+
+    /// The games as committed: the state of each, `None` if deleted.
+    pub(super) fn into_committed(mut self) -> impl Iterator<Item = (Uuid, Option<GameRecord>)> {
+        self.order.into_iter().map(move |id| {
+            let game = self
+                .written
+                .remove(&id)
+                .and_then(|w| (!w.deleted).then_some(w.state));
+            (id, game)
+        })
+    }
+}
+
+/// Rows as a JSON array, for `json_each` (SQLite) or `jsonb` (PostgreSQL).
+///
+/// # Errors
+/// `Corrupt` if a row cannot be written as JSON.
+pub(super) fn json_array<'r, T: serde::Serialize + 'r>(
+    rows: impl Iterator<Item = &'r T>,
+) -> Result<String, StoreError> {
+    let rows: Vec<&T> = rows.collect();
+    serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
+}
