@@ -28,6 +28,7 @@ use crate::domain::{
 use crate::rules::GameKind;
 use batch::Batch;
 pub(super) use batch::WriterState;
+use pending::Pending;
 use pg_batch::PgBatch;
 use rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, KeptRow, ListedRow, MOVE_COLUMNS, MoveRow, ts,
@@ -336,6 +337,16 @@ enum Conn {
     Postgres(Box<PgBatch>),
 }
 
+impl Conn {
+    /// The batch's writes waiting for its commit.
+    fn pending(&mut self) -> &mut Pending {
+        match self {
+            Conn::Sqlite(batch) => &mut batch.pending,
+            Conn::Postgres(batch) => &mut batch.pending,
+        }
+    }
+}
+
 /// A write transaction.
 pub struct WriteTx {
     conn: Conn,
@@ -430,10 +441,7 @@ impl WriteTx {
         reason = "both backends hold writes until commit today; the write API stays async for one that writes through"
     )]
     pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.insert_game(game),
-            Conn::Postgres(batch) => batch.insert_game(game),
-        }
+        self.conn.pending().set(game.clone(), false);
         self.writes += 1;
         Ok(())
     }
@@ -448,14 +456,14 @@ impl WriteTx {
         game: &GameRecord,
         expected_version: i64,
     ) -> Result<bool, StoreError> {
-        let done = match &mut self.conn {
-            Conn::Sqlite(batch) => batch.update_game(game, expected_version).await?,
-            Conn::Postgres(batch) => batch.update_game(game, expected_version).await?,
-        };
-        if done {
-            self.writes += 1;
+        match self.game(game.id).await? {
+            Some(current) if current.version == expected_version => {
+                self.conn.pending().set(game.clone(), false);
+                self.writes += 1;
+                Ok(true)
+            }
+            _ => Ok(false),
         }
-        Ok(done)
     }
 
     /// Appends a move to the history.
@@ -468,10 +476,7 @@ impl WriteTx {
     )]
     pub async fn insert_move(&mut self, id: Uuid, m: &MoveRecord) -> Result<(), StoreError> {
         let row = MoveRow::of(id, m);
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.insert_move(row),
-            Conn::Postgres(batch) => batch.insert_move(row),
-        }
+        self.conn.pending().insert_move(row);
         self.writes += 1;
         Ok(())
     }
@@ -486,10 +491,7 @@ impl WriteTx {
     )]
     pub async fn insert_event(&mut self, id: Uuid, e: &EventRecord) -> Result<(), StoreError> {
         let row = EventRow::of(id, e);
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.insert_event(row),
-            Conn::Postgres(batch) => batch.insert_event(row),
-        }
+        self.conn.pending().insert_event(row);
         self.writes += 1;
         Ok(())
     }
@@ -503,14 +505,14 @@ impl WriteTx {
     /// # Errors
     /// Database errors.
     pub async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        let done = match &mut self.conn {
-            Conn::Sqlite(batch) => batch.delete_game(id).await?,
-            Conn::Postgres(batch) => batch.delete_game(id).await?,
+        // Written in its latest state and marked, with the batch, so that its
+        // history stays whole for event streams.
+        let Some(game) = self.game(id).await? else {
+            return Ok(false);
         };
-        if done {
-            self.writes += 1;
-        }
-        Ok(done)
+        self.conn.pending().set(game, true);
+        self.writes += 1;
+        Ok(true)
     }
 
     /// Erases the games deleted before `before`, with their history and
@@ -523,10 +525,7 @@ impl WriteTx {
         reason = "both backends hold writes until commit today; the write API stays async for one that writes through"
     )]
     pub async fn purge_deleted(&mut self, before: DateTime<Utc>) -> Result<(), StoreError> {
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.purge_deleted(ts(before)),
-            Conn::Postgres(batch) => batch.purge_deleted(ts(before)),
-        }
+        self.conn.pending().purge_deleted(ts(before));
         Ok(())
     }
 
@@ -539,10 +538,14 @@ impl WriteTx {
         id: Uuid,
         key: &str,
     ) -> Result<Option<IdempotentRecord>, StoreError> {
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.idempotent(id, key).await,
-            Conn::Postgres(batch) => batch.idempotent(id, key).await,
-        }
+        let row = match self.conn.pending().remembered(id, key) {
+            Some(row) => Some(row),
+            None => match &mut self.conn {
+                Conn::Sqlite(batch) => batch.idempotent(id, key).await?,
+                Conn::Postgres(batch) => batch.idempotent(id, key).await?,
+            },
+        };
+        row.map(rows::IdempotencyRow::into_record).transpose()
     }
 
     /// Remembers the answer to `request` under an idempotency key of the
@@ -563,10 +566,7 @@ impl WriteTx {
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
         let row = rows::IdempotencyRow::of(id, key, request, response);
-        match &mut self.conn {
-            Conn::Sqlite(batch) => batch.remember(id, row),
-            Conn::Postgres(batch) => batch.remember(id, row),
-        }
+        self.conn.pending().remember(id, row);
         self.writes += 1;
         Ok(())
     }

@@ -40,10 +40,9 @@ use uuid::Uuid;
 use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
-    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS,
-    MoveRow, ts,
+    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, ts,
 };
-use crate::domain::{GameRecord, IdempotentRecord};
+use crate::domain::GameRecord;
 
 /// Committed games the writer remembers between batches.
 const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
@@ -134,7 +133,7 @@ pub(super) struct Batch {
     /// Another connection committed after this batch used cached games.
     interfered: bool,
     /// What the batch's jobs wrote, until commit.
-    pending: Pending,
+    pub(super) pending: Pending,
 }
 
 impl Batch {
@@ -278,69 +277,19 @@ impl Batch {
         Ok(game)
     }
 
-    pub(super) fn insert_game(&mut self, game: &GameRecord) {
-        self.pending.set(game.clone(), false);
-    }
-
-    /// Records the new state if the game is at `expected_version`.
-    pub(super) async fn update_game(
-        &mut self,
-        game: &GameRecord,
-        expected_version: i64,
-    ) -> Result<bool, StoreError> {
-        match self.game(game.id).await? {
-            Some(current) if current.version == expected_version => {
-                self.pending.set(game.clone(), false);
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-
-    /// Marks the game deleted; it is written, in its latest state, with the
-    /// batch (so its history stays whole for event streams).
-    pub(super) async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
-        let Some(game) = self.game(id).await? else {
-            return Ok(false);
-        };
-        self.pending.set(game, true);
-        Ok(true)
-    }
-
-    /// Purges, at commit, the games deleted before `before`.
-    pub(super) fn purge_deleted(&mut self, before: String) {
-        self.pending.purge_deleted(before);
-    }
-
-    pub(super) fn insert_move(&mut self, row: MoveRow) {
-        self.pending.insert_move(row);
-    }
-
-    pub(super) fn insert_event(&mut self, row: EventRow) {
-        self.pending.insert_event(row);
-    }
-
-    /// The record of an idempotency key: one remembered in this batch, else
-    /// the database's.
+    /// The stored record of an idempotency key (the batch's own are in
+    /// its pending writes).
     pub(super) async fn idempotent(
         &mut self,
         id: Uuid,
         key: &str,
-    ) -> Result<Option<IdempotentRecord>, StoreError> {
-        let row = if let Some(row) = self.pending.remembered(id, key) {
-            Some(row)
-        } else {
-            let conn = self.begun().await?;
-            sqlx::query_as(IDEMPOTENT)
-                .bind(id.to_string())
-                .bind(key)
-                .fetch_optional(&mut **conn)
-                .await?
-        };
-        row.map(IdempotencyRow::into_record).transpose()
-    }
-
-    pub(super) fn remember(&mut self, id: Uuid, row: IdempotencyRow) {
-        self.pending.remember(id, row);
+    ) -> Result<Option<IdempotencyRow>, StoreError> {
+        let conn = self.begun().await?;
+        let row = sqlx::query_as(IDEMPOTENT)
+            .bind(id.to_string())
+            .bind(key)
+            .fetch_optional(&mut **conn)
+            .await?;
+        Ok(row)
     }
 }
