@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use reqwest::{Method, StatusCode};
+use reqwest::{Method, Response, StatusCode};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with};
+use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_app_with};
 
 /// Reads what the server sends until it closes the connection (or 10 s).
 async fn read_until_closed(stream: &mut TcpStream) -> String {
@@ -91,45 +91,46 @@ async fn event_streams_past_the_cap_get_503_busy_until_one_closes() {
     drop(second);
 }
 
-#[tokio::test]
-async fn behind_a_trusted_proxy_the_rate_limit_keys_on_the_forwarded_client() {
-    let app = spawn_app_with(|s| {
+/// An app allowing one request per second and client, trusting `proxies`.
+async fn one_per_second(proxies: &str) -> TestApp {
+    let proxies = proxies.parse().unwrap();
+    spawn_app_with(|s| {
         s.rate_limit = 1;
         s.rate_burst = 1;
-        s.trusted_proxies = "127.0.0.0/8".parse().unwrap();
+        s.trusted_proxies = proxies;
     })
-    .await;
-    let from = |client: &str| {
-        app.request(Method::GET, "/v1/kinds")
-            .header("x-forwarded-for", client)
-            .send()
-    };
-    assert_eq!(from("203.0.113.1").await.unwrap().status(), 200);
+    .await
+}
+
+/// `GET /v1/kinds` with `X-Forwarded-For: client`.
+async fn kinds_from(app: &TestApp, client: &str) -> Response {
+    app.request(Method::GET, "/v1/kinds")
+        .header("x-forwarded-for", client)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_rate_limit_keys_on_the_forwarded_client() {
+    let app = one_per_second("127.0.0.0/8").await;
+    assert_eq!(kinds_from(&app, "203.0.113.1").await.status(), 200);
     // The same client again: over its limit.
-    let res = from("203.0.113.1").await.unwrap();
+    let res = kinds_from(&app, "203.0.113.1").await;
     assert_problem(res, 429, "rate_limited").await;
     // Another client behind the same proxy has its own bucket; a forged
     // entry to the left of the proxy's does not make a new client.
-    assert_eq!(from("203.0.113.2").await.unwrap().status(), 200);
-    let res = from("198.51.100.9, 203.0.113.2").await.unwrap();
+    assert_eq!(kinds_from(&app, "203.0.113.2").await.status(), 200);
+    let res = kinds_from(&app, "198.51.100.9, 203.0.113.2").await;
     assert_problem(res, 429, "rate_limited").await;
 }
 
 #[tokio::test]
 async fn without_trusted_proxies_x_forwarded_for_is_ignored() {
-    let app = spawn_app_with(|s| {
-        s.rate_limit = 1;
-        s.rate_burst = 1;
-    })
-    .await;
-    let from = |client: &str| {
-        app.request(Method::GET, "/v1/kinds")
-            .header("x-forwarded-for", client)
-            .send()
-    };
-    assert_eq!(from("203.0.113.1").await.unwrap().status(), 200);
+    let app = one_per_second("").await;
+    assert_eq!(kinds_from(&app, "203.0.113.1").await.status(), 200);
     // A new address in the header is no new client.
-    let res = from("203.0.113.2").await.unwrap();
+    let res = kinds_from(&app, "203.0.113.2").await;
     assert_problem(res, 429, "rate_limited").await;
 }
 

@@ -129,25 +129,23 @@ impl PgBatch {
     /// trip, in the order of their ids: every instance locks in that order,
     /// so two instances' batches never wait for each other in a cycle.
     pub(super) async fn prefetch(&mut self, ids: &[Uuid]) -> Result<(), StoreError> {
-        let mut ids: Vec<String> = ids
+        let wanted: Vec<Uuid> = ids
             .iter()
-            .filter(|&&id| !self.read.contains_key(&id) && !self.pending.wrote(id))
-            .map(Uuid::to_string)
+            .copied()
+            .filter(|&id| !self.read.contains_key(&id) && !self.pending.wrote(id))
             .collect();
-        if ids.is_empty() {
+        if wanted.is_empty() {
             return Ok(());
         }
-        ids.sort_unstable();
-        ids.dedup();
+        // The statement's ORDER BY sets the locking order.
+        let texts: Vec<String> = wanted.iter().map(Uuid::to_string).collect();
         let tx = self.tx().await?;
         let rows: Vec<GameColumns> = sqlx::query_as(&GAME_SQL.lock_many)
-            .bind(&ids)
+            .bind(&texts)
             .fetch_all(&mut **tx)
             .await?;
-        for id in &ids {
-            if let Ok(id) = Uuid::parse_str(id) {
-                self.read.insert(id, None);
-            }
+        for id in wanted {
+            self.read.insert(id, None);
         }
         for row in rows {
             let game = row.into_record()?;
