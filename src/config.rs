@@ -129,6 +129,11 @@ pub struct Settings {
     /// Print the OpenAPI document to standard output and exit.
     #[arg(long)]
     pub print_openapi: bool,
+
+    /// Where the service reads the time (game clocks, sweepers). Not a flag:
+    /// the system clock, or a manual one that tests move by hand.
+    #[arg(skip)]
+    pub clock: crate::clock::Clock,
 }
 
 impl Settings {
@@ -155,6 +160,7 @@ impl Settings {
             trusted_proxies: TrustedProxies::default(),
             cors_origins: CorsOrigins::default(),
             print_openapi: false,
+            clock: crate::clock::Clock::system(),
         }
     }
 

@@ -43,6 +43,7 @@
 //!   `examples` (for the OpenAPI document), `rate_limit`.
 //! - `web`: the browser side: `cors` (`--cors-origins`) and `play` (the
 //!   page at `/play`, its assets embedded from `web/dist`).
+//! - `clock`: where "now" comes from (a manual clock in tests).
 //! - `config`: the settings, as flags and environment variables.
 //! - `telemetry`: logging and request metrics.
 //! - `startup`: builds the app, binds, serves, stops gracefully.
@@ -51,6 +52,8 @@
 pub mod ai;
 /// HTTP handlers, wire types, errors as problem+json, the OpenAPI document.
 pub mod api;
+/// The time source: the system clock, or a manual one in tests.
+pub mod clock;
 /// One typed settings struct, from flags and environment.
 pub mod config;
 /// The records the service works with: games, seats, moves, changes, levels.

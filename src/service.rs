@@ -20,7 +20,7 @@ mod writes;
 
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 use tokio::sync::{Semaphore, broadcast};
@@ -29,6 +29,7 @@ use uuid::Uuid;
 use crate::ai::Level;
 /// What a hint or a bot move answers with: the api renders these.
 pub use crate::ai::{Evaluation, Outcome, Suggestion};
+use crate::clock::Clock;
 use crate::domain::{
     EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, StoredResponse,
     TokenHash,
@@ -192,6 +193,8 @@ pub struct Service {
     /// Client searches running or waiting, and the games they are for (one
     /// search per game at a time).
     queued: Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
+    /// Where "now" comes from.
+    clock: Clock,
 }
 
 /// Client searches that may wait per search slot before `Busy`.
@@ -204,6 +207,7 @@ impl Service {
         bot_budget: Duration,
         metrics: Metrics,
         max_searches: usize,
+        clock: Clock,
     ) -> Service {
         Service {
             store,
@@ -213,7 +217,14 @@ impl Service {
             repliers: Arc::new(Semaphore::new(max_searches.max(1))),
             queue_limit: max_searches.max(1) * QUEUE_PER_SLOT,
             queued: Arc::default(),
+            clock,
         }
+    }
+
+    /// The service's time source.
+    #[must_use]
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Ids of games that changed (after the change committed; on PostgreSQL
@@ -259,6 +270,7 @@ impl Service {
         change: impl FnOnce(&mut GameRecord, Player) -> Result<EventType> + Send + 'static,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let clock = self.clock.clone();
         let game = self
             .write(
                 Some(id),
@@ -266,7 +278,7 @@ impl Service {
                     Box::pin(async move {
                         let (mut game, seat) = load_seat(tx, id, &token, if_match).await?;
                         let kind = change(&mut game, seat)?;
-                        save(tx, &mut game).await?;
+                        save(tx, &mut game, clock.now()).await?;
                         tx.insert_event(id, &event(&game, kind)).await?;
                         Ok(game)
                     })
@@ -355,7 +367,7 @@ fn authorize_turn(game: &GameRecord, token: Option<&str>) -> Result<Player> {
 }
 
 /// Plays `input` on the game's position; the record is untouched on refusal.
-fn apply(game: &mut GameRecord, input: MoveInput) -> Result<MoveRecord> {
+fn apply(game: &mut GameRecord, input: MoveInput, now: DateTime<Utc>) -> Result<MoveRecord> {
     let player = game.position.to_move();
     match game.position.play_input(input) {
         Ok(mv) => Ok(MoveRecord {
@@ -364,7 +376,7 @@ fn apply(game: &mut GameRecord, input: MoveInput) -> Result<MoveRecord> {
             version: game.version + 1,
             player,
             mv: mv.input(),
-            at: Utc::now(),
+            at: now,
         }),
         Err(MoveParseError::WrongShape { kind }) => Err(ServiceError::Malformed(format!(
             "a {kind} move looks like {}",
@@ -391,10 +403,10 @@ fn event(game: &GameRecord, event: EventType) -> EventRecord {
 /// Bumps the version and writes the game. The writer holds the write lock,
 /// so the version check cannot fail unless the database was changed behind
 /// the service's back.
-async fn save(tx: &mut WriteTx, game: &mut GameRecord) -> Result<()> {
+async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Result<()> {
     let expected = game.version;
     game.version = expected + 1;
-    game.updated_at = Utc::now();
+    game.updated_at = now;
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

@@ -64,6 +64,7 @@ impl Application {
                 settings.bot_budget(),
                 metrics.clone(),
                 settings.max_searches(),
+                settings.clock.clone(),
             ),
             metrics: metrics.clone(),
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),

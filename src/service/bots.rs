@@ -143,6 +143,7 @@ impl Service {
             let (id, seen) = (game.id, game.version);
             let record = record.clone();
             let so_far = replies.clone();
+            let clock = self.clock.clone();
             let reply = self
                 .write(
                     Some(id),
@@ -152,9 +153,10 @@ impl Service {
                             if current.version != seen {
                                 return Ok(None);
                             }
-                            let mv = apply(&mut current, suggestion.mv.input())?;
+                            let now = clock.now();
+                            let mv = apply(&mut current, suggestion.mv.input(), now)?;
                             tx.insert_move(id, &mv).await?;
-                            save(tx, &mut current).await?;
+                            save(tx, &mut current, now).await?;
                             if let Some((key, request, render, answered)) = record {
                                 let mut replies = so_far;
                                 replies.push(mv);

@@ -1,7 +1,6 @@
 //! The writes: create, join, play, restart, resign, delete. Each is one job
 //! of the store's writer, answered once its transaction has committed.
 
-use chrono::Utc;
 use rand::RngCore;
 use uuid::Uuid;
 
@@ -40,7 +39,7 @@ impl Service {
             Opponent::Human => Seat::Human { token: None },
             Opponent::Bot { level, seed } => Seat::Bot { level, seed },
         };
-        let now = Utc::now();
+        let now = self.clock.now();
         let mut game = GameRecord {
             id: Uuid::now_v7(),
             position,
@@ -83,6 +82,7 @@ impl Service {
     pub async fn join(&self, id: Uuid, if_match: Option<i64>) -> Result<SeatTaken> {
         let token = new_token();
         let hash = TokenHash::of(&token);
+        let clock = self.clock.clone();
         let (game, seat) = self
             .write(
                 Some(id),
@@ -95,7 +95,7 @@ impl Service {
                             .find(|&p| game.seat(p).is_open())
                             .ok_or(ServiceError::NoOpenSeat)?;
                         game.seats[seat.index()] = Seat::Human { token: Some(hash) };
-                        save(tx, &mut game).await?;
+                        save(tx, &mut game, clock.now()).await?;
                         tx.insert_event(id, &event(&game, EventType::Join(seat)))
                             .await?;
                         Ok((game, seat))
@@ -136,6 +136,7 @@ impl Service {
         input: MoveInput,
     ) -> Result<MoveResult> {
         let metrics = self.metrics.clone();
+        let clock = self.clock.clone();
         let key = pre.idempotency_key.clone();
         let outcome = self
             .write(
@@ -150,13 +151,14 @@ impl Service {
                             return Ok(Err(stored));
                         }
                         let kind = game.kind().as_str();
+                        let now = clock.now();
                         let checked = check_version(&game, pre.if_match)
                             .and_then(|()| check_playable(&game, Some(seat)))
-                            .and_then(|()| apply(&mut game, input));
+                            .and_then(|()| apply(&mut game, input, now));
                         metrics.count_move(kind, checked.is_ok());
                         let mv = checked?;
                         tx.insert_move(id, &mv).await?;
-                        save(tx, &mut game).await?;
+                        save(tx, &mut game, now).await?;
                         let played = Played {
                             mv,
                             game,
@@ -239,12 +241,13 @@ impl Service {
     #[tracing::instrument(name = "delete", skip_all, fields(game = %id))]
     pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let clock = self.clock.clone();
         self.write(
             Some(id),
             Box::new(move |tx| {
                 Box::pin(async move {
                     let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
-                    save(tx, &mut game).await?;
+                    save(tx, &mut game, clock.now()).await?;
                     tx.insert_event(id, &event(&game, EventType::Deleted))
                         .await?;
                     tx.delete_game(id).await?;
