@@ -153,8 +153,11 @@ async fn delete(app: &crate::helpers::TestApp, id: &str, token: &str) -> reqwest
 async fn alone_is_fine_while_waiting_in_hotseat_against_a_bot_and_once_the_round_is_over() {
     let app = spawn_app().await;
     // Waiting: nobody has joined.
-    let w = app.create_kind("connect_four").await;
-    assert_eq!(delete(&app, &w.id, &w.token).await.status(), 204);
+    let waiting = app.create_kind("connect_four").await;
+    assert_eq!(
+        delete(&app, &waiting.id, &waiting.token).await.status(),
+        204
+    );
     // Hotseat: restart and delete a round in progress.
     let h = app
         .create(json!({"kind": "tic_tac_toe", "hotseat": true}))
