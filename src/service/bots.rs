@@ -79,7 +79,7 @@ impl Service {
     /// A search a client asked for (hint, bot move): one per game at a
     /// time and at most `queue_limit` running or waiting, else `Busy`.
     /// `random` and `easy` take microseconds: they wait for nobody.
-    async fn think_for_client(
+    pub(super) async fn think_for_client(
         &self,
         game: &GameRecord,
         level: Level,

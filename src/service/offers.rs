@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::writes::new_round;
-use super::{Result, Service, ServiceError, check_playable, event, load_seat, save};
+use super::{Result, Service, ServiceError, check_playable, check_version, event, load_seat, save};
 use crate::ai::{Level, Outcome};
 use crate::domain::{EventType, GameRecord, Offer, OfferKind, Seat, TokenHash};
 use crate::rules::{AnyGame, Player};
@@ -39,6 +39,16 @@ impl Service {
             // A bot's answer is thought out before the write, on the game
             // as read now; the write checks that it has not changed since.
             let seen = self.game(id).await?;
+            // Who may ask is checked before a bot thinks (the write checks
+            // again, with the rest).
+            seen.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+            if bot_seat(&seen).is_some() {
+                check_version(&seen, if_match)?;
+                check_playable(&seen, None)?;
+                if seen.offer.is_some() {
+                    return Err(ServiceError::OfferPending);
+                }
+            }
             let answer = match bot_seat(&seen) {
                 Some((bot, level, seed)) if kind == OfferKind::Draw => {
                     Some(self.bot_takes_draw(&seen, bot, level, seed).await?)
@@ -203,10 +213,8 @@ impl Service {
             // Refused in the write, with the right code.
             return Ok(false);
         }
-        let budget = self.budget_for(game);
-        let suggestion = self
-            .think(&game.position, level, seed, Some(&self.repliers), budget)
-            .await?;
+        // A search a client asked for: it queues as hints do (one per game).
+        let suggestion = self.think_for_client(game, level, seed).await?;
         let eval = suggestion.evaluation;
         // The evaluation is the side to move's.
         let for_bot = if game.position.to_move() == bot {

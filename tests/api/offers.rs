@@ -323,6 +323,15 @@ async fn a_bot_agrees_a_draw_only_when_it_is_not_winning() {
     let me = app
         .create(json!({"kind": "tic_tac_toe", "opponent": {"type": "bot", "level": "perfect", "seed": 1}}))
         .await;
+    // A stranger's offer is refused before the bot thinks about it.
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers", me.id),
+            Some("stranger"),
+            &json!({"type": "draw"}),
+        )
+        .await;
+    assert_problem(res, 403, "invalid_token").await;
     let g = offer_ok(&app, &me, "draw").await;
     assert_eq!(g["status"], "draw");
     assert_eq!(g["end_reason"], "agreement");
