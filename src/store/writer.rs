@@ -104,8 +104,25 @@ where
     }
 }
 
-/// Runs batches until every sender is gone or the pool closes.
-pub(super) async fn run(target: Target, mut jobs: mpsc::Receiver<Box<dyn Job>>) {
+/// The queue of write jobs, shared by the writers of one store.
+pub(super) type Queue = Arc<tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>>;
+
+/// How many writers run batches at once on PostgreSQL: while one batch
+/// waits for its COMMIT (the fsync), the next is read, locked and applied
+/// on another connection. Batches on a common game take turns on its row
+/// lock (each locks its games in id order, as two instances' batches do),
+/// so nothing is applied to a game that another batch has not committed.
+/// SQLite has one writer: the file takes one write transaction at a time.
+pub(super) const PG_WRITERS: usize = 2;
+
+/// The shared queue of a store's writers.
+pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Queue {
+    Arc::new(tokio::sync::Mutex::new(jobs))
+}
+
+/// Runs batches until every sender is gone or the pool closes. The writer
+/// holds the queue only while it takes a batch from it.
+pub(super) async fn run(target: Target, queue: Queue) {
     let hold = matches!(target, Target::Sqlite { hold: true, .. });
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
     // The connection and the cache of committed games, carried from one
@@ -118,18 +135,24 @@ pub(super) async fn run(target: Target, mut jobs: mpsc::Receiver<Box<dyn Job>>) 
     };
     tokio::pin!(closed);
     loop {
-        let first = tokio::select! {
-            job = jobs.recv() => match job {
-                Some(job) => job,
-                None => break,
-            },
-            () = &mut closed => break,
-        };
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+        {
+            let mut jobs = tokio::select! {
+                jobs = queue.lock() => jobs,
+                () = &mut closed => break,
+            };
+            let first = tokio::select! {
+                job = jobs.recv() => match job {
+                    Some(job) => job,
+                    None => break,
+                },
+                () = &mut closed => break,
+            };
+            batch.push(first);
+            while batch.len() < MAX_BATCH {
+                match jobs.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
             }
         }
         let cold = || WriterState::new(hold);

@@ -37,7 +37,13 @@ pub(super) async fn open(
     sqlx::migrate!("./migrations/postgres").run(&pool).await?;
     tokio::spawn(listen(pool.clone(), changed));
     let (jobs, queue) = mpsc::channel(4096);
-    tokio::spawn(writer::run(writer::Target::Postgres(pool.clone()), queue));
+    let queue = writer::queue(queue);
+    for _ in 0..writer::PG_WRITERS {
+        tokio::spawn(writer::run(
+            writer::Target::Postgres(pool.clone()),
+            queue.clone(),
+        ));
+    }
     Ok(Postgres { pool, jobs })
 }
 

@@ -94,7 +94,7 @@ pub(super) async fn open(url: &str, read_connections: u32) -> Result<Sqlite, Sto
             pool: writer.clone(),
             hold: !in_memory,
         },
-        queue,
+        writer::queue(queue),
     ));
     Ok(Sqlite {
         reader,
