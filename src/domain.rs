@@ -270,7 +270,17 @@ pub enum EventType {
     /// The seat that resigned.
     Resign(Player),
     /// The game was deleted: its last change, at a version of its own.
-    Deleted,
+    Deleted(DeleteReason),
+}
+
+/// Why a game was deleted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeleteReason {
+    /// A seat of the game deleted it (`DELETE /v1/games/{id}`).
+    BySeat,
+    /// The expiry sweeper deleted it: waiting, finished or idle for too long
+    /// (see `service::Expiry`).
+    Expired,
 }
 
 /// A change that is not a move.

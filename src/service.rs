@@ -9,12 +9,15 @@
 //! with it: see `store/writer.rs`). Bot replies are computed outside any
 //! transaction (off the async workers) and written by a job of their own.
 //!
-//! The use cases live in three files: `writes.rs` (create, join, play,
+//! The use cases live in four files: `writes.rs` (create, join, play,
 //! restart, resign, delete), `history.rs` (the game, listings, history,
-//! positions and the changes an event stream replays) and `bots.rs` (hints,
-//! bot moves and bot replies); the checks they share are here.
+//! positions and the changes an event stream replays), `bots.rs` (hints,
+//! bot moves and bot replies) and `expiry.rs` (the sweeper that deletes
+//! games left waiting, finished or idle too long); the checks they share are
+//! here.
 
 mod bots;
+mod expiry;
 mod history;
 mod writes;
 
@@ -31,12 +34,13 @@ use crate::ai::Level;
 pub use crate::ai::{Evaluation, Outcome, Suggestion};
 use crate::clock::Clock;
 use crate::domain::{
-    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, StoredResponse,
-    TokenHash,
+    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash,
+    StoredResponse, TokenHash,
 };
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
+pub use expiry::{Expiring, Expiry, ExpiryReason, SWEEP_LIMIT};
 
 /// Why a use case refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -145,8 +149,9 @@ pub enum ChangeKind {
     Move(MoveRecord),
     Restart,
     Resign(Player),
-    /// The game was deleted: the last change of a stream.
-    Deleted,
+    /// The game was deleted (by a seat, or by expiry): the last change of a
+    /// stream.
+    Deleted(DeleteReason),
 }
 
 /// One change of a game, with the game as it stood right after it.
@@ -195,6 +200,8 @@ pub struct Service {
     queued: Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
     /// Where "now" comes from.
     clock: Clock,
+    /// The ages after which games expire (see `expiry.rs`).
+    expiry: Expiry,
 }
 
 /// Client searches that may wait per search slot before `Busy`.
@@ -218,6 +225,7 @@ impl Service {
             queue_limit: max_searches.max(1) * QUEUE_PER_SLOT,
             queued: Arc::default(),
             clock,
+            expiry: Expiry::default(),
         }
     }
 

@@ -155,7 +155,7 @@ impl Service {
                         state.resigned = Some(p);
                         Some(ChangeKind::Resign(p))
                     }
-                    EventType::Deleted => Some(ChangeKind::Deleted),
+                    EventType::Deleted(reason) => Some(ChangeKind::Deleted(reason)),
                 }
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {

@@ -10,7 +10,7 @@ use super::{
     replay, save,
 };
 use crate::ai;
-use crate::domain::{EventType, GameRecord, RequestHash, Seat, TokenHash};
+use crate::domain::{DeleteReason, EventType, GameRecord, RequestHash, Seat, TokenHash};
 use crate::rules::{AnyGame, MoveInput, Player};
 
 impl Service {
@@ -248,7 +248,7 @@ impl Service {
                 Box::pin(async move {
                     let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
                     save(tx, &mut game, clock.now()).await?;
-                    tx.insert_event(id, &event(&game, EventType::Deleted))
+                    tx.insert_event(id, &event(&game, EventType::Deleted(DeleteReason::BySeat)))
                         .await?;
                     tx.delete_game(id).await?;
                     Ok(())

@@ -10,20 +10,20 @@ use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_app_with};
 
 /// One parsed event.
 #[derive(Debug)]
-struct Event {
-    name: String,
-    id: i64,
-    data: Value,
+pub struct Event {
+    pub name: String,
+    pub id: i64,
+    pub data: Value,
 }
 
 /// Reads an event stream as it arrives.
-struct Stream {
+pub struct Stream {
     res: Response,
     buf: String,
 }
 
 impl Stream {
-    async fn open(app: &TestApp, id: &str, last_event_id: Option<i64>) -> Stream {
+    pub async fn open(app: &TestApp, id: &str, last_event_id: Option<i64>) -> Stream {
         let mut req = app.request(Method::GET, &format!("/v1/games/{id}/events"));
         if let Some(n) = last_event_id {
             req = req.header("Last-Event-ID", n.to_string());
@@ -54,7 +54,7 @@ impl Stream {
     }
 
     /// The next event, skipping comments.
-    async fn next(&mut self) -> Option<Event> {
+    pub async fn next(&mut self) -> Option<Event> {
         loop {
             let block = self.block().await?;
             if block.starts_with(':') {
@@ -197,6 +197,7 @@ async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
     let e = stream.next().await.unwrap();
     assert_eq!(e.name, "deleted");
     assert_eq!(e.data["type"], "deleted");
+    assert_eq!(e.data["reason"], "deleted", "a seat deleted it");
     // A version of its own: the game was at 2 (created, joined).
     assert_eq!((e.id, &e.data["version"]), (3, &json!(3)));
     assert!(stream.next().await.is_none(), "the stream ends");

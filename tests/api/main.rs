@@ -11,6 +11,7 @@ mod browser;
 mod concurrency;
 mod errors;
 mod events;
+mod expiry;
 mod games;
 mod helpers;
 mod http;

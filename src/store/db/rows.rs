@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::domain::{
-    EventRecord, EventType, GameRecord, IdempotentRecord, Level, MoveRecord, RequestHash, Seat,
-    StoredResponse, TokenHash,
+    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, Level, MoveRecord,
+    RequestHash, Seat, StoredResponse, TokenHash,
 };
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
@@ -398,7 +398,10 @@ impl EventRow {
             EventType::Join(p) => ("join", Some(p)),
             EventType::Restart => ("restart", None),
             EventType::Resign(p) => ("resign", Some(p)),
-            EventType::Deleted => ("deleted", None),
+            EventType::Deleted(DeleteReason::BySeat) => ("deleted", None),
+            // A deletion by the expiry sweeper: `deleted` on the wire, with
+            // its reason.
+            EventType::Deleted(DeleteReason::Expired) => ("expired", None),
         };
         EventRow {
             game_id: id.to_string(),
@@ -417,7 +420,8 @@ impl EventRow {
             ("join", Some(p)) => EventType::Join(p),
             ("restart", None) => EventType::Restart,
             ("resign", Some(p)) => EventType::Resign(p),
-            ("deleted", None) => EventType::Deleted,
+            ("deleted", None) => EventType::Deleted(DeleteReason::BySeat),
+            ("expired", None) => EventType::Deleted(DeleteReason::Expired),
             (name, _) => {
                 return Err(StoreError::Corrupt(format!(
                     "event {name:?} at version {}",
