@@ -10,6 +10,7 @@ mod extract;
 mod games;
 mod kinds;
 mod moves;
+mod offers;
 mod rate_limit;
 mod reply;
 mod responses;
@@ -87,6 +88,11 @@ impl Modify for BearerAuth {
         responses::MoveConflict,
         responses::JoinConflict,
         responses::RestartConflict,
+        responses::DeleteConflict,
+        responses::InvalidInvite,
+        responses::OfferConflict,
+        responses::AnswerConflict,
+        responses::WithdrawConflict,
         responses::ResignConflict,
         responses::PreconditionFailed,
         responses::PayloadTooLarge,
@@ -127,6 +133,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(moves::get_position)
             .service(games::restart_game)
             .service(games::resign_game)
+            .service(offers::make_offer)
+            .service(offers::accept_offer)
+            .service(offers::decline_offer)
+            .service(offers::withdraw_offer)
             .service(bots::get_hint)
             .service(bots::play_bot_move)
             .service(events::game_events),

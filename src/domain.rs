@@ -165,6 +165,10 @@ pub enum EndReason {
     Line,
     FullBoard,
     Resignation,
+    /// A side's clock ran out.
+    Timeout,
+    /// Both sides agreed a draw.
+    Agreement,
 }
 
 impl EndReason {
@@ -175,6 +179,154 @@ impl EndReason {
             EndReason::Line => "line",
             EndReason::FullBoard => "full_board",
             EndReason::Resignation => "resignation",
+            EndReason::Timeout => "timeout",
+            EndReason::Agreement => "agreement",
+        }
+    }
+}
+
+/// How a round ended other than on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The seat that resigned.
+    Resignation(Player),
+    /// The seat whose clock ran out.
+    Timeout(Player),
+    /// A draw both seats agreed.
+    Agreement,
+}
+
+/// The longest seat name, in characters.
+pub const NAME_MAX_CHARS: usize = 32;
+
+/// A seat's name: 1 to [`NAME_MAX_CHARS`] printable characters.
+///
+/// # Errors
+/// A message saying what is wrong with it.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let chars = name.chars().count();
+    if chars == 0 || name.trim().is_empty() {
+        return Err("`name` must have at least one visible character".into());
+    }
+    if chars > NAME_MAX_CHARS {
+        return Err(format!(
+            "`name` has {chars} characters; at most {NAME_MAX_CHARS} are allowed"
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control() || is_invisible(*c)) {
+        return Err(format!(
+            "`name` may hold printable characters only, not U+{:04X}",
+            u32::from(c)
+        ));
+    }
+    Ok(())
+}
+
+/// Format characters that print nothing (zero-width spaces and joiners,
+/// direction marks and overrides, the byte-order mark).
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
+}
+
+/// What an offer proposes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OfferKind {
+    Takeback,
+    Draw,
+    Restart,
+}
+
+impl OfferKind {
+    pub const ALL: [OfferKind; 3] = [OfferKind::Takeback, OfferKind::Draw, OfferKind::Restart];
+
+    /// The API (and database) name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OfferKind::Takeback => "takeback",
+            OfferKind::Draw => "draw",
+            OfferKind::Restart => "restart",
+        }
+    }
+
+    /// The kind named `s`, if any.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<OfferKind> {
+        OfferKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A pending offer: what, by which seat, when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    pub kind: OfferKind,
+    pub by: Player,
+    pub at: DateTime<Utc>,
+}
+
+/// A game's time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// Each side has a budget; `increment_ms` is added after each of its moves.
+    Fischer { initial_ms: i64, increment_ms: i64 },
+    /// Each move within a fixed time.
+    PerMove { per_move_ms: i64 },
+}
+
+impl TimeControl {
+    /// The longest budget accepted: 30 days.
+    pub const MAX_MS: i64 = 30 * 24 * 3600 * 1000;
+
+    /// A side's time at the start of a round.
+    #[must_use]
+    pub const fn initial_ms(self) -> i64 {
+        match self {
+            TimeControl::Fischer { initial_ms, .. } => initial_ms,
+            TimeControl::PerMove { per_move_ms } => per_move_ms,
+        }
+    }
+}
+
+/// A round's clock. Time runs for the side to move while both seats are
+/// taken and the round is not over; `since` is when it started running
+/// (`None` while stopped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    pub control: TimeControl,
+    /// Each side's time left, by [`Player::index`], as of `since` for the
+    /// running side (per-move clocks: the time for one move).
+    pub remaining_ms: [i64; 2],
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl GameClock {
+    /// A stopped clock with each side's initial time.
+    #[must_use]
+    pub fn new(control: TimeControl) -> GameClock {
+        let initial = control.initial_ms();
+        GameClock {
+            control,
+            remaining_ms: [initial, initial],
+            since: None,
+        }
+    }
+
+    /// When `side`'s time runs out, if it is running.
+    #[must_use]
+    pub fn deadline(&self, side: Player) -> Option<DateTime<Utc>> {
+        self.since
+            .map(|s| s + chrono::TimeDelta::milliseconds(self.remaining_ms[side.index()]))
+    }
+
+    /// `side`'s time left at `now`, `running` being the side whose time runs.
+    #[must_use]
+    pub fn remaining_at(&self, side: Player, running: Option<Player>, now: DateTime<Utc>) -> i64 {
+        let left = self.remaining_ms[side.index()];
+        match self.since {
+            Some(since) if running == Some(side) => {
+                (left - (now - since).num_milliseconds()).max(0)
+            }
+            _ => left,
         }
     }
 }
@@ -188,9 +340,21 @@ pub struct GameRecord {
     pub seats: [Seat; 2],
     pub hotseat: bool,
     pub round: u32,
-    /// The seat that resigned the current round, if any.
-    pub resigned: Option<Player>,
+    /// How the current round ended, if not on the board.
+    pub ending: Option<Ending>,
     pub version: i64,
+    /// Seat names, by [`Player::index`].
+    pub names: [Option<String>; 2],
+    /// Private: not listed; joining needs the invite code.
+    pub private: bool,
+    /// The hash of a private game's invite code.
+    pub invite: Option<TokenHash>,
+    /// The pending offer, if any.
+    pub offer: Option<Offer>,
+    /// The current round's clock; `None` without one.
+    pub clock: Option<GameClock>,
+    /// When this record was read or written: clocks are shown as of then.
+    pub as_of: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -212,21 +376,112 @@ impl GameRecord {
         self.seats.iter().any(Seat::is_open)
     }
 
-    /// Whether the round is over (line, full board or resignation).
+    /// Whether the round is over (line, full board, resignation, timeout
+    /// or agreement).
     #[must_use]
     pub fn is_over(&self) -> bool {
-        self.resigned.is_some() || self.position.is_over()
+        self.ending.is_some() || self.position.is_over()
+    }
+
+    /// Whether two people play each other: both seats human (taken or
+    /// not), not a hotseat game.
+    #[must_use]
+    pub fn between_two_people(&self) -> bool {
+        !self.hotseat && self.seats.iter().all(|s| matches!(s, Seat::Human { .. }))
+    }
+
+    /// The side whose clock runs: the side to move, while the round has a
+    /// clock, both seats are taken and it is not over.
+    #[must_use]
+    pub fn clock_running(&self) -> Option<Player> {
+        (self.clock.is_some() && !self.is_over() && !self.has_open_seat())
+            .then(|| self.position.to_move())
+    }
+
+    /// When the running side's time runs out, if a clock runs.
+    #[must_use]
+    pub fn deadline(&self) -> Option<DateTime<Utc>> {
+        let side = self.clock_running()?;
+        self.clock.and_then(|c| c.deadline(side))
+    }
+
+    /// Starts or stops the clock after a change made at `now`: it runs
+    /// from `now` for the side to move if it should run, and is stopped
+    /// otherwise. A side's time is charged by [`GameRecord::charge_move`].
+    pub fn sync_clock(&mut self, now: DateTime<Utc>) {
+        let running = self.clock_running().is_some();
+        if let Some(clock) = &mut self.clock {
+            clock.since = match clock.since {
+                Some(since) if running => Some(since),
+                None if running => Some(now),
+                _ => None,
+            };
+        }
+    }
+
+    /// Charges `side` for the time its move, made at `now`, took, and adds
+    /// its increment (Fischer). The clock stops; [`GameRecord::sync_clock`]
+    /// starts it for the other side.
+    pub fn charge_move(&mut self, side: Player, now: DateTime<Utc>) {
+        if let Some(clock) = &mut self.clock
+            && let Some(since) = clock.since.take()
+            && let TimeControl::Fischer { increment_ms, .. } = clock.control
+        {
+            let left = &mut clock.remaining_ms[side.index()];
+            *left = (*left - (now - since).num_milliseconds()).max(0) + increment_ms;
+        }
+    }
+
+    /// Resets the clock for a new round (stopped, each side's initial time).
+    pub fn reset_clock(&mut self) {
+        if let Some(clock) = &mut self.clock {
+            *clock = GameClock::new(clock.control);
+        }
+    }
+
+    /// Ends the round by timeout if the running side's time is out at
+    /// `now`; true if it did. Does not bump the version: a read shows the
+    /// timeout so, and a write records it.
+    pub fn settle(&mut self, now: DateTime<Utc>) -> bool {
+        self.as_of = now;
+        let Some(side) = self.clock_running() else {
+            return false;
+        };
+        let Some(clock) = &mut self.clock else {
+            return false;
+        };
+        if clock.deadline(side).is_none_or(|d| now < d) {
+            return false;
+        }
+        clock.remaining_ms[side.index()] = 0;
+        clock.since = None;
+        self.ending = Some(Ending::Timeout(side));
+        self.offer = None;
+        true
     }
 
     /// The status, winner and end reason of the current round.
     #[must_use]
     pub fn outcome(&self) -> (GameStatus, Option<Player>, Option<EndReason>) {
-        if let Some(loser) = self.resigned {
-            return (
-                GameStatus::Won,
-                Some(loser.other()),
-                Some(EndReason::Resignation),
-            );
+        match self.ending {
+            Some(Ending::Resignation(loser)) => {
+                return (
+                    GameStatus::Won,
+                    Some(loser.other()),
+                    Some(EndReason::Resignation),
+                );
+            }
+            Some(Ending::Timeout(loser)) => {
+                return (
+                    GameStatus::Won,
+                    Some(loser.other()),
+                    Some(EndReason::Timeout),
+                );
+            }
+            Some(Ending::Agreement) => {
+                return (GameStatus::Draw, None, Some(EndReason::Agreement));
+            }
+            None => {}
         }
         match self.position.status() {
             Status::Won { winner, .. } => (GameStatus::Won, Some(winner), Some(EndReason::Line)),
@@ -269,6 +524,18 @@ pub enum EventType {
     Restart,
     /// The seat that resigned.
     Resign(Player),
+    /// An offer made, by the seat.
+    Offer(OfferKind, Player),
+    /// The offer declined, by the seat that declined it.
+    OfferDeclined(OfferKind, Player),
+    /// The offer withdrawn, by the seat that made it.
+    OfferWithdrawn(OfferKind, Player),
+    /// Moves taken back: the round's line now has this many moves.
+    Takeback(u32),
+    /// A draw agreed.
+    Draw,
+    /// The seat whose time ran out.
+    Timeout(Player),
     /// The game was deleted: its last change, at a version of its own.
     Deleted(DeleteReason),
 }

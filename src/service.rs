@@ -19,6 +19,7 @@
 mod bots;
 mod expiry;
 mod history;
+mod offers;
 mod writes;
 
 use std::time::Duration;
@@ -34,8 +35,8 @@ use crate::ai::Level;
 pub use crate::ai::{Evaluation, Outcome, Suggestion};
 use crate::clock::Clock;
 use crate::domain::{
-    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash,
-    StoredResponse, TokenHash,
+    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind,
+    RequestHash, StoredResponse, TimeControl, TokenHash,
 };
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
@@ -64,6 +65,21 @@ pub enum ServiceError {
     WaitingForOpponent,
     #[error("both seats are taken")]
     NoOpenSeat,
+    #[error("this game is private: send the invite code its creator was given, as `invite`")]
+    InvalidInvite,
+    #[error(
+        "the round is in progress between two people: one seat alone cannot end or erase it; \
+         make an offer (POST /v1/games/{{id}}/offers) or resign first"
+    )]
+    AgreementRequired,
+    #[error("an offer is already pending: wait for the answer, or withdraw it")]
+    OfferPending,
+    #[error("there is no pending offer")]
+    NoOffer,
+    #[error("{0}")]
+    NotYourOffer(&'static str),
+    #[error("your seat has no move to take back in this round")]
+    NothingToTakeBack,
     #[error("the game is at another version")]
     VersionMismatch(Box<GameRecord>),
     #[error("{0}")]
@@ -111,20 +127,27 @@ pub enum Opponent {
 }
 
 /// A request to create a game, already parsed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct NewGame {
     pub setup: Setup,
     pub seat: Player,
     pub opponent: Opponent,
     pub hotseat: bool,
+    /// The creator's name (checked by the service).
+    pub name: Option<String>,
+    /// Private: not listed, joined with the invite code.
+    pub private: bool,
+    pub clock: Option<TimeControl>,
 }
 
-/// A seat just taken: the token is shown once, here.
+/// A seat just taken: the token is shown once, here, and so is a private
+/// game's invite code, to its creator.
 #[derive(Clone, Debug)]
 pub struct SeatTaken {
     pub game: GameRecord,
     pub seat: Player,
     pub token: String,
+    pub invite: Option<String>,
 }
 
 /// A played move with the bot replies that followed it.
@@ -149,6 +172,14 @@ pub enum ChangeKind {
     Move(MoveRecord),
     Restart,
     Resign(Player),
+    Offer(OfferKind, Player),
+    OfferDeclined(OfferKind, Player),
+    OfferWithdrawn(OfferKind, Player),
+    /// Moves taken back; the round's line now has this many moves.
+    Takeback(u32),
+    Draw,
+    /// The seat whose time ran out.
+    Timeout(Player),
     /// The game was deleted (by a seat, or by expiry): the last change of a
     /// stream.
     Deleted(DeleteReason),
@@ -275,7 +306,9 @@ impl Service {
         id: Uuid,
         token: Option<&str>,
         if_match: Option<i64>,
-        change: impl FnOnce(&mut GameRecord, Player) -> Result<EventType> + Send + 'static,
+        change: impl FnOnce(&mut GameRecord, Player, DateTime<Utc>) -> Result<EventType>
+        + Send
+        + 'static,
     ) -> Result<GameRecord> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
         let clock = self.clock.clone();
@@ -284,9 +317,11 @@ impl Service {
                 Some(id),
                 Box::new(move |tx| {
                     Box::pin(async move {
-                        let (mut game, seat) = load_seat(tx, id, &token, if_match).await?;
-                        let kind = change(&mut game, seat)?;
-                        save(tx, &mut game, clock.now()).await?;
+                        let now = clock.now();
+                        let (mut game, seat) = load_seat(tx, id, &token, if_match, now).await?;
+                        let kind = change(&mut game, seat, now)?;
+                        game.sync_clock(now);
+                        save(tx, &mut game, now).await?;
                         tx.insert_event(id, &event(&game, kind)).await?;
                         Ok(game)
                     })
@@ -298,8 +333,12 @@ impl Service {
     }
 }
 
-async fn load(tx: &mut WriteTx, id: Uuid) -> Result<GameRecord> {
-    tx.game(id).await?.ok_or(ServiceError::GameNotFound)
+/// Loads the game for a write, as it stands at `now`: a round whose clock
+/// ran out is over (see [`GameRecord::settle`]).
+async fn load(tx: &mut WriteTx, id: Uuid, now: DateTime<Utc>) -> Result<GameRecord> {
+    let mut game = tx.game(id).await?.ok_or(ServiceError::GameNotFound)?;
+    game.settle(now);
+    Ok(game)
 }
 
 /// Loads the game for a seat's write: the token must hold one of its seats
@@ -309,8 +348,9 @@ async fn load_seat(
     id: Uuid,
     token: &TokenHash,
     if_match: Option<i64>,
+    now: DateTime<Utc>,
 ) -> Result<(GameRecord, Player)> {
-    let game = load(tx, id).await?;
+    let game = load(tx, id, now).await?;
     let seat = game.seat_of(token).ok_or(ServiceError::InvalidToken)?;
     check_version(&game, if_match)?;
     Ok((game, seat))
@@ -374,17 +414,24 @@ fn authorize_turn(game: &GameRecord, token: Option<&str>) -> Result<Player> {
     Ok(seat)
 }
 
-/// Plays `input` on the game's position; the record is untouched on refusal.
+/// Plays `input` on the game's position at `now`: the mover's clock is
+/// charged, a pending offer lapses, the other side's clock starts. The record
+/// is untouched on refusal.
 fn apply(game: &mut GameRecord, input: MoveInput, now: DateTime<Utc>) -> Result<MoveRecord> {
     let player = game.position.to_move();
     match game.position.play_input(input) {
-        Ok(mv) => Ok(MoveRecord {
-            round: game.round,
-            ply: game.position.ply(),
-            version: game.version + 1,
-            player,
-            mv: mv.input(),
-            at: now,
+        Ok(mv) => Ok({
+            game.charge_move(player, now);
+            game.offer = None;
+            game.sync_clock(now);
+            MoveRecord {
+                round: game.round,
+                ply: game.position.ply(),
+                version: game.version + 1,
+                player,
+                mv: mv.input(),
+                at: now,
+            }
         }),
         Err(MoveParseError::WrongShape { kind }) => Err(ServiceError::Malformed(format!(
             "a {kind} move looks like {}",
@@ -415,6 +462,7 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     let expected = game.version;
     game.version = expected + 1;
     game.updated_at = now;
+    game.as_of = now;
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

@@ -74,6 +74,7 @@ impl Application {
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
             streams: Arc::new(tokio::sync::Semaphore::new(capacity.streams)),
         });
+        tokio::spawn(state.service.clone().sweep_timeouts());
         let metrics = web::Data::new(metrics);
         let limiter = web::Data::new(api::RateLimiter::new(
             settings.rate_limit,

@@ -58,10 +58,16 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
         ],
         hotseat: false,
         round: 1,
-        resigned: None,
+        ending: None,
         version: 1,
         created_at: now,
         updated_at: now,
+        names: [None, None],
+        private: false,
+        invite: None,
+        offer: None,
+        clock: None,
+        as_of: now,
     };
     let jobs = (0..2).map(|n| {
         let store = store.clone();

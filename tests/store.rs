@@ -41,10 +41,16 @@ fn new_game() -> GameRecord {
         ],
         hotseat: false,
         round: 1,
-        resigned: None,
+        ending: None,
         version: 1,
         created_at: now,
         updated_at: now,
+        names: [None, None],
+        private: false,
+        invite: None,
+        offer: None,
+        clock: None,
+        as_of: now,
     }
 }
 

@@ -17,6 +17,9 @@ other headers stay as generated. Which game a case gets:
   is refused only when the position refuses it;
 - delete and join: a fresh game with an open seat, one per case (a delete
   removes it; a join fills it);
+- offers: a fresh game between two people, one per case: to make an offer,
+  X's token; to accept or decline one, O's token on a game where X has
+  offered a draw; to withdraw one, X's token on such a game;
 - everything else: a hotseat Connect Four game from a pool.
 
 Games are reused for a few cases and then replaced, so the fuzzer meets
@@ -48,6 +51,26 @@ REUSE = 6
 
 _lock = threading.Lock()
 _session = requests.Session()
+
+
+def _pair(offer: str | None) -> tuple[str, str, str]:
+    """A game between two people: its id, X's token and O's token; X has
+    made `offer` if given."""
+    game_id, x = _create({"kind": "connect_four"})
+    response = _session.post(f"{BASE_URL}/v1/games/{game_id}/join", json={}, timeout=10)
+    if response.status_code != 200:
+        raise RuntimeError(f"joining a fixture game failed: {response.status_code} {response.text}")
+    o = response.json()["token"]
+    if offer is not None:
+        response = _session.post(
+            f"{BASE_URL}/v1/games/{game_id}/offers",
+            json={"type": offer},
+            headers={"Authorization": f"Bearer {x}"},
+            timeout=10,
+        )
+        if response.status_code != 201:
+            raise RuntimeError(f"a fixture offer failed: {response.status_code} {response.text}")
+    return game_id, x, o
 
 
 def _create(body: dict[str, Any]) -> tuple[str, str]:
@@ -109,6 +132,15 @@ def _game_for(case: schemathesis.Case) -> tuple[str, str]:
     path = case.operation.path
     if (method, path) == ("DELETE", "/v1/games/{id}") or path.endswith("/join"):
         return _create({"kind": "connect_four", "opponent": {"type": "human"}})
+    if path.endswith("/offers") and method == "POST":
+        game_id, x, _ = _pair(None)
+        return game_id, x
+    if path.endswith("/offers/accept") or path.endswith("/offers/decline"):
+        game_id, _, o = _pair("draw")
+        return game_id, o
+    if path.endswith("/offers") and method == "DELETE":
+        game_id, x, _ = _pair("draw")
+        return game_id, x
     if path.endswith("/moves") and method == "POST":
         return _pooled(_shape(case.body))
     return _pooled("pool")

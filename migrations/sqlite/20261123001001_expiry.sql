@@ -6,6 +6,6 @@
 -- fixed-width UTC format, so its text order is time order.)
 --
 -- A game deleted by the sweeper records its last change in game_events as
--- type `expired` (a deletion, sent to event streams as `deleted` with
--- `"reason": "expired"`); a game deleted by a seat keeps type `deleted`.
+-- type `deleted` with detail `expired` (sent to event streams as `deleted`
+-- with `"reason": "expired"`); a game deleted by a seat has no detail.
 CREATE INDEX games_unchanged ON games (status, updated_at) WHERE deleted_at IS NULL;

@@ -42,6 +42,12 @@ pub enum ErrorCode {
     StorageUnavailable,
     Busy,
     RequestTimeout,
+    InvalidInvite,
+    AgreementRequired,
+    OfferPending,
+    NoOffer,
+    NotYourOffer,
+    NothingToTakeBack,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -197,6 +203,12 @@ impl ApiError {
                 ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
                 ServiceError::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
+                ServiceError::InvalidInvite => ErrorCode::InvalidInvite,
+                ServiceError::AgreementRequired => ErrorCode::AgreementRequired,
+                ServiceError::OfferPending => ErrorCode::OfferPending,
+                ServiceError::NoOffer => ErrorCode::NoOffer,
+                ServiceError::NotYourOffer(_) => ErrorCode::NotYourOffer,
+                ServiceError::NothingToTakeBack => ErrorCode::NothingToTakeBack,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -278,6 +290,12 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::StorageUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable"),
         ErrorCode::Busy => (StatusCode::SERVICE_UNAVAILABLE, "Busy"),
         ErrorCode::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "Request timeout"),
+        ErrorCode::InvalidInvite => (StatusCode::FORBIDDEN, "Invalid invite"),
+        ErrorCode::AgreementRequired => (StatusCode::CONFLICT, "Agreement required"),
+        ErrorCode::OfferPending => (StatusCode::CONFLICT, "Offer pending"),
+        ErrorCode::NoOffer => (StatusCode::CONFLICT, "No offer"),
+        ErrorCode::NotYourOffer => (StatusCode::CONFLICT, "Not your offer"),
+        ErrorCode::NothingToTakeBack => (StatusCode::CONFLICT, "Nothing to take back"),
     }
 }
 

@@ -24,7 +24,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::GameId;
 use super::responses::{BadRequest, GameNotFound, Internal, StreamUnavailable};
-use super::wire::{Game, MoveRecordView, Side};
+use super::wire::{Game, MoveRecordView, OfferType, Side};
 use crate::domain::DeleteReason;
 use crate::service::{Change, ChangeKind, Service, ServiceError};
 
@@ -86,6 +86,18 @@ pub enum EventType {
     Join,
     Restart,
     Resign,
+    /// An offer made (`seat`: by whom, `offer_type`: what).
+    Offer,
+    /// The offer declined (`seat`: by whom).
+    OfferDeclined,
+    /// The offer withdrawn by the seat that made it.
+    OfferWithdrawn,
+    /// Moves taken back (`ply`: the moves left in the round).
+    Takeback,
+    /// A draw agreed.
+    Draw,
+    /// A side's time ran out (`seat`: whose).
+    Timeout,
     Deleted,
 }
 
@@ -122,10 +134,20 @@ pub struct GameEvent {
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub mv: Option<MoveRecordView>,
-    /// `join`: the seat taken; `resign`: the seat that resigned.
+    /// `join`: the seat taken; `resign`: the seat that resigned; `offer`,
+    /// `offer_declined`, `offer_withdrawn`: the seat that did it; `timeout`:
+    /// the seat whose time ran out.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub seat: Option<Side>,
+    /// The offer events: what was offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub offer_type: Option<OfferType>,
+    /// `takeback`: the number of moves left in the round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub ply: Option<u32>,
     /// `restart`: the new round.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -142,11 +164,30 @@ pub struct GameEvent {
 }
 
 fn event_of(change: &Change) -> GameEvent {
+    let (mut offer_type, mut ply) = (None, None);
     let (event_type, mv, seat, round) = match change.kind {
         ChangeKind::Move(m) => (EventType::Move, Some(MoveRecordView::from(&m)), None, None),
         ChangeKind::Join(p) => (EventType::Join, None, Some(p.into()), None),
         ChangeKind::Restart => (EventType::Restart, None, None, Some(change.game.round)),
         ChangeKind::Resign(p) => (EventType::Resign, None, Some(p.into()), None),
+        ChangeKind::Offer(k, p) => {
+            offer_type = Some(k.into());
+            (EventType::Offer, None, Some(p.into()), None)
+        }
+        ChangeKind::OfferDeclined(k, p) => {
+            offer_type = Some(k.into());
+            (EventType::OfferDeclined, None, Some(p.into()), None)
+        }
+        ChangeKind::OfferWithdrawn(k, p) => {
+            offer_type = Some(k.into());
+            (EventType::OfferWithdrawn, None, Some(p.into()), None)
+        }
+        ChangeKind::Takeback(n) => {
+            ply = Some(n);
+            (EventType::Takeback, None, None, None)
+        }
+        ChangeKind::Draw => (EventType::Draw, None, None, None),
+        ChangeKind::Timeout(p) => (EventType::Timeout, None, Some(p.into()), None),
         ChangeKind::Deleted(_) => (EventType::Deleted, None, None, None),
     };
     let reason = match change.kind {
@@ -158,6 +199,8 @@ fn event_of(change: &Change) -> GameEvent {
         version: change.version,
         mv,
         seat,
+        offer_type,
+        ply,
         round,
         reason,
         game: (event_type != EventType::Deleted).then(|| Game::from(&change.game)),
@@ -183,13 +226,21 @@ fn name_of(t: EventType) -> &'static str {
         EventType::Join => "join",
         EventType::Restart => "restart",
         EventType::Resign => "resign",
+        EventType::Offer => "offer",
+        EventType::OfferDeclined => "offer_declined",
+        EventType::OfferWithdrawn => "offer_withdrawn",
+        EventType::Takeback => "takeback",
+        EventType::Draw => "draw",
+        EventType::Timeout => "timeout",
         EventType::Deleted => "deleted",
     }
 }
 
 /// Follow a game: Server-Sent Events, one per change.
 ///
-/// Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
+/// Events are `move`, `join`, `restart`, `resign`, `offer`,
+/// `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` and
+/// `deleted`; each `id:` is
 /// the game's version after the change and each `data:` a JSON `GameEvent`
 /// with the change and the game right after it. Reconnect with
 /// `Last-Event-ID: N` (browsers do this by themselves) to receive every change

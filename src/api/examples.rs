@@ -67,10 +67,16 @@ fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) 
         ],
         hotseat: false,
         round: 1,
-        resigned: None,
+        ending: None,
         version,
         created_at: at(0),
         updated_at: moves.last().map_or(at(0), |m| m.at),
+        names: [Some("Ann".into()), joined.then(|| "Bob".into())],
+        private: false,
+        invite: None,
+        offer: None,
+        clock: None,
+        as_of: moves.last().map_or(at(0), |m| m.at),
     };
     (game, moves)
 }
@@ -93,6 +99,7 @@ pub fn seat_grant() -> Value {
         game: connect_four(&[], false).0,
         seat: Player::X,
         token: TOKEN.into(),
+        invite: None,
     };
     to_value(&SeatGrant::from(&taken))
 }
@@ -104,6 +111,7 @@ pub fn join_grant() -> Value {
         game: connect_four(&[], true).0,
         seat: Player::O,
         token: TOKEN.into(),
+        invite: None,
     };
     to_value(&SeatGrant::from(&taken))
 }
@@ -241,6 +249,15 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::Internal => ServiceError::Internal("example".into()).into(),
         ErrorCode::Busy => ServiceError::Busy("the bots are at capacity; retry in a moment").into(),
         ErrorCode::RequestTimeout => ApiError::BodyTimeout(10),
+        ErrorCode::InvalidInvite => ServiceError::InvalidInvite.into(),
+        ErrorCode::AgreementRequired => ServiceError::AgreementRequired.into(),
+        ErrorCode::OfferPending => ServiceError::OfferPending.into(),
+        ErrorCode::NoOffer => ServiceError::NoOffer.into(),
+        ErrorCode::NotYourOffer => ServiceError::NotYourOffer(
+            "you made this offer: the other seat answers it (or withdraw it with DELETE)",
+        )
+        .into(),
+        ErrorCode::NothingToTakeBack => ServiceError::NothingToTakeBack.into(),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

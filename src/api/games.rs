@@ -10,11 +10,13 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, Forbidden, GameNotFound, Internal, InvalidOption, JoinConflict, PayloadTooLarge,
-    PreconditionFailed, RequestTimeout, ResignConflict, RestartConflict, Unauthorized, Unavailable,
-    UnsupportedMediaType,
+    BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
+    JoinConflict, PayloadTooLarge, PreconditionFailed, RequestTimeout, ResignConflict,
+    RestartConflict, Unauthorized, Unavailable, UnsupportedMediaType,
 };
-use super::wire::{CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, ListQuery, SeatGrant};
+use super::wire::{
+    CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
+};
 use crate::domain::ListFilter;
 
 type ApiResult = Result<HttpResponse, ApiError>;
@@ -137,8 +139,10 @@ pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> A
 /// then `deleted` (at a version of its own, `"reason": "deleted"`); every
 /// other operation on it answers 404 `game_not_found` at once. Its history
 /// is erased within a few minutes (kept that long only for event streams
-/// that resume). Games are also deleted by the service itself once they
-/// have waited for an opponent, stood finished or stood idle too long
+/// that resume). Between two people, a game whose round is in progress is
+/// deleted only once it is over (resign, or agree a draw): 409
+/// `agreement_required`. Games are also deleted by the service itself once
+/// they have waited for an opponent, stood finished or stood idle too long
 /// (`"reason": "expired"`; see the server's `--expire-*` settings).
 #[utoipa::path(
     tag = "games",
@@ -150,6 +154,7 @@ pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> A
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
         (status = 404, response = GameNotFound),
+        (status = 409, response = DeleteConflict),
         (status = 412, response = PreconditionFailed),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
@@ -172,22 +177,26 @@ pub async fn delete_game(
 
 /// Take the open seat.
 ///
-/// Returns the game, the seat taken and its token (shown only here).
+/// Returns the game, the seat taken and its token (shown only here). The
+/// optional `name` is shown in `seats`; a private game needs its `invite`
+/// code.
 #[utoipa::path(
     tag = "games",
     params(GameId, IfMatch),
-    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
+    request_body(content = Option<JoinGame>, content_type = "application/json", description = "Optional: no body, `{}`, or a name and a private game's invite code"),
     responses(
         (status = 200, description = "Joined: the game, the seat taken and its token (keep it: it is shown only here)", body = SeatGrant,
             headers(("ETag" = ETag, description = "The game's new version, quoted")),
             example = json!(super::examples::join_grant())),
         (status = 400, response = BadRequest),
+        (status = 403, response = InvalidInvite),
         (status = 404, response = GameNotFound),
         (status = 409, response = JoinConflict),
         (status = 412, response = PreconditionFailed),
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
@@ -200,8 +209,11 @@ pub async fn join_game(
     _: NoQuery,
     body: Body,
 ) -> ApiResult {
-    body.empty_object()?;
-    let taken = state.service.join(game.id, if_match.version).await?;
+    let request: JoinGame = body.json_or_default()?;
+    let taken = state
+        .service
+        .join(game.id, if_match.version, request.name, request.invite)
+        .await?;
     Ok(reply::with_etag(
         HttpResponse::Ok().json(SeatGrant::from(&taken)),
         taken.game.version,

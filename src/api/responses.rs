@@ -135,8 +135,26 @@ problem_responses! {
     MoveConflict: [NotYourTurn, GameOver, WaitingForOpponent];
     /// `no_open_seat`: both seats are taken.
     JoinConflict: [NoOpenSeat];
-    /// `waiting_for_opponent`: a round cannot start while a seat is open.
-    RestartConflict: [WaitingForOpponent];
+    /// `waiting_for_opponent`: a round cannot start while a seat is open; or
+    /// `agreement_required`: between two people, the round in progress is restarted
+    /// only by agreement (offer a restart) or once it is over.
+    RestartConflict: [WaitingForOpponent, AgreementRequired];
+    /// `agreement_required`: between two people, a game whose round is in progress is
+    /// deleted only once it is over (resign, or agree a draw).
+    DeleteConflict: [AgreementRequired];
+    /// `invalid_invite`: the game is private and the `invite` code is missing or wrong.
+    InvalidInvite: [InvalidInvite];
+    /// The offer cannot be made now: `game_over` (the round has ended),
+    /// `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time:
+    /// wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has
+    /// not moved in this round).
+    OfferConflict: [GameOver, WaitingForOpponent, OfferPending, NothingToTakeBack];
+    /// `no_offer` (nothing is pending), `not_your_offer` (the other seat answers an
+    /// offer; the seat that made it may only withdraw it) or `nothing_to_take_back`.
+    AnswerConflict: [NoOffer, NotYourOffer, NothingToTakeBack];
+    /// `no_offer` (nothing is pending) or `not_your_offer` (only the seat that made
+    /// the offer withdraws it).
+    WithdrawConflict: [NoOffer, NotYourOffer];
     /// `game_over` (the round has already ended) or `waiting_for_opponent` (a seat is
     /// still open).
     ResignConflict: [GameOver, WaitingForOpponent];

@@ -20,10 +20,13 @@ use utoipa::ToSchema;
 use crate::domain::Level;
 use crate::rules::{GameKind, Player};
 
-pub use create::{CreateGame, CreateOptions, EmptyBody, OpponentRequest};
+pub use create::{
+    ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame, OfferRequest, OpponentRequest,
+};
 pub use game::{
-    Coord, EndReason, Game, GameOptions, GamePage, InnerBoard, Rule, SeatGrant, SeatInfo, SeatType,
-    Seats, Status, ThreatInfo, UltimateState,
+    ClockView, Coord, EndReason, Game, GameOptions, GamePage, InnerBoard, OfferType, OfferView,
+    Rule, SeatGrant, SeatInfo, SeatType, Seats, SideClock, Status, ThreatInfo, UltimateState,
+    Visibility,
 };
 pub use hints::{BotMoveRequest, EvaluationView, HintView, ProvenOutcome};
 pub use kinds::{ChoiceOption, KindInfo, KindList, KindOptions, MoveShape, RangeOption};

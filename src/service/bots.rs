@@ -1,6 +1,8 @@
 //! Bots: hints, moves the server plays for a seat, and a bot opponent's
 //! replies. Searches run off the async workers, bounded in number.
 
+use std::time::Duration;
+
 use rand::RngCore;
 use uuid::Uuid;
 
@@ -9,7 +11,7 @@ use super::{
     authorize_turn, check_playable, check_version, load, replay, save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
-use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TokenHash};
+use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl, TokenHash};
 use crate::rules::AnyGame;
 use crate::telemetry::spawn_blocking_with_tracing;
 
@@ -83,27 +85,27 @@ impl Service {
         level: Level,
         seed: u64,
     ) -> Result<Suggestion> {
+        let budget = self.budget_for(game);
         if level <= Level::Easy {
-            return self.think(&game.position, level, seed, None).await;
+            return self.think(&game.position, level, seed, None, budget).await;
         }
         let _place = QueuePlace::take(self, game.id)?;
-        self.think(&game.position, level, seed, Some(&self.thinkers))
+        self.think(&game.position, level, seed, Some(&self.thinkers), budget)
             .await
     }
 
     /// Runs a bot off the async workers, after taking a permit of `slots`
     /// if given.
-    async fn think(
+    pub(super) async fn think(
         &self,
         position: &AnyGame,
         level: Level,
         seed: u64,
         slots: Option<&std::sync::Arc<tokio::sync::Semaphore>>,
+        time: Duration,
     ) -> Result<Suggestion> {
         let position = position.clone();
-        let budget = Budget {
-            time: self.bot_budget,
-        };
+        let budget = Budget { time };
         let permit = match slots {
             Some(slots) => Some(
                 slots
@@ -139,7 +141,10 @@ impl Service {
                 break;
             };
             let slots = (level > Level::Easy).then_some(&self.repliers);
-            let suggestion = self.think(&game.position, level, seed, slots).await?;
+            let budget = self.budget_for(game);
+            let suggestion = self
+                .think(&game.position, level, seed, slots, budget)
+                .await?;
             let (id, seen) = (game.id, game.version);
             let record = record.clone();
             let so_far = replies.clone();
@@ -149,11 +154,11 @@ impl Service {
                     Some(id),
                     Box::new(move |tx| {
                         Box::pin(async move {
-                            let mut current = load(tx, id).await?;
-                            if current.version != seen {
+                            let now = clock.now();
+                            let mut current = load(tx, id, now).await?;
+                            if current.version != seen || current.is_over() {
                                 return Ok(None);
                             }
-                            let now = clock.now();
                             let mv = apply(&mut current, suggestion.mv.input(), now)?;
                             tx.insert_move(id, &mv).await?;
                             save(tx, &mut current, now).await?;
@@ -180,6 +185,27 @@ impl Service {
             *game = current;
         }
         Ok(replies)
+    }
+}
+
+impl Service {
+    /// The time a search for the side to move may take: the bot budget, or
+    /// less when that side's clock runs, so that a bot with a sane clock
+    /// never loses on time (a twentieth of its time plus half its increment,
+    /// at most a third of what is left; a third of a per-move limit).
+    pub(super) fn budget_for(&self, game: &GameRecord) -> Duration {
+        let (Some(side), Some(clock)) = (game.clock_running(), game.clock) else {
+            return self.bot_budget;
+        };
+        let left = clock.remaining_at(side, Some(side), self.clock.now());
+        let share = match clock.control {
+            TimeControl::Fischer { increment_ms, .. } => {
+                (left / 20 + increment_ms / 2).min(left / 3)
+            }
+            TimeControl::PerMove { .. } => left / 3,
+        };
+        let share = Duration::from_millis(u64::try_from(share).unwrap_or(0).max(1));
+        share.min(self.bot_budget)
     }
 }
 

@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use super::{Change, ChangeKind, Result, Service, ServiceError};
-use crate::domain::{EventType, GameRecord, ListFilter, MoveRecord, Seat};
+use crate::domain::{Ending, EventType, GameRecord, ListFilter, MoveRecord, Offer, Seat};
 use crate::rules::{AnyGame, Player, Setup};
 
 impl Service {
@@ -13,7 +13,13 @@ impl Service {
     /// # Errors
     /// `GameNotFound`, store errors.
     pub async fn game(&self, id: Uuid) -> Result<GameRecord> {
-        self.store.game(id).await?.ok_or(ServiceError::GameNotFound)
+        let mut game = self
+            .store
+            .game(id)
+            .await?
+            .ok_or(ServiceError::GameNotFound)?;
+        game.settle(self.clock.now());
+        Ok(game)
     }
 
     /// Games matching a filter, with the next page's cursor.
@@ -21,7 +27,12 @@ impl Service {
     /// # Errors
     /// Store errors.
     pub async fn list(&self, filter: &ListFilter) -> Result<(Vec<GameRecord>, Option<i64>)> {
-        Ok(self.store.list(filter).await?)
+        let (mut games, next) = self.store.list(filter).await?;
+        let now = self.clock.now();
+        for game in &mut games {
+            game.settle(now);
+        }
+        Ok((games, next))
     }
 
     /// The moves of a round (default: the current one).
@@ -60,7 +71,9 @@ impl Service {
         let replayed = replay(game.position.setup(), &moves[..ply as usize])?;
         let last_of_round = ply as usize == moves.len();
         if !(round == game.round && last_of_round) {
-            game.resigned = None;
+            game.ending = None;
+            game.offer = None;
+            game.clock = None;
         }
         game.position = replayed;
         game.round = round;
@@ -115,7 +128,10 @@ impl Service {
         let mut state = now.clone();
         state.position = AnyGame::new(setup);
         state.round = from_round;
-        state.resigned = None;
+        state.ending = None;
+        state.offer = None;
+        // The round's line as replayed, for takebacks.
+        let mut line: Vec<MoveRecord> = Vec::new();
         let mut out = Vec::new();
         let (mut mi, mut ei) = (0, 0);
         loop {
@@ -133,6 +149,8 @@ impl Service {
                 })?;
                 state.version = m.version;
                 state.updated_at = m.at;
+                state.offer = None;
+                line.push(m);
                 Some(ChangeKind::Move(m))
             } else {
                 let e = events[ei];
@@ -142,18 +160,54 @@ impl Service {
                 match e.event {
                     EventType::Create => {
                         state.position = AnyGame::new(setup);
+                        line.clear();
                         None
                     }
                     EventType::Restart => {
                         state.position = AnyGame::new(setup);
                         state.round = e.round;
-                        state.resigned = None;
+                        state.ending = None;
+                        state.offer = None;
+                        line.clear();
                         Some(ChangeKind::Restart)
                     }
                     EventType::Join(p) => Some(ChangeKind::Join(p)),
                     EventType::Resign(p) => {
-                        state.resigned = Some(p);
+                        state.ending = Some(Ending::Resignation(p));
+                        state.offer = None;
                         Some(ChangeKind::Resign(p))
+                    }
+                    EventType::Offer(k, p) => {
+                        state.offer = Some(Offer {
+                            kind: k,
+                            by: p,
+                            at: e.at,
+                        });
+                        Some(ChangeKind::Offer(k, p))
+                    }
+                    EventType::OfferDeclined(k, p) => {
+                        state.offer = None;
+                        Some(ChangeKind::OfferDeclined(k, p))
+                    }
+                    EventType::OfferWithdrawn(k, p) => {
+                        state.offer = None;
+                        Some(ChangeKind::OfferWithdrawn(k, p))
+                    }
+                    EventType::Takeback(plies) => {
+                        line.truncate(plies as usize);
+                        state.position = replay(setup, &line)?;
+                        state.offer = None;
+                        Some(ChangeKind::Takeback(plies))
+                    }
+                    EventType::Draw => {
+                        state.ending = Some(Ending::Agreement);
+                        state.offer = None;
+                        Some(ChangeKind::Draw)
+                    }
+                    EventType::Timeout(p) => {
+                        state.ending = Some(Ending::Timeout(p));
+                        state.offer = None;
+                        Some(ChangeKind::Timeout(p))
                     }
                     EventType::Deleted(reason) => Some(ChangeKind::Deleted(reason)),
                 }

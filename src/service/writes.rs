@@ -10,7 +10,10 @@ use super::{
     replay, save,
 };
 use crate::ai;
-use crate::domain::{DeleteReason, EventType, GameRecord, RequestHash, Seat, TokenHash};
+use crate::domain::{
+    DeleteReason, Ending, EventType, GameClock, GameRecord, RequestHash, Seat, TimeControl,
+    TokenHash, check_name,
+};
 use crate::rules::{AnyGame, MoveInput, Player};
 
 impl Service {
@@ -30,6 +33,18 @@ impl Service {
             ai::check_available(&position, level)
                 .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         }
+        if let Some(name) = &new.name {
+            check_name(name).map_err(ServiceError::InvalidOption)?;
+        }
+        if new.private && (new.hotseat || matches!(new.opponent, Opponent::Bot { .. })) {
+            return Err(ServiceError::InvalidOption(
+                "only a game against another person can be private (not hotseat, not a bot)".into(),
+            ));
+        }
+        if let Some(control) = new.clock {
+            check_clock(control)?;
+        }
+        let invite = new.private.then(new_token);
         let token = new_token();
         let hash = TokenHash::of(&token);
         let mut seats = [Seat::Human { token: None }; 2];
@@ -40,17 +55,26 @@ impl Service {
             Opponent::Bot { level, seed } => Seat::Bot { level, seed },
         };
         let now = self.clock.now();
+        let mut names = [None, None];
+        names[new.seat.index()] = new.name;
         let mut game = GameRecord {
             id: Uuid::now_v7(),
             position,
             seats,
             hotseat: new.hotseat,
             round: 1,
-            resigned: None,
+            ending: None,
             version: 1,
             created_at: now,
             updated_at: now,
+            names,
+            private: new.private,
+            invite: invite.as_deref().map(TokenHash::of),
+            offer: None,
+            clock: new.clock.map(GameClock::new),
+            as_of: now,
         };
+        game.sync_clock(now);
         tracing::Span::current().record("game", tracing::field::display(game.id));
         let record = game.clone();
         self.write(
@@ -71,15 +95,27 @@ impl Service {
             game,
             seat: new.seat,
             token,
+            invite,
         })
     }
 
-    /// Takes the open seat.
+    /// Takes the open seat, under `name` if given; a private game needs
+    /// its `invite` code.
     ///
     /// # Errors
-    /// `GameNotFound`, `VersionMismatch`, `NoOpenSeat`, store errors.
+    /// `GameNotFound`, `VersionMismatch`, `InvalidInvite`, `NoOpenSeat`,
+    /// `InvalidOption` (the name), store errors.
     #[tracing::instrument(name = "join", skip_all, fields(game = %id))]
-    pub async fn join(&self, id: Uuid, if_match: Option<i64>) -> Result<SeatTaken> {
+    pub async fn join(
+        &self,
+        id: Uuid,
+        if_match: Option<i64>,
+        name: Option<String>,
+        invite: Option<String>,
+    ) -> Result<SeatTaken> {
+        if let Some(name) = &name {
+            check_name(name).map_err(ServiceError::InvalidOption)?;
+        }
         let token = new_token();
         let hash = TokenHash::of(&token);
         let clock = self.clock.clone();
@@ -88,14 +124,22 @@ impl Service {
                 Some(id),
                 Box::new(move |tx| {
                     Box::pin(async move {
-                        let mut game = load(tx, id).await?;
+                        let now = clock.now();
+                        let mut game = load(tx, id, now).await?;
                         check_version(&game, if_match)?;
+                        if let Some(expected) = game.invite
+                            && invite.as_deref().map(TokenHash::of) != Some(expected)
+                        {
+                            return Err(ServiceError::InvalidInvite);
+                        }
                         let seat = Player::BOTH
                             .into_iter()
                             .find(|&p| game.seat(p).is_open())
                             .ok_or(ServiceError::NoOpenSeat)?;
                         game.seats[seat.index()] = Seat::Human { token: Some(hash) };
-                        save(tx, &mut game, clock.now()).await?;
+                        game.names[seat.index()] = name;
+                        game.sync_clock(now);
+                        save(tx, &mut game, now).await?;
                         tx.insert_event(id, &event(&game, EventType::Join(seat)))
                             .await?;
                         Ok((game, seat))
@@ -104,7 +148,12 @@ impl Service {
             )
             .await?;
         self.publish(id);
-        Ok(SeatTaken { game, seat, token })
+        Ok(SeatTaken {
+            game,
+            seat,
+            token,
+            invite: None,
+        })
     }
 
     /// Plays a move for the token's seat, then lets a bot opponent reply.
@@ -143,7 +192,8 @@ impl Service {
                 Some(id),
                 Box::new(move |tx| {
                     Box::pin(async move {
-                        let mut game = load(tx, id).await?;
+                        let now = clock.now();
+                        let mut game = load(tx, id, now).await?;
                         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
                         if let Some(key) = &key
                             && let Some(stored) = replay(tx.idempotent(id, key).await?, &request)?
@@ -151,7 +201,6 @@ impl Service {
                             return Ok(Err(stored));
                         }
                         let kind = game.kind().as_str();
-                        let now = clock.now();
                         let checked = check_version(&game, pre.if_match)
                             .and_then(|()| check_playable(&game, Some(seat)))
                             .and_then(|()| apply(&mut game, input, now));
@@ -185,10 +234,11 @@ impl Service {
     }
 
     /// Starts a new round from the empty board; a bot holding X opens it.
+    /// Between two people, a round in progress needs both (an offer).
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`,
-    /// `WaitingForOpponent`, store errors.
+    /// `WaitingForOpponent`, `AgreementRequired`, store errors.
     #[tracing::instrument(name = "restart", skip_all, fields(game = %id))]
     pub async fn restart(
         &self,
@@ -197,13 +247,14 @@ impl Service {
         if_match: Option<i64>,
     ) -> Result<GameRecord> {
         let mut game = self
-            .seat_change(id, token, if_match, |game, _| {
+            .seat_change(id, token, if_match, |game, _, _| {
                 if game.has_open_seat() {
                     return Err(ServiceError::WaitingForOpponent);
                 }
-                game.position = AnyGame::new(game.position.setup());
-                game.round += 1;
-                game.resigned = None;
+                if game.between_two_people() && !game.is_over() {
+                    return Err(ServiceError::AgreementRequired);
+                }
+                new_round(game);
                 Ok(EventType::Restart)
             })
             .await?;
@@ -223,9 +274,10 @@ impl Service {
         token: Option<&str>,
         if_match: Option<i64>,
     ) -> Result<GameRecord> {
-        self.seat_change(id, token, if_match, |game, seat| {
+        self.seat_change(id, token, if_match, |game, seat, _| {
             check_playable(game, None)?;
-            game.resigned = Some(seat);
+            game.ending = Some(Ending::Resignation(seat));
+            game.offer = None;
             Ok(EventType::Resign(seat))
         })
         .await
@@ -236,8 +288,12 @@ impl Service {
     /// after every change before it (the store keeps a deleted game's
     /// history a while for them: see [`crate::store::KEEP_DELETED`]).
     ///
+    /// Between two people, a game whose round is in progress needs both
+    /// (resign first, or agree a draw).
+    ///
     /// # Errors
-    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, store errors.
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`,
+    /// `AgreementRequired`, store errors.
     #[tracing::instrument(name = "delete", skip_all, fields(game = %id))]
     pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
         let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
@@ -246,8 +302,12 @@ impl Service {
             Some(id),
             Box::new(move |tx| {
                 Box::pin(async move {
-                    let (mut game, _) = load_seat(tx, id, &token, if_match).await?;
-                    save(tx, &mut game, clock.now()).await?;
+                    let now = clock.now();
+                    let (mut game, _) = load_seat(tx, id, &token, if_match, now).await?;
+                    if game.between_two_people() && !game.is_over() && !game.has_open_seat() {
+                        return Err(ServiceError::AgreementRequired);
+                    }
+                    save(tx, &mut game, now).await?;
                     tx.insert_event(id, &event(&game, EventType::Deleted(DeleteReason::BySeat)))
                         .await?;
                     tx.delete_game(id).await?;
@@ -261,11 +321,44 @@ impl Service {
     }
 }
 
+/// Starts the next round from the start position: no ending, no offer,
+/// fresh clocks (started by the caller's [`GameRecord::sync_clock`]).
+pub(super) fn new_round(game: &mut GameRecord) {
+    game.position = AnyGame::new(game.position.setup());
+    game.round += 1;
+    game.ending = None;
+    game.offer = None;
+    game.reset_clock();
+}
+
+/// A time control within bounds: budgets of 1 s to 30 days, increments
+/// up to an hour.
+fn check_clock(control: TimeControl) -> Result<()> {
+    let (budget, name) = match control {
+        TimeControl::Fischer { initial_ms, .. } => (initial_ms, "clock.initial_ms"),
+        TimeControl::PerMove { per_move_ms } => (per_move_ms, "clock.per_move_ms"),
+    };
+    if !(1000..=TimeControl::MAX_MS).contains(&budget) {
+        return Err(ServiceError::InvalidOption(format!(
+            "`{name}` must be from 1000 (1 s) to {} (30 days)",
+            TimeControl::MAX_MS
+        )));
+    }
+    if let TimeControl::Fischer { increment_ms, .. } = control
+        && !(0..=3_600_000).contains(&increment_ms)
+    {
+        return Err(ServiceError::InvalidOption(
+            "`clock.increment_ms` must be from 0 to 3600000 (1 h)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The operation of a move, in its request's hash (`POST /v1/games/{id}/moves`).
 const PLAY: &str = "play";
 
 /// 256 random bits from the OS-seeded CSPRNG, hex-encoded.
-fn new_token() -> String {
+pub(super) fn new_token() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     hex::encode(bytes)

@@ -203,10 +203,7 @@ impl Store {
         kind: GameKind,
         round: u32,
     ) -> Result<Vec<MoveRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND round = $2 ORDER BY ply"
-        );
-        let rows: Vec<MoveRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+        let rows: Vec<MoveRow> = on_reader!(self, |c| sqlx::query_as(rows::ROUND_MOVES)
             .bind(id.to_string())
             .bind(i64::from(round))
             .fetch_all(c)
@@ -335,7 +332,7 @@ impl Store {
         let limit = i64::from(filter.limit.max(1));
         let sql = format!(
             "SELECT seq, {} FROM games \
-             WHERE deleted_at IS NULL \
+             WHERE deleted_at IS NULL AND NOT private \
                AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
                AND ($3 IS NULL OR open_seat = $3) AND ($4 IS NULL OR seq < $4) \
              ORDER BY seq DESC LIMIT $5",
@@ -359,6 +356,27 @@ impl Store {
             .map(|r| r.game.into_record())
             .collect::<Result<_, _>>()?;
         Ok((games, next))
+    }
+
+    /// Games whose running clock ran out at or before `now` (at most
+    /// `limit`, earliest deadline first), for the timeout sweeper.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn overdue(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<Uuid>, StoreError> {
+        let sql = "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 \
+                   AND deleted_at IS NULL ORDER BY deadline LIMIT $2";
+        let now = ts(now);
+        let ids: Vec<(String,)> = on_reader!(self, |c| sqlx::query_as(sql)
+            .bind(now.clone())
+            .bind(i64::from(limit))
+            .fetch_all(c)
+            .await)?;
+        ids.into_iter()
+            .map(|(id,)| {
+                Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt(format!("id {id:?}: {e}")))
+            })
+            .collect()
     }
 }
 
@@ -561,6 +579,58 @@ impl WriteTx {
     )]
     pub async fn purge_deleted(&mut self, before: DateTime<Utc>) -> Result<(), StoreError> {
         self.conn.pending().purge_deleted(ts(before));
+        Ok(())
+    }
+
+    /// The moves of a round of the game as this transaction sees them
+    /// (stored, less those taken back, and its own), in order.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn round_moves(
+        &mut self,
+        id: Uuid,
+        kind: GameKind,
+        round: u32,
+    ) -> Result<Vec<MoveRecord>, StoreError> {
+        let stored = match &mut self.conn {
+            Conn::Sqlite(batch) => batch.round_moves(id, round).await?,
+            Conn::Postgres(batch) => batch.round_moves(id, round).await?,
+        };
+        let pending = self.conn.pending();
+        let mut rows: Vec<MoveRow> = stored
+            .into_iter()
+            .filter(|m| !pending.taken_back(m))
+            .chain(pending.moves_of(&id.to_string(), i64::from(round)))
+            .collect();
+        rows.sort_by_key(|m| m.ply);
+        rows.into_iter().map(|r| r.into_record(kind)).collect()
+    }
+
+    /// Takes back the moves of `round` after ply `keep` and the answers to
+    /// idempotent requests from `from_version` on (they showed those moves).
+    /// Record the game's new state and the `takeback` event too.
+    ///
+    /// # Errors
+    /// Database errors.
+    #[expect(
+        clippy::unused_async,
+        reason = "both backends hold writes until commit today; the write API stays async for one that writes through"
+    )]
+    pub async fn take_back(
+        &mut self,
+        id: Uuid,
+        round: u32,
+        keep: u32,
+        from_version: i64,
+    ) -> Result<(), StoreError> {
+        self.conn.pending().truncate(pending::Truncation {
+            game_id: id.to_string(),
+            round: i64::from(round),
+            keep: i64::from(keep),
+            from_version,
+        });
+        self.writes += 1;
         Ok(())
     }
 

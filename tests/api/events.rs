@@ -38,7 +38,7 @@ impl Stream {
     }
 
     /// The next raw block (event or comment), or None when the stream ended.
-    async fn block(&mut self) -> Option<String> {
+    pub async fn block(&mut self) -> Option<String> {
         loop {
             if let Some(end) = self.buf.find("\n\n") {
                 let block = self.buf[..end].to_owned();
@@ -101,10 +101,19 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
     let o = app.join(&x.id).await;
     app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     app.play_ok(&o, json!({"row": 1, "col": 1})).await;
+    // Between two people a round in progress restarts by agreement.
     let res = app
         .post(
-            &format!("/v1/games/{}/restart", x.id),
+            &format!("/v1/games/{}/offers", x.id),
             Some(&x.token),
+            &json!({"type": "restart"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers/accept", x.id),
+            Some(&o.token),
             &json!({}),
         )
         .await;
@@ -121,7 +130,7 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
 
     let mut stream = Stream::open(&app, &x.id, Some(1)).await;
     let mut seen = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..7 {
         let e = stream.next().await.unwrap();
         seen.push((e.name.clone(), e.id));
         match e.id {
@@ -130,11 +139,13 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
                 assert_eq!(e.data["game"]["board"], json!(["X..", ".O.", "..."]));
                 assert_eq!(e.data["game"]["round"], 1);
             }
-            5 => {
+            5 => assert_eq!(e.data["game"]["offer"]["type"], "restart"),
+            6 => {
                 assert_eq!(e.data["round"], 2);
                 assert_eq!(e.data["game"]["board"], json!(["...", "...", "..."]));
+                assert_eq!(e.data["game"]["offer"], Value::Null);
             }
-            7 => {
+            8 => {
                 assert_eq!(e.data["seat"], "O");
                 assert_eq!(e.data["game"]["winner"], "X");
                 assert_eq!(e.data["game"]["end_reason"], "resignation");
@@ -146,9 +157,10 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
         ("join", 2),
         ("move", 3),
         ("move", 4),
-        ("restart", 5),
-        ("move", 6),
-        ("resign", 7),
+        ("offer", 5),
+        ("restart", 6),
+        ("move", 7),
+        ("resign", 8),
     ]
     .iter()
     .map(|(n, v)| ((*n).to_owned(), *v))
@@ -164,7 +176,7 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
         .await;
     assert_eq!(res.status(), 200);
     let e = stream.next().await.unwrap();
-    assert_eq!((e.name.as_str(), e.id), ("restart", 8));
+    assert_eq!((e.name.as_str(), e.id), ("restart", 9));
 }
 
 #[tokio::test]
@@ -185,7 +197,8 @@ async fn a_resumed_stream_shows_the_seat_still_open_before_the_join() {
 #[tokio::test]
 async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
     let app = spawn_app().await;
-    let (x, _) = app.pair("gomoku").await;
+    // A waiting game: its creator may delete it alone.
+    let x = app.create_kind("gomoku").await;
     let mut stream = Stream::open(&app, &x.id, None).await;
     let res = app
         .request(Method::DELETE, &format!("/v1/games/{}", x.id))
@@ -198,9 +211,14 @@ async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
     assert_eq!(e.name, "deleted");
     assert_eq!(e.data["type"], "deleted");
     assert_eq!(e.data["reason"], "deleted", "a seat deleted it");
-    // A version of its own: the game was at 2 (created, joined).
-    assert_eq!((e.id, &e.data["version"]), (3, &json!(3)));
+    // A version of its own: the game was at 1 (created).
+    assert_eq!((e.id, &e.data["version"]), (2, &json!(2)));
     assert!(stream.next().await.is_none(), "the stream ends");
+}
+
+/// A hotseat game of `kind`: one token plays (and deletes) alone.
+async fn hotseat(app: &TestApp, kind: &str) -> crate::helpers::Seat {
+    app.create(json!({"kind": kind, "hotseat": true})).await
 }
 
 async fn delete(app: &TestApp, seat: &crate::helpers::Seat) {
@@ -231,13 +249,14 @@ fn events(list: &[(&str, i64)]) -> Vec<(String, i64)> {
 async fn a_move_right_before_a_delete_reaches_subscribers_before_deleted() {
     let app = spawn_app().await;
     for round in 0..40 {
-        let (x, _) = app.pair("connect_four").await;
+        // Hotseat: one token deletes a game in progress alone.
+        let x = hotseat(&app, "connect_four").await;
         let mut stream = Stream::open(&app, &x.id, None).await;
         app.play_ok(&x, json!({"column": 3})).await;
         delete(&app, &x).await;
         assert_eq!(
             rest(&mut stream).await,
-            events(&[("move", 3), ("deleted", 4)]),
+            events(&[("move", 2), ("deleted", 3)]),
             "attempt {round}"
         );
     }
@@ -246,18 +265,18 @@ async fn a_move_right_before_a_delete_reaches_subscribers_before_deleted() {
 #[tokio::test]
 async fn a_client_resuming_after_a_delete_gets_what_it_missed_then_deleted() {
     let app = spawn_app().await;
-    let (x, o) = app.pair("tic_tac_toe").await;
+    let x = hotseat(&app, "tic_tac_toe").await;
     app.play_ok(&x, json!({"row": 1, "col": 1})).await;
-    app.play_ok(&o, json!({"row": 0, "col": 0})).await;
+    app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     delete(&app, &x).await;
-    let mut stream = Stream::open(&app, &x.id, Some(3)).await;
+    let mut stream = Stream::open(&app, &x.id, Some(2)).await;
     assert_eq!(
         rest(&mut stream).await,
-        events(&[("move", 4), ("deleted", 5)])
+        events(&[("move", 3), ("deleted", 4)])
     );
     // Nothing left to tell: the game is not found, which also stops an
     // `EventSource` from reconnecting.
-    for last in [Some("5"), None] {
+    for last in [Some("4"), None] {
         let mut req = app.request(Method::GET, &format!("/v1/games/{}/events", x.id));
         if let Some(last) = last {
             req = req.header("Last-Event-ID", last);
@@ -304,13 +323,13 @@ async fn a_move_then_a_delete_through_another_instance_reach_subscribers_in_orde
     let a = crate::helpers::spawn_app_on(db.clone(), |_| {}).await;
     let b = crate::helpers::spawn_app_on(db, |_| {}).await;
     for round in 0..20 {
-        let (x, _) = b.pair("connect_four").await;
+        let x = hotseat(&b, "connect_four").await;
         let mut stream = Stream::open(&a, &x.id, None).await;
         b.play_ok(&x, json!({"column": 3})).await;
         delete(&b, &x).await;
         assert_eq!(
             rest(&mut stream).await,
-            events(&[("move", 3), ("deleted", 4)]),
+            events(&[("move", 2), ("deleted", 3)]),
             "attempt {round}"
         );
     }

@@ -50,8 +50,17 @@ async fn create_returns_201_with_location_etag_seat_and_token() {
     assert_eq!(g["options"], json!({"rows": 6, "columns": 7}));
     assert_eq!(g["board"].as_array().unwrap().len(), 6);
     assert_eq!(g["board"][0], ".......");
-    assert_eq!(g["seats"]["X"], json!({"type": "human", "taken": true}));
-    assert_eq!(g["seats"]["O"], json!({"type": "human", "taken": false}));
+    assert_eq!(
+        g["seats"]["X"],
+        json!({"type": "human", "taken": true, "name": null})
+    );
+    assert_eq!(
+        g["seats"]["O"],
+        json!({"type": "human", "taken": false, "name": null})
+    );
+    assert_eq!(g["visibility"], "public");
+    assert_eq!(g["offer"], Value::Null);
+    assert_eq!(g["clock"], Value::Null);
     assert_eq!(g["legal_moves"].as_array().unwrap().len(), 7);
     assert_eq!(g["round"], 1);
     assert_eq!(g["ply"], 0);
@@ -219,18 +228,25 @@ async fn restart_begins_a_new_round_and_old_rounds_stay_readable() {
     let (x, o) = app.pair("tic_tac_toe").await;
     app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     app.play_ok(&o, json!({"row": 1, "col": 1})).await;
+    // Between two people a round in progress ends by agreement or by
+    // resigning; then either seat restarts alone.
+    let path = format!("/v1/games/{}/restart", x.id);
+    let res = app.post(&path, Some(&o.token), &json!({})).await;
+    assert_problem(res, 409, "agreement_required").await;
     let res = app
         .post(
-            &format!("/v1/games/{}/restart", x.id),
-            Some(&o.token),
+            &format!("/v1/games/{}/resign", x.id),
+            Some(&x.token),
             &json!({}),
         )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
+    let res = app.post(&path, Some(&o.token), &json!({})).await;
+    assert_eq!(res.status(), StatusCode::OK);
     let g: Value = res.json().await.unwrap();
     assert_eq!(g["round"], 2);
     assert_eq!(g["ply"], 0);
-    assert_eq!(g["version"], 5);
+    assert_eq!(g["version"], 6);
     assert_eq!(g["board"], json!(["...", "...", "..."]));
     assert_eq!(g["turn"], "X");
     app.play_ok(&x, json!({"row": 2, "col": 2})).await;
@@ -295,12 +311,23 @@ async fn delete_removes_the_game_and_its_history() {
     let app = spawn_app().await;
     let (x, o) = app.pair("connect_four").await;
     app.play_ok(&x, json!({"column": 0})).await;
+    let delete = || {
+        app.request(Method::DELETE, &format!("/v1/games/{}", x.id))
+            .bearer_auth(&o.token)
+            .send()
+    };
+    // A round in progress between two people: not alone.
+    assert_problem(delete().await.unwrap(), 409, "agreement_required").await;
+    assert_eq!(app.game(&x.id).await["version"], 3, "nothing changed");
     let res = app
-        .request(Method::DELETE, &format!("/v1/games/{}", x.id))
-        .bearer_auth(&o.token)
-        .send()
-        .await
-        .unwrap();
+        .post(
+            &format!("/v1/games/{}/resign", x.id),
+            Some(&o.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = delete().await.unwrap();
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
     assert_problem(
         app.get(&format!("/v1/games/{}", x.id)).await,

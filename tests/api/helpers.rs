@@ -176,6 +176,13 @@ impl TestApp {
         (x, o)
     }
 
+    /// A two-player game created with `body`: (X, O).
+    pub async fn pair_with(&self, body: Value) -> (Seat, Seat) {
+        let x = self.create(body).await;
+        let o = self.join(&x.id).await;
+        (x, o)
+    }
+
     pub async fn play(&self, seat: &Seat, mv: Value) -> Response {
         self.post(
             &format!("/v1/games/{}/moves", seat.id),

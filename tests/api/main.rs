@@ -8,6 +8,7 @@
 
 mod bots;
 mod browser;
+mod clocks;
 mod concurrency;
 mod errors;
 mod events;
@@ -17,7 +18,9 @@ mod helpers;
 mod http;
 mod limits;
 mod moves;
+mod offers;
 mod openapi;
 mod persistence;
 mod scale;
+mod seats;
 mod system;

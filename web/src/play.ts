@@ -502,12 +502,12 @@ async function showGame(id: string): Promise<void> {
         retry = window.setTimeout(connect, 2000);
       }
     };
-    for (const type of ["move", "join", "restart", "resign"]) {
+    for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout"]) {
       source.addEventListener(type, (e) => {
         const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
         if (!event.game || busy) return;
         if (event.type === "move" && event.move && event.version > game.version) last = [event.move.move];
-        if (event.type === "restart") last = [];
+        if (event.type === "restart" || event.type === "takeback") last = [];
         update(event.game);
       });
     }

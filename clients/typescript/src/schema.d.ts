@@ -75,8 +75,10 @@ export interface paths {
          *     then `deleted` (at a version of its own, `"reason": "deleted"`); every
          *     other operation on it answers 404 `game_not_found` at once. Its history
          *     is erased within a few minutes (kept that long only for event streams
-         *     that resume). Games are also deleted by the service itself once they
-         *     have waited for an opponent, stood finished or stood idle too long
+         *     that resume). Between two people, a game whose round is in progress is
+         *     deleted only once it is over (resign, or agree a draw): 409
+         *     `agreement_required`. Games are also deleted by the service itself once
+         *     they have waited for an opponent, stood finished or stood idle too long
          *     (`"reason": "expired"`; see the server's `--expire-*` settings).
          */
         delete: operations["delete_game"];
@@ -96,7 +98,9 @@ export interface paths {
         put?: never;
         /**
          * Take the open seat.
-         * @description Returns the game, the seat taken and its token (shown only here).
+         * @description Returns the game, the seat taken and its token (shown only here). The
+         *     optional `name` is shown in `seats`; a private game needs its `invite`
+         *     code.
          */
         post: operations["join_game"];
         delete?: never;
@@ -194,6 +198,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer the other seat a takeback, a draw or a restart.
+         * @description The game then shows the offer until the other seat accepts or declines
+         *     it, the offering seat withdraws it, or a move lets it lapse; one offer at
+         *     a time. `takeback`: on accept, your last move and any reply after it
+         *     leave the round, and you are to move again. `draw`: the round ends drawn
+         *     (`end_reason` `agreement`). `restart`: a new round begins. A bot answers
+         *     at once (it takes back and restarts; it agrees a draw only when its own
+         *     search finds the position drawn or lost for it), and in a hotseat game
+         *     the offer is carried out at once (a takeback there undoes the last move).
+         */
+        post: operations["make_offer"];
+        /** Withdraw your own pending offer. */
+        delete: operations["withdraw_offer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/offers/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept the other seat's offer: it is carried out. */
+        post: operations["accept_offer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/offers/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline the other seat's offer. */
+        post: operations["decline_offer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/hint": {
         parameters: {
             query?: never;
@@ -248,7 +314,9 @@ export interface paths {
         };
         /**
          * Follow a game: Server-Sent Events, one per change.
-         * @description Events are `move`, `join`, `restart`, `resign` and `deleted`; each `id:` is
+         * @description Events are `move`, `join`, `restart`, `resign`, `offer`,
+         *     `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` and
+         *     `deleted`; each `id:` is
          *     the game's version after the change and each `data:` a JSON `GameEvent`
          *     with the change and the game right after it. Reconnect with
          *     `Last-Event-ID: N` (browsers do this by themselves) to receive every change
@@ -396,6 +464,71 @@ export interface components {
             default: components["schemas"]["Rule"];
         };
         /**
+         * @description A time control: Fischer (`initial_ms`, optional `increment_ms`,
+         *     default 0) or per move (`per_move_ms`), not both.
+         * @example {
+         *       "initial_ms": 300000,
+         *       "increment_ms": 2000
+         *     }
+         */
+        ClockRequest: {
+            /**
+             * Format: int64
+             * @description Each side's budget, 1000 (1 s) to 2592000000 (30 days).
+             */
+            initial_ms?: number | null;
+            /**
+             * Format: int64
+             * @description Added to a side's time after each of its moves, 0 to 3600000.
+             */
+            increment_ms?: number | null;
+            /**
+             * Format: int64
+             * @description The time for each move, 1000 (1 s) to 2592000000 (30 days).
+             */
+            per_move_ms?: number | null;
+        };
+        /**
+         * @description A round's clock.
+         * @example {
+         *       "X": {
+         *         "remaining_ms": 287500
+         *       },
+         *       "O": {
+         *         "remaining_ms": 300000
+         *       },
+         *       "running": "X",
+         *       "deadline": "2026-11-23T10:04:47.500Z",
+         *       "initial_ms": 300000,
+         *       "increment_ms": 2000
+         *     }
+         */
+        ClockView: {
+            X: components["schemas"]["SideClock"];
+            O: components["schemas"]["SideClock"];
+            running: null | components["schemas"]["Side"];
+            /**
+             * Format: date-time
+             * @description When the running side's time runs out; null while stopped.
+             */
+            deadline: string | null;
+            /**
+             * Format: int64
+             * @description Fischer clocks: each side's budget at the start of a round.
+             */
+            initial_ms?: number;
+            /**
+             * Format: int64
+             * @description Fischer clocks: added after each of a side's moves.
+             */
+            increment_ms?: number;
+            /**
+             * Format: int64
+             * @description Per-move clocks: the time for each move.
+             */
+            per_move_ms?: number;
+        };
+        /**
          * @description A Connect Four move: the column to drop a disc in, 0..6 from the left.
          * @example {
          *       "column": 3
@@ -427,7 +560,13 @@ export interface components {
          *       "opponent": {
          *         "type": "human"
          *       },
-         *       "hotseat": false
+         *       "hotseat": false,
+         *       "name": "Ann",
+         *       "visibility": "public",
+         *       "clock": {
+         *         "initial_ms": 300000,
+         *         "increment_ms": 2000
+         *       }
          *     }
          */
         CreateGame: {
@@ -437,6 +576,13 @@ export interface components {
             opponent?: null | components["schemas"]["OpponentRequest"];
             /** @description One token plays both seats (not with a bot). */
             hotseat?: boolean;
+            /**
+             * @description The creator's name, shown in `seats`: 1 to 32 printable characters.
+             * @example Ann
+             */
+            name?: string | null;
+            visibility?: null | components["schemas"]["Visibility"];
+            clock?: null | components["schemas"]["ClockRequest"];
         };
         /**
          * @description Gomoku options at creation.
@@ -488,14 +634,14 @@ export interface components {
          * @description How the round ended.
          * @enum {string}
          */
-        EndReason: "line" | "full_board" | "resignation";
+        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement";
         /**
          * @description The stable error code of a problem: branch on it, not on `title` or `detail`.
          *
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -521,7 +667,7 @@ export interface components {
          * @description The type of a change.
          * @enum {string}
          */
-        EventType: "move" | "join" | "restart" | "resign" | "deleted";
+        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted";
         /**
          * @description A game: its position, status, seats and versions.
          *
@@ -579,13 +725,18 @@ export interface components {
          *       "seats": {
          *         "X": {
          *           "type": "human",
-         *           "taken": true
+         *           "taken": true,
+         *           "name": "Ann"
          *         },
          *         "O": {
          *           "type": "human",
-         *           "taken": true
+         *           "taken": true,
+         *           "name": "Bob"
          *         }
          *       },
+         *       "visibility": "public",
+         *       "offer": null,
+         *       "clock": null,
          *       "created_at": "2026-11-22T10:00:00Z",
          *       "updated_at": "2026-11-22T10:00:05Z"
          *     }
@@ -635,6 +786,10 @@ export interface components {
              */
             version: number;
             seats: components["schemas"]["Seats"];
+            /** @description `public` (listed, anyone may join) or `private` (invite code). */
+            visibility: components["schemas"]["Visibility"];
+            offer: null | components["schemas"]["OfferView"];
+            clock: null | components["schemas"]["ClockView"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -705,13 +860,18 @@ export interface components {
          *         "seats": {
          *           "X": {
          *             "type": "human",
-         *             "taken": true
+         *             "taken": true,
+         *             "name": "Ann"
          *           },
          *           "O": {
          *             "type": "human",
-         *             "taken": true
+         *             "taken": true,
+         *             "name": "Bob"
          *           }
          *         },
+         *         "visibility": "public",
+         *         "offer": null,
+         *         "clock": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:06Z"
          *       }
@@ -726,8 +886,19 @@ export interface components {
             version: number;
             /** @description `move` only: the move played. */
             move?: components["schemas"]["MoveRecordView"];
-            /** @description `join`: the seat taken; `resign`: the seat that resigned. */
+            /**
+             * @description `join`: the seat taken; `resign`: the seat that resigned; `offer`,
+             *     `offer_declined`, `offer_withdrawn`: the seat that did it; `timeout`:
+             *     the seat whose time ran out.
+             */
             seat?: components["schemas"]["Side"];
+            /** @description The offer events: what was offered. */
+            offer_type?: components["schemas"]["OfferType"];
+            /**
+             * Format: int32
+             * @description `takeback`: the number of moves left in the round.
+             */
+            ply?: number;
             /**
              * Format: int32
              * @description `restart`: the new round.
@@ -816,13 +987,18 @@ export interface components {
          *           "seats": {
          *             "X": {
          *               "type": "human",
-         *               "taken": true
+         *               "taken": true,
+         *               "name": "Ann"
          *             },
          *             "O": {
          *               "type": "human",
-         *               "taken": true
+         *               "taken": true,
+         *               "name": "Bob"
          *             }
          *           },
+         *           "visibility": "public",
+         *           "offer": null,
+         *           "clock": null,
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         }
@@ -864,6 +1040,18 @@ export interface components {
          * @enum {string}
          */
         InnerBoard: "X" | "O" | "draw";
+        /**
+         * @description Joining: an optional name, and a private game's invite code.
+         * @example {
+         *       "name": "Bob"
+         *     }
+         */
+        JoinGame: {
+            /** @description Shown in `seats`: 1 to 32 printable characters. */
+            name?: string | null;
+            /** @description Private games: the code their creator was given. */
+            invite?: string | null;
+        };
         /**
          * @description A game kind.
          * @enum {string}
@@ -1113,13 +1301,18 @@ export interface components {
          *         "seats": {
          *           "X": {
          *             "type": "human",
-         *             "taken": true
+         *             "taken": true,
+         *             "name": "Ann"
          *           },
          *           "O": {
          *             "type": "human",
-         *             "taken": true
+         *             "taken": true,
+         *             "name": "Bob"
          *           }
          *         },
+         *         "visibility": "public",
+         *         "offer": null,
+         *         "clock": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:05Z"
          *       },
@@ -1139,6 +1332,35 @@ export interface components {
          * @enum {string}
          */
         MoveShape: "cell" | "column" | "board_cell";
+        /**
+         * @description An offer to the other seat.
+         * @example {
+         *       "type": "draw"
+         *     }
+         */
+        OfferRequest: {
+            type: components["schemas"]["OfferType"];
+        };
+        /**
+         * @description What an offer proposes.
+         * @enum {string}
+         */
+        OfferType: "takeback" | "draw" | "restart";
+        /**
+         * @description A pending offer.
+         * @example {
+         *       "type": "draw",
+         *       "by": "X",
+         *       "at": "2026-11-23T10:00:00Z"
+         *     }
+         */
+        OfferView: {
+            type: components["schemas"]["OfferType"];
+            /** @description The seat that made it; the other seat answers. */
+            by: components["schemas"]["Side"];
+            /** Format: date-time */
+            at: string;
+        };
         /**
          * @description The other seat of a new game: a person who joins later, or a server bot.
          * @example {
@@ -1307,13 +1529,18 @@ export interface components {
          *         "seats": {
          *           "X": {
          *             "type": "human",
-         *             "taken": true
+         *             "taken": true,
+         *             "name": "Ann"
          *           },
          *           "O": {
          *             "type": "human",
-         *             "taken": false
+         *             "taken": false,
+         *             "name": null
          *           }
          *         },
+         *         "visibility": "public",
+         *         "offer": null,
+         *         "clock": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:00Z"
          *       },
@@ -1330,6 +1557,12 @@ export interface components {
              * @example 9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3
              */
             token: string;
+            /**
+             * @description A private game's invite code, to its creator, shown only here: the
+             *     other player sends it to `POST /join` as `invite`. Absent otherwise.
+             * @example 5d41402abc4b2a76b9719d911017c592a1b2c3d4e5f60718293a4b5c6d7e8f90
+             */
+            invite?: string;
         };
         /** @description Who sits in a seat. */
         SeatInfo: {
@@ -1339,6 +1572,11 @@ export interface components {
             taken: boolean;
             /** @description Bots only: the level. */
             level?: components["schemas"]["BotLevel"];
+            /**
+             * @description The name the seat's holder gave at create or join; null when none.
+             * @example Ann
+             */
+            name: string | null;
         };
         /**
          * @description The kind of seat.
@@ -1355,6 +1593,15 @@ export interface components {
          * @enum {string}
          */
         Side: "X" | "O";
+        /** @description One side's time. */
+        SideClock: {
+            /**
+             * Format: int64
+             * @description Time left (per-move clocks: for the current move while it runs), in
+             *     milliseconds, as of the answer.
+             */
+            remaining_ms: number;
+        };
         /**
          * @description One event of the stream, as an `EventSource` (or any SSE parser) sees it.
          *
@@ -1411,8 +1658,25 @@ export interface components {
              */
             active_board: number | null;
         };
+        /**
+         * @description Who may see and join a game.
+         * @enum {string}
+         */
+        Visibility: "public" | "private";
     };
     responses: {
+        /** @description `no_offer` (nothing is pending), `not_your_offer` (the other seat answers an offer; the seat that made it may only withdraw it) or `nothing_to_take_back`. */
+        AnswerConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "no_offer" | "not_your_offer" | "nothing_to_take_back";
+                };
+            };
+        };
         /** @description `malformed_request`: the body is not JSON or not of the documented shape (unknown field, wrong type, a move of another kind's shape), or a path, query or header parameter is invalid. Fix the request; `detail` says what is wrong. */
         BadRequest: {
             headers: {
@@ -1436,6 +1700,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "storage_unavailable" | "busy";
+                };
+            };
+        };
+        /** @description `agreement_required`: between two people, a game whose round is in progress is deleted only once it is over (resign, or agree a draw). */
+        DeleteConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "agreement_required";
                 };
             };
         };
@@ -1475,6 +1751,18 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_invite`: the game is private and the `invite` code is missing or wrong. */
+        InvalidInvite: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_invite";
+                };
+            };
+        };
         /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. */
         InvalidOption: {
             headers: {
@@ -1508,6 +1796,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "not_your_turn" | "game_over" | "waiting_for_opponent";
+                };
+            };
+        };
+        /** @description The offer cannot be made now: `game_over` (the round has ended), `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time: wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round). */
+        OfferConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "game_over" | "waiting_for_opponent" | "offer_pending" | "nothing_to_take_back";
                 };
             };
         };
@@ -1573,7 +1873,7 @@ export interface components {
                 };
             };
         };
-        /** @description `waiting_for_opponent`: a round cannot start while a seat is open. */
+        /** @description `waiting_for_opponent`: a round cannot start while a seat is open; or `agreement_required`: between two people, the round in progress is restarted only by agreement (offer a restart) or once it is over. */
         RestartConflict: {
             headers: {
                 [name: string]: unknown;
@@ -1581,7 +1881,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "waiting_for_opponent";
+                    code: "waiting_for_opponent" | "agreement_required";
                 };
             };
         };
@@ -1672,6 +1972,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "unsupported_media_type";
+                };
+            };
+        };
+        /** @description `no_offer` (nothing is pending) or `not_your_offer` (only the seat that made the offer withdraws it). */
+        WithdrawConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "no_offer" | "not_your_offer";
                 };
             };
         };
@@ -1832,6 +2144,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
+            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
@@ -1851,10 +2164,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional: no body, or `{}` */
+        /** @description Optional: no body, `{}`, or a name and a private game's invite code */
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["EmptyBody"];
+                "application/json": components["schemas"]["JoinGame"];
             };
         };
         responses: {
@@ -1919,13 +2232,18 @@ export interface operations {
                      *         "seats": {
                      *           "X": {
                      *             "type": "human",
-                     *             "taken": true
+                     *             "taken": true,
+                     *             "name": "Ann"
                      *           },
                      *           "O": {
                      *             "type": "human",
-                     *             "taken": true
+                     *             "taken": true,
+                     *             "name": "Bob"
                      *           }
                      *         },
+                     *         "visibility": "public",
+                     *         "offer": null,
+                     *         "clock": null,
                      *         "created_at": "2026-11-22T10:00:00Z",
                      *         "updated_at": "2026-11-22T10:00:00Z"
                      *       },
@@ -1937,12 +2255,14 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            403: components["responses"]["InvalidInvite"];
             404: components["responses"]["GameNotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["JoinConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidOption"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2143,6 +2463,177 @@ export interface operations {
             404: components["responses"]["GameNotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ResignConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    make_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferRequest"];
+            };
+        };
+        responses: {
+            /** @description Offered (or, against a bot or in a hotseat game, already answered): the game */
+            201: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["OfferConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    withdraw_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn: the game, without the offer */
+            200: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["WithdrawConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    accept_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted and carried out: the game */
+            200: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["AnswerConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    decline_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Declined: the game, without the offer */
+            200: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["WithdrawConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

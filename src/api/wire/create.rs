@@ -6,7 +6,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::{BotLevel, Kind, Rule, Side};
+use super::{BotLevel, Kind, OfferType, Rule, Side, Visibility};
+use crate::domain::TimeControl;
 use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku};
 use crate::service::{self, Opponent};
 
@@ -127,7 +128,7 @@ fn opponent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OpponentRequest>, 
 /// A new game. Only `kind` is required.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"kind": "connect_four", "options": {}, "seat": "X", "opponent": {"type": "human"}, "hotseat": false}))]
+#[schema(example = json!({"kind": "connect_four", "options": {}, "seat": "X", "opponent": {"type": "human"}, "hotseat": false, "name": "Ann", "visibility": "public", "clock": {"initial_ms": 300_000, "increment_ms": 2000}}))]
 pub struct CreateGame {
     pub kind: Kind,
     /// Gomoku: `{"size": 15, "rule": "freestyle"}`; other kinds take none.
@@ -142,6 +143,76 @@ pub struct CreateGame {
     /// One token plays both seats (not with a bot).
     #[serde(default)]
     pub hotseat: bool,
+    /// The creator's name, shown in `seats`: 1 to 32 printable characters.
+    #[schema(min_length = 1, max_length = 32, example = "Ann")]
+    pub name: Option<String>,
+    /// `public` (default: listed, anyone may join) or `private` (not listed;
+    /// the answer carries an `invite` code that `POST /join` needs).
+    pub visibility: Option<Visibility>,
+    /// A clock: `{"initial_ms": 300000, "increment_ms": 2000}` (Fischer)
+    /// or `{"per_move_ms": 86400000}`. Default: none.
+    pub clock: Option<ClockRequest>,
+}
+
+/// A time control: Fischer (`initial_ms`, optional `increment_ms`,
+/// default 0) or per move (`per_move_ms`), not both.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"initial_ms": 300_000, "increment_ms": 2000}))]
+pub struct ClockRequest {
+    /// Each side's budget, 1000 (1 s) to 2592000000 (30 days).
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    #[schema(minimum = 1000, maximum = 2_592_000_000_i64)]
+    pub initial_ms: Option<i64>,
+    /// Added to a side's time after each of its moves, 0 to 3600000.
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    #[schema(minimum = 0, maximum = 3_600_000)]
+    pub increment_ms: Option<i64>,
+    /// The time for each move, 1000 (1 s) to 2592000000 (30 days).
+    #[serde(default, deserialize_with = "super::integral::option_i64")]
+    #[schema(minimum = 1000, maximum = 2_592_000_000_i64)]
+    pub per_move_ms: Option<i64>,
+}
+
+impl ClockRequest {
+    /// The time control asked for.
+    ///
+    /// # Errors
+    /// `InvalidOption` unless it is one of the two forms.
+    pub fn control(self) -> Result<TimeControl, service::ServiceError> {
+        match (self.initial_ms, self.increment_ms, self.per_move_ms) {
+            (Some(initial_ms), increment, None) => Ok(TimeControl::Fischer {
+                initial_ms,
+                increment_ms: increment.unwrap_or(0),
+            }),
+            (None, None, Some(per_move_ms)) => Ok(TimeControl::PerMove { per_move_ms }),
+            _ => Err(service::ServiceError::InvalidOption(
+                r#"`clock` is {"initial_ms": …, "increment_ms": …} or {"per_move_ms": …}, not a mix"#
+                    .into(),
+            )),
+        }
+    }
+}
+
+/// Joining: an optional name, and a private game's invite code.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Bob"}))]
+pub struct JoinGame {
+    /// Shown in `seats`: 1 to 32 printable characters.
+    #[schema(min_length = 1, max_length = 32)]
+    pub name: Option<String>,
+    /// Private games: the code their creator was given.
+    pub invite: Option<String>,
+}
+
+/// An offer to the other seat.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"type": "draw"}))]
+pub struct OfferRequest {
+    #[serde(rename = "type")]
+    pub offer_type: OfferType,
 }
 
 impl CreateGame {
@@ -188,6 +259,9 @@ impl CreateGame {
             seat: self.seat.map_or(Player::X, Into::into),
             opponent,
             hotseat: self.hotseat,
+            name: self.name,
+            private: self.visibility == Some(Visibility::Private),
+            clock: self.clock.map(ClockRequest::control).transpose()?,
         })
     }
 }

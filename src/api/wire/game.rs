@@ -108,6 +108,10 @@ pub enum EndReason {
     Line,
     FullBoard,
     Resignation,
+    /// The loser's clock ran out.
+    Timeout,
+    /// A draw both seats agreed.
+    Agreement,
 }
 
 impl From<domain::EndReason> for EndReason {
@@ -116,8 +120,124 @@ impl From<domain::EndReason> for EndReason {
             domain::EndReason::Line => EndReason::Line,
             domain::EndReason::FullBoard => EndReason::FullBoard,
             domain::EndReason::Resignation => EndReason::Resignation,
+            domain::EndReason::Timeout => EndReason::Timeout,
+            domain::EndReason::Agreement => EndReason::Agreement,
         }
     }
+}
+
+/// Who may see and join a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed by `GET /v1/games`; anyone may join.
+    Public,
+    /// Not listed; joining needs the invite code.
+    Private,
+}
+
+/// What an offer proposes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OfferType {
+    /// The offering seat's last move, and any reply after it, leave the round.
+    Takeback,
+    /// The round ends drawn (`end_reason` `agreement`).
+    Draw,
+    /// A new round begins.
+    Restart,
+}
+
+impl From<domain::OfferKind> for OfferType {
+    fn from(k: domain::OfferKind) -> OfferType {
+        match k {
+            domain::OfferKind::Takeback => OfferType::Takeback,
+            domain::OfferKind::Draw => OfferType::Draw,
+            domain::OfferKind::Restart => OfferType::Restart,
+        }
+    }
+}
+
+impl From<OfferType> for domain::OfferKind {
+    fn from(k: OfferType) -> domain::OfferKind {
+        match k {
+            OfferType::Takeback => domain::OfferKind::Takeback,
+            OfferType::Draw => domain::OfferKind::Draw,
+            OfferType::Restart => domain::OfferKind::Restart,
+        }
+    }
+}
+
+/// A pending offer.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"type": "draw", "by": "X", "at": "2026-11-23T10:00:00Z"}))]
+pub struct OfferView {
+    #[serde(rename = "type")]
+    pub offer_type: OfferType,
+    /// The seat that made it; the other seat answers.
+    pub by: Side,
+    pub at: DateTime<Utc>,
+}
+
+/// One side's time.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SideClock {
+    /// Time left (per-move clocks: for the current move while it runs), in
+    /// milliseconds, as of the answer.
+    pub remaining_ms: i64,
+}
+
+/// A round's clock.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"X": {"remaining_ms": 287_500}, "O": {"remaining_ms": 300_000}, "running": "X", "deadline": "2026-11-23T10:04:47.500Z", "initial_ms": 300_000, "increment_ms": 2000}))]
+pub struct ClockView {
+    #[serde(rename = "X")]
+    pub x: SideClock,
+    #[serde(rename = "O")]
+    pub o: SideClock,
+    /// The side whose time runs (the side to move, once both seats are
+    /// taken); null while stopped.
+    #[schema(required = true)]
+    pub running: Option<Side>,
+    /// When the running side's time runs out; null while stopped.
+    #[schema(required = true)]
+    pub deadline: Option<DateTime<Utc>>,
+    /// Fischer clocks: each side's budget at the start of a round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub initial_ms: Option<i64>,
+    /// Fischer clocks: added after each of a side's moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub increment_ms: Option<i64>,
+    /// Per-move clocks: the time for each move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub per_move_ms: Option<i64>,
+}
+
+fn clock_view(g: &GameRecord) -> Option<ClockView> {
+    let clock = g.clock?;
+    let running = g.clock_running().filter(|_| clock.since.is_some());
+    let side = |p: Player| SideClock {
+        remaining_ms: clock.remaining_at(p, running, g.as_of),
+    };
+    let (initial_ms, increment_ms, per_move_ms) = match clock.control {
+        domain::TimeControl::Fischer {
+            initial_ms,
+            increment_ms,
+        } => (Some(initial_ms), Some(increment_ms), None),
+        domain::TimeControl::PerMove { per_move_ms } => (None, None, Some(per_move_ms)),
+    };
+    Some(ClockView {
+        x: side(Player::X),
+        o: side(Player::O),
+        running: running.map(Into::into),
+        deadline: running.and_then(|p| clock.deadline(p)),
+        initial_ms,
+        increment_ms,
+        per_move_ms,
+    })
 }
 
 /// The state of an inner board of ultimate tic-tac-toe: `X`, `O`, `draw`, or null while open.
@@ -154,6 +274,9 @@ pub struct SeatInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub level: Option<BotLevel>,
+    /// The name the seat's holder gave at create or join; null when none.
+    #[schema(required = true, example = "Ann")]
+    pub name: Option<String>,
 }
 
 /// The kind of seat.
@@ -173,17 +296,20 @@ pub struct Seats {
     pub o: SeatInfo,
 }
 
-fn seat_info(seat: &domain::Seat) -> SeatInfo {
-    match *seat {
+fn seat_info(g: &GameRecord, p: Player) -> SeatInfo {
+    let name = g.names[p.index()].clone();
+    match *g.seat(p) {
         domain::Seat::Human { token } => SeatInfo {
             seat_type: SeatType::Human,
             taken: token.is_some(),
             level: None,
+            name,
         },
         domain::Seat::Bot { level, .. } => SeatInfo {
             seat_type: SeatType::Bot,
             taken: true,
             level: Some(level.into()),
+            name,
         },
     }
 }
@@ -239,6 +365,14 @@ pub struct Game {
     /// Grows by one on every change (move, join, restart, resign); the `ETag`.
     pub version: i64,
     pub seats: Seats,
+    /// `public` (listed, anyone may join) or `private` (invite code).
+    pub visibility: Visibility,
+    /// The pending offer (takeback, draw, restart); null when none.
+    #[schema(required = true)]
+    pub offer: Option<OfferView>,
+    /// The round's clock; null without one.
+    #[schema(required = true)]
+    pub clock: Option<ClockView>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -305,9 +439,20 @@ impl From<&GameRecord> for Game {
             ply: position.ply(),
             version: g.version,
             seats: Seats {
-                x: seat_info(g.seat(Player::X)),
-                o: seat_info(g.seat(Player::O)),
+                x: seat_info(g, Player::X),
+                o: seat_info(g, Player::O),
             },
+            visibility: if g.private {
+                Visibility::Private
+            } else {
+                Visibility::Public
+            },
+            offer: g.offer.map(|o| OfferView {
+                offer_type: o.kind.into(),
+                by: o.by.into(),
+                at: o.at,
+            }),
+            clock: clock_view(g),
             created_at: g.created_at,
             updated_at: g.updated_at,
         }
@@ -324,6 +469,14 @@ pub struct SeatGrant {
     /// The seat's secret: send it as `Authorization: Bearer <token>`. Only its hash is stored.
     #[schema(example = "9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3")]
     pub token: String,
+    /// A private game's invite code, to its creator, shown only here: the
+    /// other player sends it to `POST /join` as `invite`. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(
+        nullable = false,
+        example = "5d41402abc4b2a76b9719d911017c592a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    )]
+    pub invite: Option<String>,
 }
 
 impl From<&service::SeatTaken> for SeatGrant {
@@ -332,6 +485,7 @@ impl From<&service::SeatTaken> for SeatGrant {
             game: (&s.game).into(),
             seat: s.seat.into(),
             token: s.token.clone(),
+            invite: s.invite.clone(),
         }
     }
 }

@@ -40,7 +40,8 @@ use uuid::Uuid;
 use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
-    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, ts,
+    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, MoveRow,
+    ROUND_MOVES, ts,
 };
 use crate::domain::GameRecord;
 
@@ -65,19 +66,25 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 /// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array of
 /// rows, each row an object keyed by column name (see [`Batch::flush`]).
 /// `$7`: the time of the deletions; `$8`: purge the games deleted before
-/// this time (none when NULL).
+/// this time (none when NULL); `$9`: takebacks' deletions (see
+/// [`Truncation`](super::pending::Truncation)), run before the inserts.
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
 WITH r AS MATERIALIZED (SELECT value AS g, key FROM json_each($2)) \
 INSERT INTO games ({columns}) SELECT {from_json} FROM r WHERE true ORDER BY key \
   ON CONFLICT (id) DO UPDATE SET {upsert_set};
+DELETE FROM moves WHERE seq IN (SELECT m.seq FROM json_each($9) t JOIN moves m \
+  ON m.game_id = t.value->>'game_id' AND m.round = t.value->>'round' AND m.ply > t.value->>'keep');
+DELETE FROM idempotency WHERE (game_id, key) IN (SELECT i.game_id, i.key FROM json_each($9) t \
+  JOIN idempotency i ON i.game_id = t.value->>'game_id' AND i.version >= t.value->>'from_version');
 WITH r AS MATERIALIZED (SELECT value AS m, key FROM json_each($3)) \
 INSERT INTO moves ({MOVE_COLUMNS}) \
   SELECT m->>'game_id', m->>'round', m->>'ply', m->>'version', m->>'player', m->>'a', m->>'b', m->>'at' \
   FROM r ORDER BY key;
 INSERT INTO game_events ({EVENT_COLUMNS}) \
-  SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at' \
+  SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at', \
+    value->>'detail' \
   FROM json_each($4) ORDER BY key;
 INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
   SELECT value->>'game_id', value->>'key', value->>'request', value->>'status', value->>'body', \
@@ -251,6 +258,7 @@ impl Batch {
             .bind(self.state.data_version)
             .bind(ts(chrono::Utc::now()))
             .bind(self.pending.purge())
+            .bind(rows.truncations.unwrap_or_else(|| "[]".into()))
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -275,6 +283,21 @@ impl Batch {
             self.state.games.put(id, game.clone());
         }
         Ok(game)
+    }
+
+    /// The stored moves of a round (the batch's own are in its pending writes).
+    pub(super) async fn round_moves(
+        &mut self,
+        id: Uuid,
+        round: u32,
+    ) -> Result<Vec<MoveRow>, StoreError> {
+        let conn = self.begun().await?;
+        let rows = sqlx::query_as(ROUND_MOVES)
+            .bind(id.to_string())
+            .bind(i64::from(round))
+            .fetch_all(&mut **conn)
+            .await?;
+        Ok(rows)
     }
 
     /// The stored record of an idempotency key (the batch's own are in

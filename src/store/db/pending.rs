@@ -34,8 +34,22 @@ pub(super) struct Pending {
     moves: Vec<MoveRow>,
     events: Vec<EventRow>,
     remembered: Vec<Remembered>,
+    /// Moves taken back: stored moves and answers to delete before the
+    /// batch's own rows are written.
+    truncations: Vec<Truncation>,
     /// Purge the games deleted before this time (a timestamp as stored).
     purge: Option<String>,
+}
+
+/// A takeback's deletions: the game's moves of `round` after ply `keep`,
+/// and its idempotency records from `from_version` on (the answers that
+/// showed the moves taken back).
+#[derive(Clone, Debug, serde::Serialize)]
+pub(super) struct Truncation {
+    pub(super) game_id: String,
+    pub(super) round: i64,
+    pub(super) keep: i64,
+    pub(super) from_version: i64,
 }
 
 /// The rows of a batch, each table's a JSON array of objects keyed by
@@ -46,6 +60,9 @@ pub(super) struct Rows {
     pub(super) moves: String,
     pub(super) events: String,
     pub(super) remembered: String,
+    /// Takebacks' deletions (a JSON array), to run before the inserts;
+    /// `None` when there are none.
+    pub(super) truncations: Option<String>,
 }
 
 impl Pending {
@@ -96,6 +113,34 @@ impl Pending {
             .map(|r| r.row.clone())
     }
 
+    /// Takes moves back: the batch's own moves and answers that the
+    /// truncation covers are dropped here, the stored ones deleted at commit
+    /// before the batch's rows are inserted (so a move played again at a
+    /// ply taken back in the same batch stays).
+    pub(super) fn truncate(&mut self, t: Truncation) {
+        self.moves
+            .retain(|m| !(m.game_id == t.game_id && m.round == t.round && m.ply > t.keep));
+        self.remembered
+            .retain(|r| !(r.row.game_id == t.game_id && r.row.version >= t.from_version));
+        self.truncations.push(t);
+    }
+
+    /// Whether a stored move is taken back by this batch.
+    pub(super) fn taken_back(&self, m: &MoveRow) -> bool {
+        self.truncations
+            .iter()
+            .any(|t| t.game_id == m.game_id && t.round == m.round && m.ply > t.keep)
+    }
+
+    /// The batch's own moves of a game's round.
+    pub(super) fn moves_of(&self, game_id: &str, round: i64) -> Vec<MoveRow> {
+        self.moves
+            .iter()
+            .filter(|m| m.game_id == game_id && m.round == round)
+            .cloned()
+            .collect()
+    }
+
     /// Purges, at commit, the games deleted before `before`.
     pub(super) fn purge_deleted(&mut self, before: String) {
         self.purge = Some(before);
@@ -112,6 +157,7 @@ impl Pending {
             && self.moves.is_empty()
             && self.events.is_empty()
             && self.remembered.is_empty()
+            && self.truncations.is_empty()
     }
 
     /// The rows to send.
@@ -131,6 +177,11 @@ impl Pending {
             moves: json_array(self.moves.iter())?,
             events: json_array(self.events.iter())?,
             remembered: json_array(self.remembered.iter().map(|r| &r.row))?,
+            truncations: if self.truncations.is_empty() {
+                None
+            } else {
+                Some(json_array(self.truncations.iter())?)
+            },
         })
     }
 

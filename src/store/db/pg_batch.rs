@@ -36,7 +36,8 @@ use uuid::Uuid;
 use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
-    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, ts,
+    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, MoveRow,
+    ROUND_MOVES, ts,
 };
 use crate::domain::GameRecord;
 
@@ -73,6 +74,15 @@ SELECT count(*) FROM \
         upsert_set = GAME_SQL.upsert_set,
     )
 });
+
+/// Takebacks' deletions (`$1`, see [`Truncation`](super::pending::Truncation)):
+/// the moves after the kept ply, and the answers that showed them.
+const TRUNCATE: &str = "\
+WITH t AS (SELECT * FROM jsonb_to_recordset($1::jsonb) \
+  AS t(game_id text, round bigint, keep bigint, from_version bigint)), \
+gone AS (DELETE FROM moves m USING t \
+  WHERE m.game_id = t.game_id AND m.round = t.round AND m.ply > t.keep) \
+DELETE FROM idempotency i USING t WHERE i.game_id = t.game_id AND i.version >= t.from_version";
 
 /// A PostgreSQL write batch whose writes wait in memory until commit.
 pub(super) struct PgBatch {
@@ -154,6 +164,21 @@ impl PgBatch {
         Ok(())
     }
 
+    /// The stored moves of a round (the batch's own are in its pending writes).
+    pub(super) async fn round_moves(
+        &mut self,
+        id: Uuid,
+        round: u32,
+    ) -> Result<Vec<MoveRow>, StoreError> {
+        let tx = self.tx().await?;
+        let rows = sqlx::query_as(ROUND_MOVES)
+            .bind(id.to_string())
+            .bind(i64::from(round))
+            .fetch_all(&mut **tx)
+            .await?;
+        Ok(rows)
+    }
+
     /// The stored record of an idempotency key (the batch's own are in
     /// its pending writes).
     pub(super) async fn idempotent(
@@ -186,6 +211,16 @@ impl PgBatch {
             return Ok(());
         }
         let rows = self.pending.rows()?;
+        if let Some(truncations) = &rows.truncations {
+            // Its own statement, before the inserts: data-modifying WITH
+            // clauses of one statement do not see each other's changes, and a
+            // move played again at a ply taken back must find the old one gone.
+            let tx = self.tx().await?;
+            sqlx::query(TRUNCATE)
+                .bind(truncations)
+                .execute(&mut **tx)
+                .await?;
+        }
         let now = ts(chrono::Utc::now());
         let mut games = Vec::with_capacity(rows.games.len());
         for (game, deleted) in &rows.games {

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::domain::{
-    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, Level, MoveRecord,
-    RequestHash, Seat, StoredResponse, TokenHash,
+    DeleteReason, Ending, EventRecord, EventType, GameClock, GameRecord, IdempotentRecord, Level,
+    MoveRecord, Offer, OfferKind, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
 };
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
@@ -109,6 +109,110 @@ game_columns! {
     snapshot: Vec<u8> [blob],
     created_at: String [fixed],
     updated_at: String,
+    /// Private: not listed.
+    private: bool,
+    /// Names, invite hash, ending, offer and clock, as JSON (see [`Meta`]);
+    /// NULL when all are empty.
+    meta: Option<String>,
+    /// When the running side's clock runs out (for the timeout sweeper).
+    deadline: Option<String>,
+}
+
+/// What a game row holds in its `meta` column: the parts of a game that
+/// no query filters on.
+#[derive(Debug, Default, serde::Deserialize, Serialize)]
+struct Meta {
+    #[serde(default, skip_serializing_if = "names_empty")]
+    names: [Option<String>; 2],
+    /// Hex SHA-256 of the invite code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    invite: Option<String>,
+    /// `timeout` or `agreement` (resignations are in `resigned`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ending: Option<String>,
+    /// The seat whose time ran out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loser: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    offer: Option<MetaOffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    clock: Option<MetaClock>,
+}
+
+fn names_empty(names: &[Option<String>; 2]) -> bool {
+    names.iter().all(Option::is_none)
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaOffer {
+    kind: String,
+    by: String,
+    at: String,
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaClock {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    initial_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    increment_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    per_move_ms: Option<i64>,
+    remaining_ms: [i64; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    since: Option<String>,
+}
+
+impl Meta {
+    fn of(game: &GameRecord) -> Meta {
+        let (ending, loser) = match game.ending {
+            Some(Ending::Timeout(p)) => (Some("timeout"), Some(player_str(p).to_owned())),
+            Some(Ending::Agreement) => (Some("agreement"), None),
+            Some(Ending::Resignation(_)) | None => (None, None),
+        };
+        Meta {
+            names: game.names.clone(),
+            invite: game.invite.map(|h| hex::encode(h.as_bytes())),
+            ending: ending.map(str::to_owned),
+            loser,
+            offer: game.offer.map(|o| MetaOffer {
+                kind: o.kind.as_str().to_owned(),
+                by: player_str(o.by).to_owned(),
+                at: ts(o.at),
+            }),
+            clock: game.clock.map(|c| {
+                let (initial_ms, increment_ms, per_move_ms) = match c.control {
+                    TimeControl::Fischer {
+                        initial_ms,
+                        increment_ms,
+                    } => (Some(initial_ms), Some(increment_ms), None),
+                    TimeControl::PerMove { per_move_ms } => (None, None, Some(per_move_ms)),
+                };
+                MetaClock {
+                    initial_ms,
+                    increment_ms,
+                    per_move_ms,
+                    remaining_ms: c.remaining_ms,
+                    since: c.since.map(ts),
+                }
+            }),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        names_empty(&self.names)
+            && self.invite.is_none()
+            && self.ending.is_none()
+            && self.offer.is_none()
+            && self.clock.is_none()
+    }
+
+    fn parse(text: Option<&str>) -> Result<Meta, StoreError> {
+        text.map_or_else(
+            || Ok(Meta::default()),
+            |t| serde_json::from_str(t).map_err(|e| StoreError::Corrupt(format!("meta: {e}"))),
+        )
+    }
 }
 
 fn hex<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -225,11 +329,20 @@ impl GameColumns {
             o_level,
             o_seed,
             round: i64::from(game.round),
-            resigned: game.resigned.map(|p| player_str(p).to_owned()),
+            resigned: match game.ending {
+                Some(Ending::Resignation(p)) => Some(player_str(p).to_owned()),
+                _ => None,
+            },
             version: game.version,
             snapshot: game.position.encode(),
             created_at: ts(game.created_at),
             updated_at: ts(game.updated_at),
+            private: game.private,
+            meta: {
+                let meta = Meta::of(game);
+                (!meta.is_empty()).then(|| serde_json::to_string(&meta).unwrap_or_default())
+            },
+            deadline: game.deadline().map(ts),
         }
     }
 
@@ -242,6 +355,53 @@ impl GameColumns {
             GameKind::from_str(&self.kind).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let position = AnyGame::decode(kind, &self.snapshot)
             .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
+        let meta = Meta::parse(self.meta.as_deref())?;
+        let resigned = self.resigned.as_deref().map(parse_player).transpose()?;
+        let ending = match (meta.ending.as_deref(), meta.loser.as_deref()) {
+            (Some("timeout"), Some(p)) => Some(Ending::Timeout(parse_player(p)?)),
+            (Some("agreement"), None) => Some(Ending::Agreement),
+            (None, None) => resigned.map(Ending::Resignation),
+            (e, _) => return Err(StoreError::Corrupt(format!("game {id}: ending {e:?}"))),
+        };
+        let invite = meta
+            .invite
+            .as_deref()
+            .map(|h| {
+                hex::decode(h)
+                    .ok()
+                    .and_then(|b| TokenHash::from_slice(&b))
+                    .ok_or_else(|| StoreError::Corrupt(format!("game {id}: invite hash")))
+            })
+            .transpose()?;
+        let offer = meta
+            .offer
+            .map(|o| -> Result<Offer, StoreError> {
+                Ok(Offer {
+                    kind: OfferKind::parse(&o.kind)
+                        .ok_or_else(|| StoreError::Corrupt(format!("offer {:?}", o.kind)))?,
+                    by: parse_player(&o.by)?,
+                    at: parse_ts(&o.at)?,
+                })
+            })
+            .transpose()?;
+        let clock = meta
+            .clock
+            .map(|c| -> Result<GameClock, StoreError> {
+                let control = match (c.initial_ms, c.increment_ms, c.per_move_ms) {
+                    (Some(initial_ms), Some(increment_ms), None) => TimeControl::Fischer {
+                        initial_ms,
+                        increment_ms,
+                    },
+                    (None, None, Some(per_move_ms)) => TimeControl::PerMove { per_move_ms },
+                    _ => return Err(StoreError::Corrupt(format!("game {id}: clock"))),
+                };
+                Ok(GameClock {
+                    control,
+                    remaining_ms: c.remaining_ms,
+                    since: c.since.as_deref().map(parse_ts).transpose()?,
+                })
+            })
+            .transpose()?;
         Ok(GameRecord {
             id,
             position,
@@ -262,10 +422,16 @@ impl GameColumns {
             hotseat: self.hotseat,
             round: u32::try_from(self.round)
                 .map_err(|_| StoreError::Corrupt(format!("round {}", self.round)))?,
-            resigned: self.resigned.as_deref().map(parse_player).transpose()?,
+            ending,
             version: self.version,
             created_at: parse_ts(&self.created_at)?,
             updated_at: parse_ts(&self.updated_at)?,
+            names: meta.names,
+            private: self.private,
+            invite,
+            offer,
+            clock,
+            as_of: parse_ts(&self.updated_at)?,
         })
     }
 }
@@ -315,7 +481,7 @@ pub(super) struct ListedRow {
 
 /// A row of the moves table. A move is two numbers: `a` is the row, column
 /// or board; `b` the column, nothing or the cell.
-#[derive(Debug, sqlx::FromRow, Serialize)]
+#[derive(Clone, Debug, sqlx::FromRow, Serialize)]
 pub(super) struct MoveRow {
     pub(super) game_id: String,
     pub(super) round: i64,
@@ -329,6 +495,10 @@ pub(super) struct MoveRow {
 
 /// The columns of a move row, for a SELECT.
 pub(super) const MOVE_COLUMNS: &str = "game_id, round, ply, version, player, a, b, at";
+
+/// A round's moves: `$1` game, `$2` round.
+pub(super) const ROUND_MOVES: &str = "SELECT game_id, round, ply, version, player, a, b, at \
+     FROM moves WHERE game_id = $1 AND round = $2 ORDER BY ply";
 
 impl MoveRow {
     pub(super) fn of(id: Uuid, m: &MoveRecord) -> MoveRow {
@@ -383,25 +553,45 @@ pub(super) struct EventRow {
     #[serde(rename = "type")]
     pub(super) event_type: String,
     pub(super) round: i64,
-    /// `join`: the seat taken; `resign`: the seat that resigned.
+    /// `join`: the seat taken; `resign`: the seat that resigned; offers:
+    /// the seat that offered, declined or withdrew; `timeout`: the seat
+    /// whose time ran out.
     pub(super) player: Option<String>,
     pub(super) at: String,
+    /// Offers: the offer's type; `takeback`: the moves left in the round;
+    /// `deleted`: [`EXPIRED`] when the expiry sweeper deleted the game (NULL:
+    /// a seat did).
+    pub(super) detail: Option<String>,
 }
 
+/// The `detail` of a `deleted` event written by the expiry sweeper.
+const EXPIRED: &str = "expired";
+
 /// The columns of an event row, for a SELECT.
-pub(super) const EVENT_COLUMNS: &str = "game_id, version, type, round, player, at";
+pub(super) const EVENT_COLUMNS: &str = "game_id, version, type, round, player, at, detail";
 
 impl EventRow {
     pub(super) fn of(id: Uuid, e: &EventRecord) -> EventRow {
-        let (name, player) = match e.event {
-            EventType::Create => ("create", None),
-            EventType::Join(p) => ("join", Some(p)),
-            EventType::Restart => ("restart", None),
-            EventType::Resign(p) => ("resign", Some(p)),
-            EventType::Deleted(DeleteReason::BySeat) => ("deleted", None),
-            // A deletion by the expiry sweeper: `deleted` on the wire, with
-            // its reason.
-            EventType::Deleted(DeleteReason::Expired) => ("expired", None),
+        let (name, player, detail) = match e.event {
+            EventType::Create => ("create", None, None),
+            EventType::Join(p) => ("join", Some(p), None),
+            EventType::Restart => ("restart", None, None),
+            EventType::Resign(p) => ("resign", Some(p), None),
+            EventType::Offer(k, p) => ("offer", Some(p), Some(k.as_str().to_owned())),
+            EventType::OfferDeclined(k, p) => {
+                ("offer_declined", Some(p), Some(k.as_str().to_owned()))
+            }
+            EventType::OfferWithdrawn(k, p) => {
+                ("offer_withdrawn", Some(p), Some(k.as_str().to_owned()))
+            }
+            EventType::Takeback(plies) => ("takeback", None, Some(plies.to_string())),
+            EventType::Draw => ("draw", None, None),
+            EventType::Timeout(p) => ("timeout", Some(p), None),
+            EventType::Deleted(DeleteReason::BySeat) => ("deleted", None, None),
+            // A deletion by the expiry sweeper.
+            EventType::Deleted(DeleteReason::Expired) => {
+                ("deleted", None, Some(EXPIRED.to_owned()))
+            }
         };
         EventRow {
             game_id: id.to_string(),
@@ -410,19 +600,36 @@ impl EventRow {
             round: i64::from(e.round),
             player: player.map(|p| player_str(p).to_owned()),
             at: ts(e.at),
+            detail,
         }
     }
 
     pub(super) fn into_record(self) -> Result<EventRecord, StoreError> {
         let player = self.player.as_deref().map(parse_player).transpose()?;
-        let event = match (self.event_type.as_str(), player) {
-            ("create", None) => EventType::Create,
-            ("join", Some(p)) => EventType::Join(p),
-            ("restart", None) => EventType::Restart,
-            ("resign", Some(p)) => EventType::Resign(p),
-            ("deleted", None) => EventType::Deleted(DeleteReason::BySeat),
-            ("expired", None) => EventType::Deleted(DeleteReason::Expired),
-            (name, _) => {
+        let offer = self.detail.as_deref().and_then(OfferKind::parse);
+        let plies = self.detail.as_deref().and_then(|d| d.parse::<u32>().ok());
+        let event = match (self.event_type.as_str(), player, offer, plies) {
+            ("create", None, ..) => EventType::Create,
+            ("join", Some(p), ..) => EventType::Join(p),
+            ("restart", None, ..) => EventType::Restart,
+            ("resign", Some(p), ..) => EventType::Resign(p),
+            ("offer", Some(p), Some(k), _) => EventType::Offer(k, p),
+            ("offer_declined", Some(p), Some(k), _) => EventType::OfferDeclined(k, p),
+            ("offer_withdrawn", Some(p), Some(k), _) => EventType::OfferWithdrawn(k, p),
+            ("takeback", None, _, Some(n)) => EventType::Takeback(n),
+            ("draw", None, ..) => EventType::Draw,
+            ("timeout", Some(p), ..) => EventType::Timeout(p),
+            ("deleted", None, ..) => match self.detail.as_deref() {
+                None => EventType::Deleted(DeleteReason::BySeat),
+                Some(EXPIRED) => EventType::Deleted(DeleteReason::Expired),
+                Some(other) => {
+                    return Err(StoreError::Corrupt(format!(
+                        "deleted for {other:?} at version {}",
+                        self.version
+                    )));
+                }
+            },
+            (name, ..) => {
                 return Err(StoreError::Corrupt(format!(
                     "event {name:?} at version {}",
                     self.version
@@ -534,10 +741,20 @@ mod tests {
             ],
             hotseat: false,
             round: 1,
-            resigned: None,
+            ending: None,
             version: 3,
             created_at: Utc::now(),
             updated_at: Utc::now(),
+            names: [Some("Ann".into()), None],
+            private: true,
+            invite: Some(TokenHash::of("invite")),
+            offer: Some(Offer {
+                kind: OfferKind::Takeback,
+                by: Player::O,
+                at: Utc::now(),
+            }),
+            clock: Some(GameClock::new(TimeControl::PerMove { per_move_ms: 1000 })),
+            as_of: Utc::now(),
         };
         let json = serde_json::to_value(GameColumns::of(&game)).expect("serializes");
         let keys: Vec<&str> = json
@@ -551,6 +768,15 @@ mod tests {
         assert_eq!(json["x_token"], hex::encode(TokenHash::of("t").as_bytes()));
         assert_eq!(json["o_token"], serde_json::Value::Null);
         assert_eq!(json["o_seed"], -1);
+        assert_eq!(json["private"], true);
+        let back = GameColumns::of(&game).into_record().expect("reads back");
+        assert_eq!(back.names, game.names);
+        assert_eq!(back.invite, game.invite);
+        assert_eq!(back.clock, game.clock);
+        assert_eq!(
+            back.offer.map(|o| (o.kind, o.by)),
+            Some((OfferKind::Takeback, Player::O))
+        );
         assert_eq!(json["snapshot"], hex::encode(game.position.encode()));
     }
 }

@@ -1,0 +1,185 @@
+//! Handlers of offers between the two seats (OpenAPI tag `games`): make one
+//! (takeback, draw, restart), accept or decline it (the other seat), or
+//! withdraw it (the seat that made it).
+
+use actix_web::{HttpResponse, delete, post, web};
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
+use super::reply;
+use super::responses::{
+    AnswerConflict, BadRequest, Forbidden, GameNotFound, Internal, OfferConflict, PayloadTooLarge,
+    PreconditionFailed, RequestTimeout, Unauthorized, Unavailable, UnsupportedMediaType,
+    WithdrawConflict,
+};
+use super::wire::{EmptyBody, Game, OfferRequest};
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// Offer the other seat a takeback, a draw or a restart.
+///
+/// The game then shows the offer until the other seat accepts or declines
+/// it, the offering seat withdraws it, or a move lets it lapse; one offer at
+/// a time. `takeback`: on accept, your last move and any reply after it
+/// leave the round, and you are to move again. `draw`: the round ends drawn
+/// (`end_reason` `agreement`). `restart`: a new round begins. A bot answers
+/// at once (it takes back and restarts; it agrees a draw only when its own
+/// search finds the position drawn or lost for it), and in a hotseat game
+/// the offer is carried out at once (a takeback there undoes the last move).
+#[utoipa::path(
+    tag = "games",
+    params(GameId, IfMatch),
+    request_body(content = OfferRequest, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Offered (or, against a bot or in a hotseat game, already answered): the game", body = Game,
+            headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = OfferConflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/offers")]
+pub async fn make_offer(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    let request: OfferRequest = body.json()?;
+    let game = state
+        .service
+        .offer(
+            game.id,
+            token.token(),
+            if_match.version,
+            request.offer_type.into(),
+        )
+        .await?;
+    Ok(reply::with_etag(
+        HttpResponse::Created().json(Game::from(&game)),
+        game.version,
+    ))
+}
+
+/// Accept the other seat's offer: it is carried out.
+#[utoipa::path(
+    tag = "games",
+    params(GameId, IfMatch),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Accepted and carried out: the game", body = Game,
+            headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = AnswerConflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/offers/accept")]
+pub async fn accept_offer(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    body.empty_object()?;
+    let game = state
+        .service
+        .accept_offer(game.id, token.token(), if_match.version)
+        .await?;
+    Ok(reply::game(&game))
+}
+
+/// Decline the other seat's offer.
+#[utoipa::path(
+    tag = "games",
+    params(GameId, IfMatch),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Declined: the game, without the offer", body = Game,
+            headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = WithdrawConflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/offers/decline")]
+pub async fn decline_offer(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    body.empty_object()?;
+    let game = state
+        .service
+        .decline_offer(game.id, token.token(), if_match.version)
+        .await?;
+    Ok(reply::game(&game))
+}
+
+/// Withdraw your own pending offer.
+#[utoipa::path(
+    tag = "games",
+    params(GameId, IfMatch),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Withdrawn: the game, without the offer", body = Game,
+            headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = WithdrawConflict),
+        (status = 412, response = PreconditionFailed),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[delete("/games/{id}/offers")]
+pub async fn withdraw_offer(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    _: NoQuery,
+) -> ApiResult {
+    let game = state
+        .service
+        .withdraw_offer(game.id, token.token(), if_match.version)
+        .await?;
+    Ok(reply::game(&game))
+}

@@ -1,0 +1,381 @@
+//! Offers between the two seats: takeback, draw, restart. One is pending at
+//! a time; the other seat accepts or declines it, the offering seat may
+//! withdraw it, and a move lets it lapse. A bot answers at once (it takes
+//! back and restarts; it agrees a draw only when its own search finds the
+//! position drawn or lost for it); in a hotseat game an offer is applied at
+//! once. Each step is one job of the writer, recorded as an event.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::writes::new_round;
+use super::{Result, Service, ServiceError, check_playable, event, load_seat, save};
+use crate::ai::{Level, Outcome};
+use crate::domain::{EventType, GameRecord, Offer, OfferKind, Seat, TokenHash};
+use crate::rules::{AnyGame, Player};
+use crate::store::WriteTx;
+
+/// How often an offer to a bot is tried again when the game changed
+/// while the bot was thinking about it.
+const BOT_ANSWER_TRIES: usize = 3;
+
+impl Service {
+    /// Offers a takeback, a draw or a restart to the other seat.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `GameOver`,
+    /// `WaitingForOpponent`, `OfferPending`, `NothingToTakeBack`, store errors.
+    #[tracing::instrument(name = "offer", skip_all, fields(game = %id, offer = kind.as_str()))]
+    pub async fn offer(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        if_match: Option<i64>,
+        kind: OfferKind,
+    ) -> Result<GameRecord> {
+        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let mut tries = 0;
+        let mut game = loop {
+            // A bot's answer is thought out before the write, on the game
+            // as read now; the write checks that it has not changed since.
+            let seen = self.game(id).await?;
+            let answer = match bot_seat(&seen) {
+                Some((bot, level, seed)) if kind == OfferKind::Draw => {
+                    Some(self.bot_takes_draw(&seen, bot, level, seed).await?)
+                }
+                Some(_) => Some(true),
+                None => None,
+            };
+            let clock = self.clock.clone();
+            let expected = answer.map(|_| seen.version);
+            let done = self
+                .write(
+                    Some(id),
+                    Box::new(move |tx| {
+                        Box::pin(async move {
+                            let now = clock.now();
+                            let (mut game, seat) = load_seat(tx, id, &token, if_match, now).await?;
+                            if expected.is_some_and(|v| v != game.version) {
+                                return Ok(None);
+                            }
+                            check_playable(&game, None)?;
+                            if game.offer.is_some() {
+                                return Err(ServiceError::OfferPending);
+                            }
+                            if kind == OfferKind::Takeback {
+                                takeback_line(tx, &game, taker(&game, seat)).await?;
+                            }
+                            if game.hotseat {
+                                let by = taker(&game, seat);
+                                settle_offer(tx, &mut game, kind, by, now).await?;
+                                return Ok(Some(game));
+                            }
+                            game.offer = Some(Offer {
+                                kind,
+                                by: seat,
+                                at: now,
+                            });
+                            save(tx, &mut game, now).await?;
+                            tx.insert_event(id, &event(&game, EventType::Offer(kind, seat)))
+                                .await?;
+                            match answer {
+                                Some(true) => settle_offer(tx, &mut game, kind, seat, now).await?,
+                                Some(false) => {
+                                    game.offer = None;
+                                    save(tx, &mut game, now).await?;
+                                    let declined = EventType::OfferDeclined(kind, seat.other());
+                                    tx.insert_event(id, &event(&game, declined)).await?;
+                                }
+                                None => {}
+                            }
+                            Ok(Some(game))
+                        })
+                    }),
+                )
+                .await?;
+            if let Some(game) = done {
+                break game;
+            }
+            tries += 1;
+            if tries >= BOT_ANSWER_TRIES {
+                return Err(ServiceError::Busy(
+                    "the bot was moving while it considered the offer; retry",
+                ));
+            }
+        };
+        self.publish(id);
+        if kind == OfferKind::Restart {
+            self.bot_replies(&mut game, None).await?;
+        }
+        Ok(game)
+    }
+
+    /// The other seat accepts the pending offer: it is carried out.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
+    /// `NotYourOffer`, `NothingToTakeBack`, store errors.
+    #[tracing::instrument(name = "accept_offer", skip_all, fields(game = %id))]
+    pub async fn accept_offer(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        if_match: Option<i64>,
+    ) -> Result<GameRecord> {
+        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let clock = self.clock.clone();
+        let (mut game, kind) = self
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let now = clock.now();
+                        let (mut game, seat) = load_seat(tx, id, &token, if_match, now).await?;
+                        let offer = answerable(&game, seat)?;
+                        settle_offer(tx, &mut game, offer.kind, offer.by, now).await?;
+                        Ok((game, offer.kind))
+                    })
+                }),
+            )
+            .await?;
+        self.publish(id);
+        if kind == OfferKind::Restart {
+            self.bot_replies(&mut game, None).await?;
+        }
+        Ok(game)
+    }
+
+    /// The other seat declines the pending offer.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
+    /// `NotYourOffer`, store errors.
+    #[tracing::instrument(name = "decline_offer", skip_all, fields(game = %id))]
+    pub async fn decline_offer(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        if_match: Option<i64>,
+    ) -> Result<GameRecord> {
+        self.seat_change(id, token, if_match, |game, seat, _| {
+            let offer = answerable(game, seat)?;
+            game.offer = None;
+            Ok(EventType::OfferDeclined(offer.kind, seat))
+        })
+        .await
+    }
+
+    /// The offering seat withdraws its offer.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
+    /// `NotYourOffer`, store errors.
+    #[tracing::instrument(name = "withdraw_offer", skip_all, fields(game = %id))]
+    pub async fn withdraw_offer(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        if_match: Option<i64>,
+    ) -> Result<GameRecord> {
+        self.seat_change(id, token, if_match, |game, seat, _| {
+            let offer = game.offer.ok_or(ServiceError::NoOffer)?;
+            if offer.by != seat {
+                return Err(ServiceError::NotYourOffer(
+                    "the pending offer is the other seat's: accept or decline it",
+                ));
+            }
+            game.offer = None;
+            Ok(EventType::OfferWithdrawn(offer.kind, seat))
+        })
+        .await
+    }
+
+    /// Whether the bot holding `bot` agrees a draw: only when its own
+    /// search finds the position drawn or lost for it.
+    async fn bot_takes_draw(
+        &self,
+        game: &GameRecord,
+        bot: Player,
+        level: Level,
+        seed: u64,
+    ) -> Result<bool> {
+        if game.is_over() || game.has_open_seat() {
+            // Refused in the write, with the right code.
+            return Ok(false);
+        }
+        let budget = self.budget_for(game);
+        let suggestion = self
+            .think(&game.position, level, seed, Some(&self.repliers), budget)
+            .await?;
+        let eval = suggestion.evaluation;
+        // The evaluation is the side to move's.
+        let for_bot = if game.position.to_move() == bot {
+            eval.proven.map(|(o, _)| o)
+        } else {
+            eval.proven.map(|(o, _)| match o {
+                Outcome::Win => Outcome::Loss,
+                Outcome::Loss => Outcome::Win,
+                Outcome::Draw => Outcome::Draw,
+            })
+        };
+        let score = if game.position.to_move() == bot {
+            eval.score
+        } else {
+            -eval.score
+        };
+        Ok(match for_bot {
+            Some(outcome) => outcome != Outcome::Win,
+            None => score < 0,
+        })
+    }
+}
+
+/// The bot seat of a game, with its level and seed, if one is a bot.
+fn bot_seat(game: &GameRecord) -> Option<(Player, Level, u64)> {
+    Player::BOTH.into_iter().find_map(|p| match *game.seat(p) {
+        Seat::Bot { level, seed } => Some((p, level, seed)),
+        Seat::Human { .. } => None,
+    })
+}
+
+/// Whose moves a takeback by `seat` takes back: in a hotseat game (one
+/// token holds both seats) the side that moved last, else the seat's own.
+fn taker(game: &GameRecord, seat: Player) -> Player {
+    if game.hotseat {
+        game.position.to_move().other()
+    } else {
+        seat
+    }
+}
+
+/// The pending offer, which `seat` may answer (it is the other seat's).
+fn answerable(game: &GameRecord, seat: Player) -> Result<Offer> {
+    let offer = game.offer.ok_or(ServiceError::NoOffer)?;
+    if offer.by == seat {
+        return Err(ServiceError::NotYourOffer(
+            "you made this offer: the other seat answers it (or withdraw it with DELETE)",
+        ));
+    }
+    Ok(offer)
+}
+
+/// Where a takeback by `seat` cuts the current round's line: the number of
+/// moves kept (before the seat's last move) and the version of the first
+/// move taken back.
+async fn takeback_line(tx: &mut WriteTx, game: &GameRecord, seat: Player) -> Result<(u32, i64)> {
+    let moves = tx.round_moves(game.id, game.kind(), game.round).await?;
+    let cut = moves
+        .iter()
+        .rposition(|m| m.player == seat)
+        .ok_or(ServiceError::NothingToTakeBack)?;
+    let keep = u32::try_from(cut).map_err(|_| ServiceError::Internal("long line".into()))?;
+    Ok((keep, moves[cut].version))
+}
+
+/// Carries out an accepted offer made by `by`, at `now`, and records it.
+async fn settle_offer(
+    tx: &mut WriteTx,
+    game: &mut GameRecord,
+    kind: OfferKind,
+    by: Player,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    game.offer = None;
+    let change = match kind {
+        OfferKind::Takeback => {
+            let (keep, from_version) = takeback_line(tx, game, by).await?;
+            let moves = tx.round_moves(game.id, game.kind(), game.round).await?;
+            let mut position = AnyGame::new(game.position.setup());
+            for m in &moves[..keep as usize] {
+                position.play_input(m.mv).map_err(|e| {
+                    ServiceError::Internal(format!("stored move at version {}: {e}", m.version))
+                })?;
+            }
+            game.position = position;
+            tx.take_back(game.id, game.round, keep, from_version)
+                .await?;
+            // The side to move now starts afresh from its time left.
+            if let Some(clock) = &mut game.clock {
+                clock.since = None;
+            }
+            EventType::Takeback(keep)
+        }
+        OfferKind::Draw => {
+            game.ending = Some(crate::domain::Ending::Agreement);
+            EventType::Draw
+        }
+        OfferKind::Restart => {
+            new_round(game);
+            EventType::Restart
+        }
+    };
+    game.sync_clock(now);
+    save(tx, game, now).await?;
+    tx.insert_event(game.id, &event(game, change)).await?;
+    Ok(())
+}
+
+/// How often the sweeper looks for games whose clock ran out.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl Service {
+    /// Ends, with a `timeout` event, every game whose running clock ran out
+    /// by now (reads already show them so; this records it and tells
+    /// subscribers). Returns how many it ended. On PostgreSQL every instance
+    /// sweeps: the write locks the game and ends it only if it is still
+    /// running, so exactly one instance ends each game.
+    ///
+    /// # Errors
+    /// Store errors.
+    pub async fn end_overdue(&self) -> Result<usize> {
+        let now = self.clock.now();
+        let mut ended = 0;
+        for id in self.store.overdue(now, 256).await? {
+            let clock = self.clock.clone();
+            let done = self
+                .write(
+                    Some(id),
+                    Box::new(move |tx| {
+                        Box::pin(async move {
+                            let Some(mut game) = tx.game(id).await? else {
+                                return Ok(false);
+                            };
+                            let now = clock.now();
+                            if !game.settle(now) {
+                                return Ok(false);
+                            }
+                            let Some(crate::domain::Ending::Timeout(loser)) = game.ending else {
+                                return Ok(false);
+                            };
+                            save(tx, &mut game, now).await?;
+                            tx.insert_event(id, &event(&game, EventType::Timeout(loser)))
+                                .await?;
+                            Ok(true)
+                        })
+                    }),
+                )
+                .await?;
+            if done {
+                self.publish(id);
+                ended += 1;
+            }
+        }
+        Ok(ended)
+    }
+
+    /// Runs [`Service::end_overdue`] every [`SWEEP_EVERY`] until the store
+    /// closes.
+    pub async fn sweep_timeouts(self) {
+        loop {
+            tokio::time::sleep(SWEEP_EVERY).await;
+            if self.store.is_closed() {
+                return;
+            }
+            if let Err(e) = self.end_overdue().await
+                && !self.store.is_closed()
+            {
+                tracing::warn!(error = %e, "ending overdue games failed; retrying");
+            }
+        }
+    }
+}

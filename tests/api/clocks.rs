@@ -1,0 +1,224 @@
+//! Clocks, on a manual time source: Fischer and per-move, time running only
+//! for the side to move once both seats are taken, games lost on time found
+//! by a read, by a late move and by the sweeper (on two instances too).
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use tabula::clock::Clock;
+
+use crate::events::Stream;
+use crate::helpers::{TestApp, assert_problem, spawn_app_with};
+
+fn start() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-23T10:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+async fn app_at(clock: &Clock) -> TestApp {
+    let clock = clock.clone();
+    spawn_app_with(move |s| s.clock = clock).await
+}
+
+fn remaining(g: &Value, side: &str) -> i64 {
+    g["clock"][side]["remaining_ms"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_fischer_clock_runs_for_the_side_to_move_once_both_seats_are_taken() {
+    let clock = Clock::manual(start());
+    let app = app_at(&clock).await;
+    let x = app
+        .create(
+            json!({"kind": "connect_four", "clock": {"initial_ms": 60000, "increment_ms": 2000}}),
+        )
+        .await;
+    clock.advance(Duration::from_secs(30));
+    let g = app.game(&x.id).await;
+    assert_eq!(g["clock"]["running"], Value::Null, "waiting: not running");
+    assert_eq!(g["clock"]["deadline"], Value::Null);
+    assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (60000, 60000));
+    assert_eq!(g["clock"]["initial_ms"], 60000);
+    let o = app.join(&x.id).await;
+    let g = app.game(&x.id).await;
+    assert_eq!(g["clock"]["running"], "X");
+    assert_eq!(g["clock"]["deadline"], "2026-11-23T10:01:30Z");
+    clock.advance(Duration::from_secs(10));
+    let g = app.game(&x.id).await;
+    assert_eq!(remaining(&g, "X"), 50000);
+    let played = app.play_ok(&x, json!({"column": 3})).await;
+    let g = &played["game"];
+    assert_eq!(remaining(g, "X"), 52000, "charged 10 s, plus the increment");
+    assert_eq!(g["clock"]["running"], "O");
+    clock.advance(Duration::from_millis(1500));
+    app.play_ok(&o, json!({"column": 3})).await;
+    let g = app.game(&x.id).await;
+    assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (52000, 60500));
+    // A restart resets both clocks (the round is resigned first).
+    let res = app
+        .post(
+            &format!("/v1/games/{}/resign", x.id),
+            Some(&x.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let g: Value = res.json().await.unwrap();
+    assert_eq!(g["clock"]["running"], Value::Null, "stopped once over");
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&o.token),
+            &json!({}),
+        )
+        .await;
+    let g: Value = res.json().await.unwrap();
+    assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (60000, 60000));
+    assert_eq!(g["clock"]["running"], "X");
+}
+
+#[tokio::test]
+async fn a_game_lost_on_time_is_over_for_reads_and_refuses_late_moves() {
+    let clock = Clock::manual(start());
+    let app = app_at(&clock).await;
+    let (x, o) = app
+        .pair_with(json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}))
+        .await;
+    app.play_ok(&x, json!({"row": 1, "col": 1})).await;
+    clock.advance(Duration::from_millis(4999));
+    let g = app.game(&x.id).await;
+    assert_eq!(g["status"], "in_progress");
+    assert_eq!(remaining(&g, "O"), 1);
+    assert_eq!(
+        remaining(&g, "X"),
+        5000,
+        "per move: the full time for the next one"
+    );
+    clock.advance(Duration::from_millis(1));
+    let g = app.game(&x.id).await;
+    assert_eq!(g["status"], "won");
+    assert_eq!(g["winner"], "X");
+    assert_eq!(g["end_reason"], "timeout");
+    assert_eq!(remaining(&g, "O"), 0);
+    let listed = app.get_json("/v1/games").await;
+    assert_eq!(listed["items"][0]["end_reason"], "timeout");
+    let res = app.play(&o, json!({"row": 0, "col": 0})).await;
+    assert_problem(res, 409, "game_over").await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers", x.id),
+            Some(&o.token),
+            &json!({"type": "draw"}),
+        )
+        .await;
+    assert_problem(res, 409, "game_over").await;
+    assert_eq!(
+        app.get_json(&format!("/v1/games/{}/moves", x.id)).await["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn the_sweeper_ends_overdue_games_with_a_timeout_event() {
+    let clock = Clock::manual(start());
+    let app = app_at(&clock).await;
+    let (x, _o) = app
+        .pair_with(json!({"kind": "connect_four", "clock": {"initial_ms": 10000}}))
+        .await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    clock.advance(Duration::from_secs(11));
+    // The sweeper runs four times a second on its own.
+    let e = stream.next().await.unwrap();
+    assert_eq!(e.name, "timeout");
+    assert_eq!(e.data["seat"], "X");
+    assert_eq!(e.id, 3);
+    assert_eq!(e.data["game"]["winner"], "O");
+    assert_eq!(e.data["game"]["end_reason"], "timeout");
+    let g = app.game(&x.id).await;
+    assert_eq!(g["version"], 3, "recorded once");
+}
+
+#[tokio::test]
+async fn a_bot_adapts_its_budget_to_its_clock() {
+    // The system clock: the bot's thinking really counts. With a budget of
+    // 5 s per move and a clock of 3 s, a bot that ignored its clock would
+    // lose on its first move.
+    let app = spawn_app_with(|s| s.bot_budget_ms = 5000).await;
+    let me = app
+        .create(json!({"kind": "connect_four", "opponent": {"type": "bot", "level": "hard", "seed": 5}, "clock": {"initial_ms": 3000, "increment_ms": 100}}))
+        .await;
+    for column in [3, 3, 2] {
+        let played = app.play_ok(&me, json!({"column": column})).await;
+        let g = &played["game"];
+        assert_eq!(g["status"], "in_progress", "{g}");
+        let left = remaining(g, "O");
+        assert!(left > 1500, "the bot kept most of its time: {left} ms");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_two_instances_exactly_one_ends_an_overdue_game() {
+    if crate::helpers::postgres_server().is_none() {
+        eprintln!("skipped: set TABULA_TEST_POSTGRES to run the two-instance tests");
+        return;
+    }
+    let clock = Clock::manual(start());
+    let db = crate::helpers::fresh_db().await;
+    let (ca, cb) = (clock.clone(), clock.clone());
+    let a = crate::helpers::spawn_app_on(db.clone(), move |s| s.clock = ca).await;
+    let b = crate::helpers::spawn_app_on(db, move |s| s.clock = cb).await;
+    let mut games = Vec::new();
+    for _ in 0..10 {
+        let (x, _) = a
+            .pair_with(json!({"kind": "connect_four", "clock": {"per_move_ms": 2000}}))
+            .await;
+        games.push(Stream::open(&b, &x.id, None).await);
+    }
+    clock.advance(Duration::from_secs(3));
+    for mut stream in games {
+        let e = stream.next().await.unwrap();
+        assert_eq!((e.name.as_str(), e.id), ("timeout", 3));
+        let id = e.data["game"]["id"].as_str().unwrap().to_owned();
+        // Both instances swept; one change only.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(a.game(&id).await["version"], 3);
+        assert_eq!(b.game(&id).await["version"], 3);
+    }
+}
+
+#[tokio::test]
+async fn clocks_are_checked() {
+    let clock = Clock::manual(start());
+    let app = app_at(&clock).await;
+    for bad in [
+        json!({"initial_ms": 10}),
+        json!({"per_move_ms": 0}),
+        json!({"initial_ms": 60000, "increment_ms": -1}),
+        json!({"initial_ms": 60000, "per_move_ms": 1000}),
+        json!({}),
+    ] {
+        let res = app
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "tic_tac_toe", "clock": bad}),
+            )
+            .await;
+        assert_problem(res, 422, "invalid_option").await;
+    }
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "tic_tac_toe", "clock": {"minutes": 5}}),
+        )
+        .await;
+    assert_problem(res, 400, "malformed_request").await;
+    let g = app.create_kind("tic_tac_toe").await;
+    assert_eq!(app.game(&g.id).await["clock"], Value::Null);
+}

@@ -1,0 +1,230 @@
+//! Names, private games with invite codes, and the agreement two people
+//! need to end or erase a round in progress.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_problem, seat_of, spawn_app};
+
+#[tokio::test]
+async fn names_are_shown_in_seats_and_checked() {
+    let app = spawn_app().await;
+    let x = app
+        .create(json!({"kind": "tic_tac_toe", "name": "Ann ✓"}))
+        .await;
+    let g = app.game(&x.id).await;
+    assert_eq!(g["seats"]["X"]["name"], "Ann ✓");
+    assert_eq!(g["seats"]["O"]["name"], Value::Null);
+    let res = app
+        .post(
+            &format!("/v1/games/{}/join", x.id),
+            None,
+            &json!({"name": "Bob"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let g = app.game(&x.id).await;
+    assert_eq!(g["seats"]["O"]["name"], "Bob");
+    assert_eq!(g["visibility"], "public");
+
+    for bad in [
+        json!(""),
+        json!("   "),
+        json!("a".repeat(33)),
+        json!("tab\there"),
+        json!("zero\u{200B}width"),
+        json!(7),
+    ] {
+        let res = app
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "connect_four", "name": bad}),
+            )
+            .await;
+        let status = res.status().as_u16();
+        assert!(status == 422 || status == 400, "name {bad}: {status}");
+    }
+    // 32 characters (not bytes) are fine.
+    app.create(json!({"kind": "connect_four", "name": "é".repeat(32)}))
+        .await;
+    let w = app.create_kind("gomoku").await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/join", w.id),
+            None,
+            &json!({"name": ""}),
+        )
+        .await;
+    assert_problem(res, 422, "invalid_option").await;
+    assert_eq!(app.game(&w.id).await["version"], 1, "nothing changed");
+    let listed = app.get_json("/v1/games").await;
+    assert_eq!(listed["items"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_private_game_is_unlisted_and_joined_only_with_its_invite() {
+    let app = spawn_app().await;
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "connect_four", "visibility": "private"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let created: Value = res.json().await.unwrap();
+    let invite = created["invite"].as_str().unwrap().to_owned();
+    assert!(invite.len() >= 32, "{invite}");
+    assert_eq!(created["game"]["visibility"], "private");
+    let x = seat_of(&created);
+    let public = app.create_kind("connect_four").await;
+    let listed = app.get_json("/v1/games").await;
+    let ids: Vec<&str> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [public.id.as_str()], "the private game is not listed");
+    let open = app.get_json("/v1/games?open=true").await;
+    assert_eq!(open["items"].as_array().unwrap().len(), 1);
+
+    let path = format!("/v1/games/{}/join", x.id);
+    for body in [
+        json!({}),
+        json!({"invite": "0".repeat(64)}),
+        json!({"invite": ""}),
+    ] {
+        assert_problem(app.post(&path, None, &body).await, 403, "invalid_invite").await;
+    }
+    assert_eq!(
+        app.game(&x.id).await["version"],
+        1,
+        "refused joins changed nothing"
+    );
+    let res = app
+        .post(&path, None, &json!({"invite": invite, "name": "Bob"}))
+        .await;
+    assert_eq!(res.status(), 200);
+    let g = app.game(&x.id).await;
+    assert_eq!(g["seats"]["O"]["taken"], true);
+    assert_eq!(g["seats"]["O"]["name"], "Bob");
+    // The code was shown once: a game's answers never carry it again.
+    assert!(g.get("invite").is_none());
+    assert!(!g.to_string().contains(&invite));
+    // A public game's answer carries no invite, and joins without one.
+    let res = app
+        .post("/v1/games", None, &json!({"kind": "tic_tac_toe"}))
+        .await;
+    let body: Value = res.json().await.unwrap();
+    assert!(body.get("invite").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn only_a_game_between_two_people_can_be_private() {
+    let app = spawn_app().await;
+    for body in [
+        json!({"kind": "tic_tac_toe", "visibility": "private", "hotseat": true}),
+        json!({"kind": "tic_tac_toe", "visibility": "private", "opponent": {"type": "bot", "level": "easy"}}),
+    ] {
+        let res = app.post("/v1/games", None, &body).await;
+        assert_problem(res, 422, "invalid_option").await;
+    }
+    let res = app
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "tic_tac_toe", "visibility": "secret"}),
+        )
+        .await;
+    assert_problem(res, 400, "malformed_request").await;
+}
+
+async fn delete(app: &crate::helpers::TestApp, id: &str, token: &str) -> reqwest::Response {
+    app.request(Method::DELETE, &format!("/v1/games/{id}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn alone_is_fine_while_waiting_in_hotseat_against_a_bot_and_once_the_round_is_over() {
+    let app = spawn_app().await;
+    // Waiting: nobody has joined.
+    let waiting = app.create_kind("connect_four").await;
+    assert_eq!(
+        delete(&app, &waiting.id, &waiting.token).await.status(),
+        204
+    );
+    // Hotseat: restart and delete a round in progress.
+    let h = app
+        .create(json!({"kind": "tic_tac_toe", "hotseat": true}))
+        .await;
+    app.play_ok(&h, json!({"row": 0, "col": 0})).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", h.id),
+            Some(&h.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    app.play_ok(&h, json!({"row": 0, "col": 0})).await;
+    assert_eq!(delete(&app, &h.id, &h.token).await.status(), 204);
+    // Against a bot.
+    let b = app
+        .create(json!({"kind": "connect_four", "opponent": {"type": "bot", "level": "random", "seed": 1}}))
+        .await;
+    app.play_ok(&b, json!({"column": 3})).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", b.id),
+            Some(&b.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    app.play_ok(&b, json!({"column": 3})).await;
+    assert_eq!(delete(&app, &b.id, &b.token).await.status(), 204);
+    // Two people, round over (X wins on the top row).
+    let (x, o) = app.pair("tic_tac_toe").await;
+    for (seat, mv) in [
+        (&x, json!({"row": 0, "col": 0})),
+        (&o, json!({"row": 1, "col": 0})),
+        (&x, json!({"row": 0, "col": 1})),
+        (&o, json!({"row": 1, "col": 1})),
+        (&x, json!({"row": 0, "col": 2})),
+    ] {
+        app.play_ok(seat, mv).await;
+    }
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&o.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(
+        res.status(),
+        200,
+        "the loser restarts a finished round alone"
+    );
+    // The new round is in progress: not alone any more.
+    app.play_ok(&x, json!({"row": 0, "col": 0})).await;
+    assert_problem(
+        delete(&app, &x.id, &x.token).await,
+        409,
+        "agreement_required",
+    )
+    .await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&x.token),
+            &json!({}),
+        )
+        .await;
+    assert_problem(res, 409, "agreement_required").await;
+}
