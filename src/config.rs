@@ -18,6 +18,65 @@ fn parse_origins(list: &str) -> Result<CorsOrigins, String> {
     list.parse()
 }
 
+/// `--expire-*`, for clap.
+fn parse_expiry(age: &str) -> Result<ExpireAfter, String> {
+    age.parse()
+}
+
+/// How long a game may stand in some state before it expires (is deleted);
+/// or never (`0`).
+///
+/// Written as a duration, `90s`, `15m`, `24h`, `30d` (units may be combined,
+/// `1h 30m`; see the `humantime` crate for every unit), or a plain number of
+/// seconds.
+///
+/// # Examples
+/// ```
+/// use std::time::Duration;
+/// use tabula::config::ExpireAfter;
+///
+/// let day: ExpireAfter = "24h".parse().unwrap();
+/// assert_eq!(day.age(), Some(Duration::from_secs(86_400)));
+/// assert_eq!("86400".parse::<ExpireAfter>(), Ok(day));
+/// assert_eq!("0".parse::<ExpireAfter>().unwrap().age(), None);
+/// assert!("soon".parse::<ExpireAfter>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpireAfter(Option<Duration>);
+
+impl ExpireAfter {
+    /// Never expire.
+    pub const OFF: ExpireAfter = ExpireAfter(None);
+
+    /// Expire after `age` (`None` for a zero age: never).
+    #[must_use]
+    pub fn after(age: Duration) -> ExpireAfter {
+        ExpireAfter((!age.is_zero()).then_some(age))
+    }
+
+    /// The age, or `None` when turned off.
+    #[must_use]
+    pub fn age(self) -> Option<Duration> {
+        self.0
+    }
+}
+
+impl std::str::FromStr for ExpireAfter {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ExpireAfter, String> {
+        let s = s.trim();
+        if let Ok(seconds) = s.parse::<u64>() {
+            return Ok(ExpireAfter::after(Duration::from_secs(seconds)));
+        }
+        humantime::parse_duration(s)
+            .map(ExpireAfter::after)
+            .map_err(|e| {
+                format!("`{s}` is not a duration ({e}): use e.g. 90s, 15m, 24h, 30d, a number of seconds, or 0 for never")
+            })
+    }
+}
+
 /// The default of every setting, shared by the flags and [`Settings::defaults`].
 mod default {
     use super::LogFormat;
@@ -39,6 +98,11 @@ mod default {
     pub const MAX_STREAMS: usize = 0;
     pub const TRUSTED_PROXIES: &str = "";
     pub const CORS_ORIGINS: &str = "";
+    pub const EXPIRE_WAITING: &str = "24h";
+    pub const EXPIRE_FINISHED: &str = "30d";
+    pub const EXPIRE_IDLE: &str = "0";
+    /// Not a flag: how often the expiry sweeper looks for expired games.
+    pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }
 
 /// How log lines are written.
@@ -126,6 +190,24 @@ pub struct Settings {
     #[arg(long, env = "TABULA_CORS_ORIGINS", default_value = default::CORS_ORIGINS, value_parser = parse_origins)]
     pub cors_origins: CorsOrigins,
 
+    /// Delete games still waiting for an opponent (a human seat open) after this long without a change: a duration (`90s`, `15m`, `24h`, `30d`) or seconds; 0: never.
+    #[arg(long, env = "TABULA_EXPIRE_WAITING", default_value = default::EXPIRE_WAITING, value_parser = parse_expiry)]
+    pub expire_waiting: ExpireAfter,
+
+    /// Delete finished games (the round won or drawn) after this long without a change: a duration or seconds; 0: never.
+    #[arg(long, env = "TABULA_EXPIRE_FINISHED", default_value = default::EXPIRE_FINISHED, value_parser = parse_expiry)]
+    pub expire_finished: ExpireAfter,
+
+    /// Delete games in progress (both seats taken, the round not over) after this long without a change: a duration or seconds; 0: never.
+    #[arg(long, env = "TABULA_EXPIRE_IDLE", default_value = default::EXPIRE_IDLE, value_parser = parse_expiry)]
+    pub expire_idle: ExpireAfter,
+
+    /// How often the expiry sweeper looks for expired games. Not a flag:
+    /// tests shorten it (with a manual clock) or lengthen it (to run the
+    /// sweeper's steps by hand).
+    #[arg(skip = default::EXPIRE_SWEEP)]
+    pub expire_sweep: Duration,
+
     /// Print the OpenAPI document to standard output and exit.
     #[arg(long)]
     pub print_openapi: bool,
@@ -134,6 +216,12 @@ pub struct Settings {
     /// the system clock, or a manual one that tests move by hand.
     #[arg(skip)]
     pub clock: crate::clock::Clock,
+}
+
+/// A default age, parsed as clap parses it (`defaults_match_the_parsed_defaults`
+/// fails should a default not parse).
+fn default_expiry(age: &str) -> ExpireAfter {
+    age.parse().unwrap_or(ExpireAfter::OFF)
 }
 
 impl Settings {
@@ -159,6 +247,10 @@ impl Settings {
             max_streams: default::MAX_STREAMS,
             trusted_proxies: TrustedProxies::default(),
             cors_origins: CorsOrigins::default(),
+            expire_waiting: default_expiry(default::EXPIRE_WAITING),
+            expire_finished: default_expiry(default::EXPIRE_FINISHED),
+            expire_idle: default_expiry(default::EXPIRE_IDLE),
+            expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),
         }
@@ -214,6 +306,49 @@ mod tests {
         let matches = command.try_get_matches_from(["tabula"]).expect("parses");
         let parsed = Settings::from_arg_matches(&matches).expect("complete");
         assert_eq!(parsed, Settings::defaults());
+    }
+
+    #[test]
+    fn expiry_ages_parse_as_durations_or_seconds_and_zero_is_off() {
+        let parse = |s: &str| s.parse::<ExpireAfter>().map(ExpireAfter::age);
+        assert_eq!(parse("90s"), Ok(Some(Duration::from_secs(90))));
+        assert_eq!(parse("15m"), Ok(Some(Duration::from_mins(15))));
+        assert_eq!(parse("24h"), Ok(Some(Duration::from_hours(24))));
+        assert_eq!(parse("30d"), Ok(Some(Duration::from_hours(720))));
+        assert_eq!(parse("1h 30m"), Ok(Some(Duration::from_mins(90))));
+        assert_eq!(parse("1.5h"), Ok(Some(Duration::from_mins(90))));
+        assert_eq!(parse("3600"), Ok(Some(Duration::from_hours(1))));
+        assert_eq!(parse("0"), Ok(None));
+        assert_eq!(parse("0s"), Ok(None));
+        for bad in ["", "soon", "-5", "24 parsecs", "h"] {
+            assert!(parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        let defaults = Settings::defaults();
+        assert_eq!(
+            defaults.expire_waiting.age(),
+            Some(Duration::from_hours(24))
+        );
+        assert_eq!(
+            defaults.expire_finished.age(),
+            Some(Duration::from_hours(720))
+        );
+        assert_eq!(defaults.expire_idle.age(), None);
+    }
+
+    #[test]
+    fn expiry_flags_override_the_defaults() {
+        use clap::FromArgMatches;
+        let command = Settings::command().mut_args(|arg| arg.env(None));
+        let matches = command
+            .try_get_matches_from(["tabula", "--expire-waiting", "0", "--expire-idle", "2h"])
+            .expect("parses");
+        let parsed = Settings::from_arg_matches(&matches).expect("complete");
+        assert_eq!(parsed.expire_waiting, ExpireAfter::OFF);
+        assert_eq!(parsed.expire_idle.age(), Some(Duration::from_hours(2)));
+        let refused = Settings::command()
+            .mut_args(|arg| arg.env(None))
+            .try_get_matches_from(["tabula", "--expire-finished", "later"]);
+        assert!(refused.is_err());
     }
 
     #[test]

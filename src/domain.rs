@@ -537,7 +537,17 @@ pub enum EventType {
     /// The seat whose time ran out.
     Timeout(Player),
     /// The game was deleted: its last change, at a version of its own.
-    Deleted,
+    Deleted(DeleteReason),
+}
+
+/// Why a game was deleted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeleteReason {
+    /// A seat of the game deleted it (`DELETE /v1/games/{id}`).
+    BySeat,
+    /// The expiry sweeper deleted it: waiting, finished or idle for too long
+    /// (see `service::Expiry`).
+    Expired,
 }
 
 /// A change that is not a move.

@@ -33,8 +33,9 @@
 //!   and `rows` (the one list of a game's columns and the row structs).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
-//!   listings, history, positions, event replay) and `bots` (hints, bot
-//!   moves, bot replies).
+//!   listings, history, positions, event replay), `bots` (hints, bot
+//!   moves, bot replies) and `expiry` (the sweeper that deletes games left
+//!   waiting, finished or idle too long).
 //! - `api`: HTTP: `games`, `moves`, `bots`, `kinds` (one file per OpenAPI
 //!   tag), `events` (Server-Sent Events), `system` (health, readiness,
 //!   metrics), `extract` (body parsing and the typed path, token and

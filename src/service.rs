@@ -9,12 +9,15 @@
 //! with it: see `store/writer.rs`). Bot replies are computed outside any
 //! transaction (off the async workers) and written by a job of their own.
 //!
-//! The use cases live in three files: `writes.rs` (create, join, play,
+//! The use cases live in four files: `writes.rs` (create, join, play,
 //! restart, resign, delete), `history.rs` (the game, listings, history,
-//! positions and the changes an event stream replays) and `bots.rs` (hints,
-//! bot moves and bot replies); the checks they share are here.
+//! positions and the changes an event stream replays), `bots.rs` (hints,
+//! bot moves and bot replies) and `expiry.rs` (the sweeper that deletes
+//! games left waiting, finished or idle too long); the checks they share are
+//! here.
 
 mod bots;
+mod expiry;
 mod history;
 mod offers;
 mod writes;
@@ -32,12 +35,13 @@ use crate::ai::Level;
 pub use crate::ai::{Evaluation, Outcome, Suggestion};
 use crate::clock::Clock;
 use crate::domain::{
-    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind, RequestHash,
-    StoredResponse, TimeControl, TokenHash,
+    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind,
+    RequestHash, StoredResponse, TimeControl, TokenHash,
 };
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
+pub use expiry::{Expiring, Expiry, ExpiryReason, SWEEP_LIMIT};
 
 /// Why a use case refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -176,8 +180,9 @@ pub enum ChangeKind {
     Draw,
     /// The seat whose time ran out.
     Timeout(Player),
-    /// The game was deleted: the last change of a stream.
-    Deleted,
+    /// The game was deleted (by a seat, or by expiry): the last change of a
+    /// stream.
+    Deleted(DeleteReason),
 }
 
 /// One change of a game, with the game as it stood right after it.
@@ -226,6 +231,8 @@ pub struct Service {
     queued: Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
     /// Where "now" comes from.
     clock: Clock,
+    /// The ages after which games expire (see `expiry.rs`).
+    expiry: Expiry,
 }
 
 /// Client searches that may wait per search slot before `Busy`.
@@ -249,6 +256,7 @@ impl Service {
             queue_limit: max_searches.max(1) * QUEUE_PER_SLOT,
             queued: Arc::default(),
             clock,
+            expiry: Expiry::default(),
         }
     }
 

@@ -13,7 +13,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::{self, AppState, BodyLimit, BodyTimeout};
 use crate::config::Settings;
-use crate::service::Service;
+use crate::service::{Expiry, Service};
 use crate::store::Store;
 use crate::telemetry::{self, Metrics};
 use crate::web as browser;
@@ -23,6 +23,7 @@ pub struct Application {
     server: Server,
     local_addr: SocketAddr,
     store: Store,
+    service: Service,
 }
 
 impl Application {
@@ -58,14 +59,17 @@ impl Application {
             "connection limits"
         );
         let metrics = Metrics::new();
+        let service = Service::new(
+            store.clone(),
+            settings.bot_budget(),
+            metrics.clone(),
+            settings.max_searches(),
+            settings.clock.clone(),
+        )
+        .with_expiry(Expiry::of(settings));
+        service.spawn_expiry(settings.expire_sweep);
         let state = web::Data::new(AppState {
-            service: Service::new(
-                store.clone(),
-                settings.bot_budget(),
-                metrics.clone(),
-                settings.max_searches(),
-                settings.clock.clone(),
-            ),
+            service: service.clone(),
             metrics: metrics.clone(),
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
             streams: Arc::new(tokio::sync::Semaphore::new(capacity.streams)),
@@ -120,7 +124,15 @@ impl Application {
             server: server.run(),
             local_addr,
             store,
+            service,
         })
+    }
+
+    /// The use cases the server runs (tests drive the expiry sweeper's
+    /// steps through it).
+    #[must_use]
+    pub fn service(&self) -> Service {
+        self.service.clone()
     }
 
     /// The bound address (useful with port 0).

@@ -43,7 +43,12 @@ pub struct Metrics {
     requests: IntCounterVec,
     latency: HistogramVec,
     moves: IntCounterVec,
+    expired: IntCounterVec,
 }
+
+/// The reasons a game expires, the closed set of `tabula_games_expired_total`'s
+/// `reason` label.
+pub const EXPIRY_REASONS: [&str; 3] = ["waiting", "finished", "idle"];
 
 impl Metrics {
     /// Creates and registers the metrics.
@@ -80,10 +85,24 @@ impl Metrics {
             &["kind", "result"],
         )
         .expect("valid metric");
+        let expired = IntCounterVec::new(
+            Opts::new(
+                "tabula_games_expired_total",
+                "Games deleted by expiry, by reason (waiting, finished, idle)",
+            ),
+            &["reason"],
+        )
+        .expect("valid metric");
+        // Every reason from the start, at 0: a rate over a series that
+        // appears only with its first expiry misses that one.
+        for reason in EXPIRY_REASONS {
+            expired.with_label_values(&[reason]);
+        }
         for m in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
             Box::new(moves.clone()),
+            Box::new(expired.clone()),
         ] {
             registry.register(m).expect("registered once");
         }
@@ -92,6 +111,7 @@ impl Metrics {
             requests,
             latency,
             moves,
+            expired,
         }
     }
 
@@ -99,6 +119,14 @@ impl Metrics {
     pub fn count_move(&self, kind: &str, accepted: bool) {
         let result = if accepted { "accepted" } else { "refused" };
         self.moves.with_label_values(&[kind, result]).inc();
+    }
+
+    /// Counts a game deleted by expiry; `reason` is one of [`EXPIRY_REASONS`]
+    /// (any other is not counted, so the label's set stays closed).
+    pub fn count_expired(&self, reason: &str) {
+        if EXPIRY_REASONS.contains(&reason) {
+            self.expired.with_label_values(&[reason]).inc();
+        }
     }
 
     /// The metrics in Prometheus text format.

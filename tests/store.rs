@@ -488,3 +488,61 @@ async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
         .await;
     assert!(duplicate.is_err());
 }
+
+#[tokio::test]
+async fn unchanged_games_are_chosen_by_status_and_age_oldest_first_without_deleted_ones() {
+    use tabula::domain::GameStatus;
+    let (_dir, _, store) = open().await;
+    let start = Utc::now();
+    let at = |minutes: i64| start + chrono::TimeDelta::minutes(minutes);
+    // Waiting games (X taken, O open) last changed 0, 10, 20 and 30 minutes
+    // after `start`; one of them deleted; one game in progress at 0.
+    let mut waiting = Vec::new();
+    for minutes in [20, 0, 30, 10] {
+        let mut game = new_game();
+        game.updated_at = at(minutes);
+        insert(&store, &game).await;
+        waiting.push((minutes, game.id));
+    }
+    let mut playing = new_game();
+    playing.seats[1] = Seat::Human {
+        token: Some(TokenHash::of("o")),
+    };
+    playing.updated_at = at(0);
+    playing.version = 2;
+    insert(&store, &playing).await;
+    let deleted = waiting[1].1;
+    write(
+        &store,
+        Box::new(move |tx| Box::pin(async move { tx.delete_game(deleted).await.map(|_| ()) })),
+    )
+    .await;
+    let by_minutes = |m| waiting.iter().find(|(t, _)| *t == m).unwrap().1;
+
+    let chosen = store
+        .unchanged_since(GameStatus::Waiting, at(25), 10)
+        .await
+        .unwrap();
+    assert_eq!(chosen, [(by_minutes(10), 1), (by_minutes(20), 1)]);
+    // Strictly before: a game changed at the cutoff is not chosen.
+    let chosen = store
+        .unchanged_since(GameStatus::Waiting, at(10), 10)
+        .await
+        .unwrap();
+    assert!(chosen.is_empty(), "{chosen:?}");
+    let chosen = store
+        .unchanged_since(GameStatus::Waiting, at(60), 1)
+        .await
+        .unwrap();
+    assert_eq!(chosen, [(by_minutes(10), 1)], "the limit keeps the oldest");
+    let chosen = store
+        .unchanged_since(GameStatus::InProgress, at(1), 10)
+        .await
+        .unwrap();
+    assert_eq!(chosen, [(playing.id, 2)]);
+    let chosen = store
+        .unchanged_since(GameStatus::Won, at(60), 10)
+        .await
+        .unwrap();
+    assert!(chosen.is_empty());
+}

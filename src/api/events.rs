@@ -25,6 +25,7 @@ use super::error::ApiError;
 use super::extract::GameId;
 use super::responses::{BadRequest, GameNotFound, Internal, StreamUnavailable};
 use super::wire::{Game, MoveRecordView, OfferType, Side};
+use crate::domain::DeleteReason;
 use crate::service::{Change, ChangeKind, Service, ServiceError};
 
 /// Where to resume.
@@ -100,6 +101,27 @@ pub enum EventType {
     Deleted,
 }
 
+/// Why a game was deleted (`deleted` events only): `deleted`, a seat of the
+/// game deleted it; `expired`, the service deleted it after it had waited
+/// for an opponent, stood finished or stood idle too long (`--expire-waiting`,
+/// `--expire-finished`, `--expire-idle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(example = "expired")]
+pub enum DeletedReason {
+    Deleted,
+    Expired,
+}
+
+impl From<DeleteReason> for DeletedReason {
+    fn from(r: DeleteReason) -> DeletedReason {
+        match r {
+            DeleteReason::BySeat => DeletedReason::Deleted,
+            DeleteReason::Expired => DeletedReason::Expired,
+        }
+    }
+}
+
 /// The `data` of one event (JSON): the change and the game right after it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = super::examples::move_event)]
@@ -130,6 +152,11 @@ pub struct GameEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub round: Option<u32>,
+    /// `deleted` only: why the game was deleted, by a seat (`deleted`) or by
+    /// expiry (`expired`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub reason: Option<DeletedReason>,
     /// The game right after the change (absent for `deleted`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -161,7 +188,11 @@ fn event_of(change: &Change) -> GameEvent {
         }
         ChangeKind::Draw => (EventType::Draw, None, None, None),
         ChangeKind::Timeout(p) => (EventType::Timeout, None, Some(p.into()), None),
-        ChangeKind::Deleted => (EventType::Deleted, None, None, None),
+        ChangeKind::Deleted(_) => (EventType::Deleted, None, None, None),
+    };
+    let reason = match change.kind {
+        ChangeKind::Deleted(reason) => Some(reason.into()),
+        _ => None,
     };
     GameEvent {
         event_type,
@@ -171,6 +202,7 @@ fn event_of(change: &Change) -> GameEvent {
         offer_type,
         ply,
         round,
+        reason,
         game: (event_type != EventType::Deleted).then(|| Game::from(&change.game)),
     }
 }
@@ -216,10 +248,12 @@ fn name_of(t: EventType) -> &'static str {
 /// Without it the stream starts after the current version. Comment lines
 /// (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
 /// game's last change, which has a version of its own and comes after every
-/// change before it. For five minutes after a delete, a client that resumes
-/// with an earlier `Last-Event-ID` still gets the changes it missed and
-/// `deleted`; otherwise the events of a deleted game are 404 (which stops an
-/// `EventSource` from reconnecting).
+/// change before it; its `reason` is `deleted` (a seat deleted the game) or
+/// `expired` (the service deleted it: waiting for an opponent, finished or
+/// idle for longer than the server keeps such games). For five minutes
+/// after a delete, a client that resumes with an earlier `Last-Event-ID`
+/// still gets the changes it missed and `deleted`; otherwise the events of
+/// a deleted game are 404 (which stops an `EventSource` from reconnecting).
 /// The server holds a bounded number of streams (`--max-streams`); past it
 /// a new one is refused with 503 `busy` and `Retry-After`.
 #[utoipa::path(

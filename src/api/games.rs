@@ -136,11 +136,14 @@ pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> A
 /// Delete a game with its history (any seat token of the game).
 ///
 /// Followers of its events receive the changes they had not received yet,
-/// then `deleted` (at a version of its own); every other operation on it
-/// answers 404 `game_not_found` at once. Its history is erased within a few
-/// minutes (kept that long only for event streams that resume). Between two
-/// people, a game whose round is in progress is deleted only once it is over
-/// (resign, or agree a draw): 409 `agreement_required`.
+/// then `deleted` (at a version of its own, `"reason": "deleted"`); every
+/// other operation on it answers 404 `game_not_found` at once. Its history
+/// is erased within a few minutes (kept that long only for event streams
+/// that resume). Between two people, a game whose round is in progress is
+/// deleted only once it is over (resign, or agree a draw): 409
+/// `agreement_required`. Games are also deleted by the service itself once
+/// they have waited for an opponent, stood finished or stood idle too long
+/// (`"reason": "expired"`; see the server's `--expire-*` settings).
 #[utoipa::path(
     tag = "games",
     params(GameId, IfMatch),

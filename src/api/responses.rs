@@ -124,7 +124,7 @@ problem_responses! {
     /// `invalid_token`: the token is not a seat of this game.
     Forbidden: [InvalidToken];
     /// `game_not_found`: no such game (also for an id that is not a hyphenated UUID,
-    /// and for a deleted game).
+    /// and for a deleted or expired game).
     GameNotFound: [GameNotFound];
     /// `game_not_found`, or `position_not_found`: the round (or, for positions, the ply)
     /// does not exist.

@@ -209,7 +209,7 @@ impl Service {
                         state.offer = None;
                         Some(ChangeKind::Timeout(p))
                     }
-                    EventType::Deleted => Some(ChangeKind::Deleted),
+                    EventType::Deleted(reason) => Some(ChangeKind::Deleted(reason)),
                 }
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {

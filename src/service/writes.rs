@@ -11,7 +11,8 @@ use super::{
 };
 use crate::ai;
 use crate::domain::{
-    Ending, EventType, GameClock, GameRecord, RequestHash, Seat, TimeControl, TokenHash, check_name,
+    DeleteReason, Ending, EventType, GameClock, GameRecord, RequestHash, Seat, TimeControl,
+    TokenHash, check_name,
 };
 use crate::rules::{AnyGame, MoveInput, Player};
 
@@ -307,7 +308,7 @@ impl Service {
                         return Err(ServiceError::AgreementRequired);
                     }
                     save(tx, &mut game, now).await?;
-                    tx.insert_event(id, &event(&game, EventType::Deleted))
+                    tx.insert_event(id, &event(&game, EventType::Deleted(DeleteReason::BySeat)))
                         .await?;
                     tx.delete_game(id).await?;
                     Ok(())

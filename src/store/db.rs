@@ -23,7 +23,8 @@ mod sqlite;
 use super::StoreError;
 use super::writer::{Job, JobFn, TypedJob};
 use crate::domain::{
-    EventRecord, GameRecord, IdempotentRecord, ListFilter, MoveRecord, RequestHash, StoredResponse,
+    EventRecord, GameRecord, GameStatus, IdempotentRecord, ListFilter, MoveRecord, RequestHash,
+    StoredResponse,
 };
 use crate::rules::GameKind;
 use batch::Batch;
@@ -285,6 +286,39 @@ impl Store {
                 .fetch_optional(c)
                 .await)?;
         row.map(rows::IdempotencyRow::into_record).transpose()
+    }
+
+    /// Games in `status` unchanged since before `before` (not deleted), the
+    /// longest unchanged first, at most `limit`: each one's id and version.
+    /// The expiry sweeper's choice; the partial index on `(status,
+    /// updated_at)` of undeleted games serves it (`updated_at` is stored in
+    /// one fixed-width UTC format, so text order is time order).
+    ///
+    /// # Errors
+    /// Database errors, or an id that does not decode.
+    pub async fn unchanged_since(
+        &self,
+        status: GameStatus,
+        before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        let rows: Vec<(String, i64)> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT id, version FROM games \
+             WHERE status = $1 AND updated_at < $2 AND deleted_at IS NULL \
+             ORDER BY updated_at LIMIT $3"
+        )
+        .bind(status.as_str())
+        .bind(ts(before))
+        .bind(i64::from(limit))
+        .fetch_all(c)
+        .await)?;
+        rows.into_iter()
+            .map(|(id, version)| {
+                Uuid::parse_str(&id)
+                    .map(|id| (id, version))
+                    .map_err(|e| StoreError::Corrupt(format!("id {id:?}: {e}")))
+            })
+            .collect()
     }
 
     /// Games matching `filter`, newest first, with the cursor of the next page.

@@ -210,6 +210,7 @@ async fn the_stream_ends_with_deleted_when_the_game_is_deleted() {
     let e = stream.next().await.unwrap();
     assert_eq!(e.name, "deleted");
     assert_eq!(e.data["type"], "deleted");
+    assert_eq!(e.data["reason"], "deleted", "a seat deleted it");
     // A version of its own: the game was at 1 (created).
     assert_eq!((e.id, &e.data["version"]), (2, &json!(2)));
     assert!(stream.next().await.is_none(), "the stream ends");

@@ -49,6 +49,9 @@ pub struct TestApp {
     pub base: String,
     pub client: Client,
     pub db: TestDb,
+    /// The app's use cases, for steps no request triggers (the expiry
+    /// sweeper's).
+    pub service: tabula::service::Service,
     handle: actix_web::dev::ServerHandle,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -96,11 +99,13 @@ pub async fn spawn_app_on(db: TestDb, configure: impl FnOnce(&mut Settings)) -> 
     let app = Application::build(&settings).await.expect("app builds");
     let base = format!("http://127.0.0.1:{}", app.port());
     let handle = app.handle();
+    let service = app.service();
     let task = tokio::spawn(app.run_until_stopped());
     TestApp {
         base,
         client: Client::new(),
         db,
+        service,
         handle,
         task,
     }

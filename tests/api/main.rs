@@ -12,6 +12,7 @@ mod clocks;
 mod concurrency;
 mod errors;
 mod events;
+mod expiry;
 mod games;
 mod helpers;
 mod http;

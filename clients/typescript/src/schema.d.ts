@@ -72,11 +72,14 @@ export interface paths {
         /**
          * Delete a game with its history (any seat token of the game).
          * @description Followers of its events receive the changes they had not received yet,
-         *     then `deleted` (at a version of its own); every other operation on it
-         *     answers 404 `game_not_found` at once. Its history is erased within a few
-         *     minutes (kept that long only for event streams that resume). Between two
-         *     people, a game whose round is in progress is deleted only once it is over
-         *     (resign, or agree a draw): 409 `agreement_required`.
+         *     then `deleted` (at a version of its own, `"reason": "deleted"`); every
+         *     other operation on it answers 404 `game_not_found` at once. Its history
+         *     is erased within a few minutes (kept that long only for event streams
+         *     that resume). Between two people, a game whose round is in progress is
+         *     deleted only once it is over (resign, or agree a draw): 409
+         *     `agreement_required`. Games are also deleted by the service itself once
+         *     they have waited for an opponent, stood finished or stood idle too long
+         *     (`"reason": "expired"`; see the server's `--expire-*` settings).
          */
         delete: operations["delete_game"];
         options?: never;
@@ -321,10 +324,12 @@ export interface paths {
          *     Without it the stream starts after the current version. Comment lines
          *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
          *     game's last change, which has a version of its own and comes after every
-         *     change before it. For five minutes after a delete, a client that resumes
-         *     with an earlier `Last-Event-ID` still gets the changes it missed and
-         *     `deleted`; otherwise the events of a deleted game are 404 (which stops an
-         *     `EventSource` from reconnecting).
+         *     change before it; its `reason` is `deleted` (a seat deleted the game) or
+         *     `expired` (the service deleted it: waiting for an opponent, finished or
+         *     idle for longer than the server keeps such games). For five minutes
+         *     after a delete, a client that resumes with an earlier `Last-Event-ID`
+         *     still gets the changes it missed and `deleted`; otherwise the events of
+         *     a deleted game are 404 (which stops an `EventSource` from reconnecting).
          *     The server holds a bounded number of streams (`--max-streams`); past it
          *     a new one is refused with 503 `busy` and `Retry-After`.
          */
@@ -604,6 +609,15 @@ export interface components {
             size?: number | null;
             rule?: null | components["schemas"]["Rule"];
         };
+        /**
+         * @description Why a game was deleted (`deleted` events only): `deleted`, a seat of the
+         *     game deleted it; `expired`, the service deleted it after it had waited
+         *     for an opponent, stood finished or stood idle too long (`--expire-waiting`,
+         *     `--expire-finished`, `--expire-idle`).
+         * @example expired
+         * @enum {string}
+         */
+        DeletedReason: "deleted" | "expired";
         /**
          * @description A game's version in double quotes, as sent in `ETag` and expected back in
          *     `If-Match`.
@@ -890,6 +904,11 @@ export interface components {
              * @description `restart`: the new round.
              */
             round?: number;
+            /**
+             * @description `deleted` only: why the game was deleted, by a seat (`deleted`) or by
+             *     expiry (`expired`).
+             */
+            reason?: components["schemas"]["DeletedReason"];
             /** @description The game right after the change (absent for `deleted`). */
             game?: components["schemas"]["Game"];
         };
@@ -1708,7 +1727,7 @@ export interface components {
                 };
             };
         };
-        /** @description `game_not_found`: no such game (also for an id that is not a hyphenated UUID, and for a deleted game). */
+        /** @description `game_not_found`: no such game (also for an id that is not a hyphenated UUID, and for a deleted or expired game). */
         GameNotFound: {
             headers: {
                 [name: string]: unknown;

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::domain::{
-    Ending, EventRecord, EventType, GameClock, GameRecord, IdempotentRecord, Level, MoveRecord,
-    Offer, OfferKind, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
+    DeleteReason, Ending, EventRecord, EventType, GameClock, GameRecord, IdempotentRecord, Level,
+    MoveRecord, Offer, OfferKind, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
 };
 use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
@@ -558,9 +558,14 @@ pub(super) struct EventRow {
     /// whose time ran out.
     pub(super) player: Option<String>,
     pub(super) at: String,
-    /// Offers: the offer's type; `takeback`: the moves left in the round.
+    /// Offers: the offer's type; `takeback`: the moves left in the round;
+    /// `deleted`: [`EXPIRED`] when the expiry sweeper deleted the game (NULL:
+    /// a seat did).
     pub(super) detail: Option<String>,
 }
+
+/// The `detail` of a `deleted` event written by the expiry sweeper.
+const EXPIRED: &str = "expired";
 
 /// The columns of an event row, for a SELECT.
 pub(super) const EVENT_COLUMNS: &str = "game_id, version, type, round, player, at, detail";
@@ -582,7 +587,11 @@ impl EventRow {
             EventType::Takeback(plies) => ("takeback", None, Some(plies.to_string())),
             EventType::Draw => ("draw", None, None),
             EventType::Timeout(p) => ("timeout", Some(p), None),
-            EventType::Deleted => ("deleted", None, None),
+            EventType::Deleted(DeleteReason::BySeat) => ("deleted", None, None),
+            // A deletion by the expiry sweeper.
+            EventType::Deleted(DeleteReason::Expired) => {
+                ("deleted", None, Some(EXPIRED.to_owned()))
+            }
         };
         EventRow {
             game_id: id.to_string(),
@@ -610,7 +619,16 @@ impl EventRow {
             ("takeback", None, _, Some(n)) => EventType::Takeback(n),
             ("draw", None, ..) => EventType::Draw,
             ("timeout", Some(p), ..) => EventType::Timeout(p),
-            ("deleted", None, ..) => EventType::Deleted,
+            ("deleted", None, ..) => match self.detail.as_deref() {
+                None => EventType::Deleted(DeleteReason::BySeat),
+                Some(EXPIRED) => EventType::Deleted(DeleteReason::Expired),
+                Some(other) => {
+                    return Err(StoreError::Corrupt(format!(
+                        "deleted for {other:?} at version {}",
+                        self.version
+                    )));
+                }
+            },
             (name, ..) => {
                 return Err(StoreError::Corrupt(format!(
                     "event {name:?} at version {}",

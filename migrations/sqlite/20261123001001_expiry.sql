@@ -1,0 +1,11 @@
+-- Expiry: a background sweeper deletes games that have waited for an
+-- opponent, stood finished, or stood idle in progress for longer than the
+-- server's --expire-* settings. It chooses them by status and last change,
+-- the longest unchanged first; this index makes that choice a range scan of
+-- the undeleted games of one status. (`updated_at` is stored in one
+-- fixed-width UTC format, so its text order is time order.)
+--
+-- A game deleted by the sweeper records its last change in game_events as
+-- type `deleted` with detail `expired` (sent to event streams as `deleted`
+-- with `"reason": "expired"`); a game deleted by a seat has no detail.
+CREATE INDEX games_unchanged ON games (status, updated_at) WHERE deleted_at IS NULL;
