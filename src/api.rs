@@ -9,6 +9,7 @@ mod examples;
 mod extract;
 mod games;
 mod kinds;
+mod matches;
 mod moves;
 mod offers;
 mod rate_limit;
@@ -99,6 +100,8 @@ impl Modify for BearerAuth {
         responses::UnsupportedMediaType,
         responses::UnprocessableMove,
         responses::InvalidOption,
+        responses::InvalidMatch,
+        responses::MatchUnavailable,
         responses::UnprocessableBotMove,
         responses::TooManyRequests,
         responses::Internal,
@@ -110,6 +113,7 @@ impl Modify for BearerAuth {
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
         (name = "games", description = "Create, join, read, list, follow, restart, resign and delete games"),
+        (name = "matches", description = "Quick match: a seat in the next game of the kind wanted, with the next person who wants it"),
         (name = "moves", description = "Play moves and read the history"),
         (name = "bots", description = "Server bots: hints and bot moves"),
         (name = "system", description = "Health, readiness and metrics"),
@@ -128,6 +132,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(games::get_game)
             .service(games::delete_game)
             .service(games::join_game)
+            .service(matches::quick_match)
             .service(moves::play_move)
             .service(moves::list_moves)
             .service(moves::get_position)

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::rules::{AnyGame, GameKind, MoveInput, Player, Status};
+use crate::rules::{AnyGame, GameKind, MoveInput, Player, Setup, Status};
 
 /// How strong a bot plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -383,6 +383,18 @@ impl GameRecord {
         self.ending.is_some() || self.position.is_over()
     }
 
+    /// The terms under which quick match may seat a stranger in this game
+    /// (see [`match_key`]): its kind and options, if it is a public game
+    /// between two people, without a clock, from the empty board of its
+    /// first round. `None` for every other game, which quick match never
+    /// joins. (Whether a seat is open is the game's status, not its terms.)
+    #[must_use]
+    pub fn match_key(&self) -> Option<String> {
+        let fresh = self.round == 1 && self.position.ply() == 0;
+        (self.between_two_people() && !self.private && self.clock.is_none() && fresh)
+            .then(|| match_key(self.position.setup()))
+    }
+
     /// Whether two people play each other: both seats human (taken or
     /// not), not a hotseat game.
     #[must_use]
@@ -499,6 +511,27 @@ impl GameRecord {
             |p: Player| matches!(self.seat(p), Seat::Human { token: Some(t) } if t == token);
         let to_move = self.position.to_move();
         [to_move, to_move.other()].into_iter().find(|&p| matches(p))
+    }
+}
+
+/// The kind and options of a game as one string, the same for every game
+/// of those terms: `tic_tac_toe`, `connect_four`, `ultimate_tic_tac_toe`,
+/// `gomoku/15/freestyle` (size, rule). Quick match pairs players by it.
+///
+/// # Examples
+/// ```
+/// use tabula::domain::match_key;
+/// use tabula::rules::{GomokuOptions, GomokuRule, Setup};
+///
+/// assert_eq!(match_key(Setup::ConnectFour), "connect_four");
+/// let options = GomokuOptions::new(9, GomokuRule::Standard).unwrap();
+/// assert_eq!(match_key(Setup::Gomoku(options)), "gomoku/9/standard");
+/// ```
+#[must_use]
+pub fn match_key(setup: Setup) -> String {
+    match setup {
+        Setup::Gomoku(o) => format!("gomoku/{}/{}", o.size(), o.rule().as_str()),
+        other => other.kind().as_str().to_owned(),
     }
 }
 

@@ -34,10 +34,11 @@
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
 //!   listings, history, positions, event replay), `bots` (hints, bot
-//!   moves, bot replies) and `expiry` (the sweeper that deletes games left
-//!   waiting, finished or idle too long).
-//! - `api`: HTTP: `games`, `moves`, `bots`, `kinds` (one file per OpenAPI
-//!   tag), `events` (Server-Sent Events), `system` (health, readiness,
+//!   moves, bot replies), `offers` (offers, the timeout sweeper),
+//!   `matches` (quick match) and `expiry` (the sweeper that deletes games
+//!   left waiting, finished or idle too long).
+//! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches` (one file
+//!   per OpenAPI tag), `events` (Server-Sent Events), `system` (health, readiness,
 //!   metrics), `extract` (body parsing and the typed path, token and
 //!   precondition extractors), `reply` (shared success answers), `wire` (the
 //!   JSON types by subject), `error` (problem+json), `responses` and

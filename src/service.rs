@@ -9,16 +9,18 @@
 //! with it: see `store/writer.rs`). Bot replies are computed outside any
 //! transaction (off the async workers) and written by a job of their own.
 //!
-//! The use cases live in four files: `writes.rs` (create, join, play,
+//! The use cases live in these files: `writes.rs` (create, join, play,
 //! restart, resign, delete), `history.rs` (the game, listings, history,
 //! positions and the changes an event stream replays), `bots.rs` (hints,
-//! bot moves and bot replies) and `expiry.rs` (the sweeper that deletes
+//! bot moves and bot replies), `offers.rs` (offers and the timeout sweeper),
+//! `matches.rs` (quick match) and `expiry.rs` (the sweeper that deletes
 //! games left waiting, finished or idle too long); the checks they share are
 //! here.
 
 mod bots;
 mod expiry;
 mod history;
+mod matches;
 mod offers;
 mod writes;
 

@@ -1,7 +1,9 @@
 //! The store seam on SQLite, below the HTTP API: what the writer's batches
 //! and its cache of games must get right. The write jobs here do what the
 //! service's jobs do, several steps to a job, so that one batch holds a
-//! game's creation, its changes and its deletion.
+//! game's creation, its changes and its deletion. With
+//! `TABULA_TEST_POSTGRES` set, quick match's locking between two instances
+//! on one PostgreSQL database is tested too, batch by batch.
 
 #![allow(
     clippy::unwrap_used,
@@ -18,7 +20,7 @@ use tabula::domain::{
     StoredResponse, TokenHash,
 };
 use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
-use tabula::store::{JobFn, Store, StoreError};
+use tabula::store::{JobFn, Store, StoreError, Waiting};
 use uuid::Uuid;
 
 async fn open() -> (tempfile::TempDir, String, Store) {
@@ -545,4 +547,215 @@ async fn unchanged_games_are_chosen_by_status_and_age_oldest_first_without_delet
         .await
         .unwrap();
     assert!(chosen.is_empty());
+}
+
+/// Quick match's choice inside one job, as the service's match job makes it.
+fn choose(key: &'static str) -> JobFn<Option<Uuid>, StoreError> {
+    Box::new(move |tx| {
+        Box::pin(async move {
+            Ok(match tx.oldest_waiting(key).await? {
+                Waiting::Game(game) => Some(game.id),
+                Waiting::Nothing => None,
+                Waiting::Busy => panic!("busy on SQLite"),
+            })
+        })
+    })
+}
+
+#[tokio::test]
+async fn quick_match_sees_the_games_its_batch_created_and_joined() {
+    let (_dir, _, store) = open().await;
+    let (older, newer, private) = (new_game(), new_game(), new_game());
+    let private = GameRecord {
+        private: true,
+        ..private
+    };
+    for game in [&older, &newer, &private] {
+        insert(&store, game).await;
+    }
+    let (older_id, newer_id) = (older.id, newer.id);
+    let created = new_game();
+    let created_id = created.id;
+    let seen = write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                // The committed games, oldest first, then this batch's own.
+                let mut seen = Vec::new();
+                for _ in 0..3 {
+                    let Waiting::Game(mut game) = tx.oldest_waiting("connect_four").await? else {
+                        seen.push(None);
+                        break;
+                    };
+                    seen.push(Some(game.id));
+                    // Taken: the batch joins it.
+                    game.seats[1] = Seat::Human {
+                        token: Some(TokenHash::of("o")),
+                    };
+                    let version = game.version;
+                    game.version += 1;
+                    assert!(tx.update_game(&game, version).await?);
+                    if seen.len() == 2 {
+                        tx.insert_game(&created).await?;
+                    }
+                }
+                assert!(matches!(
+                    tx.oldest_waiting("connect_four").await?,
+                    Waiting::Nothing
+                ));
+                assert!(matches!(
+                    tx.oldest_waiting("tic_tac_toe").await?,
+                    Waiting::Nothing
+                ));
+                Ok(seen)
+            })
+        }),
+    )
+    .await;
+    assert_eq!(
+        seen,
+        [Some(older_id), Some(newer_id), Some(created_id)],
+        "oldest committed first, then the batch's own; never the private one"
+    );
+    // Committed: all three full, nothing waits.
+    assert_eq!(write(&store, choose("connect_four")).await, None);
+    let game = store.game(created_id).await.unwrap().unwrap();
+    assert!(!game.has_open_seat());
+}
+
+/// A fresh database on the PostgreSQL server named by
+/// `TABULA_TEST_POSTGRES`, if any.
+async fn postgres_database() -> Option<String> {
+    use sqlx::Connection;
+    let server = std::env::var("TABULA_TEST_POSTGRES")
+        .ok()
+        .filter(|s| !s.is_empty())?;
+    let name = format!("t_{}", Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&server).await.unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
+    Some(format!("{base}/{name}"))
+}
+
+/// Two stores on one PostgreSQL database, as two instances have.
+async fn two_postgres_stores() -> Option<(Store, Store)> {
+    let Some(url) = postgres_database().await else {
+        eprintln!("skipped: set TABULA_TEST_POSTGRES to run the PostgreSQL store tests");
+        return None;
+    };
+    Some((
+        Store::open(&url, 2).await.unwrap(),
+        Store::open(&url, 2).await.unwrap(),
+    ))
+}
+
+/// What quick match's choice answers on `store`, in a batch of its own.
+async fn choice(store: &Store, key: &'static str) -> Result<Option<Uuid>, &'static str> {
+    store
+        .write::<_, StoreError>(
+            None,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    Ok(match tx.oldest_waiting(key).await? {
+                        Waiting::Game(game) => Ok(Some(game.id)),
+                        Waiting::Nothing => Ok(None),
+                        Waiting::Busy => Err("busy"),
+                    })
+                })
+            }),
+        )
+        .await
+        .unwrap()
+}
+
+/// Runs `job` on `store` in a batch that stays open (its transaction, its
+/// locks) until the returned sender is used or dropped.
+async fn held_open(
+    store: &Store,
+    game: Option<Uuid>,
+    job: impl for<'t> FnOnce(
+        &'t mut tabula::store::WriteTx,
+    ) -> futures_util::future::BoxFuture<'t, Result<(), StoreError>>
+    + Send
+    + 'static,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (started, running) = tokio::sync::oneshot::channel();
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let store = store.clone();
+    let task = tokio::spawn(async move {
+        store
+            .write::<_, StoreError>(
+                game,
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        job(tx).await?;
+                        let _ = started.send(());
+                        let _ = released.await;
+                        Ok(())
+                    })
+                }),
+            )
+            .await
+            .unwrap();
+    });
+    running.await.unwrap();
+    (release, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding() {
+    let Some((a, b)) = two_postgres_stores().await else {
+        return;
+    };
+    // Instance A finds nothing and creates a game, not yet committed.
+    let created = new_game();
+    let created_id = created.id;
+    let (release, task) = held_open(&a, None, move |tx| {
+        Box::pin(async move {
+            assert!(matches!(
+                tx.oldest_waiting("connect_four").await?,
+                Waiting::Nothing
+            ));
+            tx.insert_game(&created).await
+        })
+    })
+    .await;
+    // B may not decide meanwhile: it would create a second waiting game.
+    assert_eq!(choice(&b, "connect_four").await, Err("busy"));
+    // Other terms are not held up.
+    assert_eq!(choice(&b, "tic_tac_toe").await, Ok(None));
+    release.send(()).unwrap();
+    task.await.unwrap();
+    // Committed: B sees A's game.
+    assert_eq!(choice(&b, "connect_four").await, Ok(Some(created_id)));
+    assert_eq!(choice(&a, "connect_four").await, Ok(Some(created_id)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_game_locked_by_another_instance_is_waited_for_not_passed_over() {
+    let Some((a, b)) = two_postgres_stores().await else {
+        return;
+    };
+    let waiting = new_game();
+    let id = waiting.id;
+    insert(&a, &waiting).await;
+    // A holds the game's row (a join, a delete, an expiry in progress).
+    let (release, task) = held_open(&a, Some(id), move |tx| {
+        Box::pin(async move { tx.game(id).await.map(|_| ()) })
+    })
+    .await;
+    assert_eq!(
+        choice(&b, "connect_four").await,
+        Err("busy"),
+        "B must neither take the game without its lock nor create another"
+    );
+    release.send(()).unwrap();
+    task.await.unwrap();
+    assert_eq!(choice(&b, "connect_four").await, Ok(Some(id)));
 }

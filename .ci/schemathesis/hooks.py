@@ -25,9 +25,9 @@ other headers stay as generated. Which game a case gets:
 Games are reused for a few cases and then replaced, so the fuzzer meets
 fresh games, games with history, and finished ones.
 
-An id that a response of this run handed out (a create or a join: the
-stateful phase follows those links) is kept, with the token that came with
-it, so that a chain like create -> move -> delete -> get works on one game
+An id that a response of this run handed out (a create, a join or a quick
+match: the stateful phase follows those links) is kept, with the token that
+came with it, so that a chain like create -> move -> delete -> get works on one game
 (unless the case is a move of another kind's shape: that goes to a game of
 its shape, as above).
 
@@ -176,8 +176,10 @@ class SeatToken:
 
 @schemathesis.hook
 def after_call(context: Any, case: schemathesis.Case, response: Any) -> None:
-    """Remember the seats that creates and joins hand out."""
-    if response.status_code not in (200, 201) or not case.operation.path.startswith("/v1/games"):
+    """Remember the seats that creates, joins and quick matches hand out."""
+    if response.status_code not in (200, 201) or not case.operation.path.startswith(
+        ("/v1/games", "/v1/matches")
+    ):
         return
     try:
         body = response.json()

@@ -173,6 +173,13 @@ problem_responses! {
     /// `invalid_option`: an option is out of range, a combination is not allowed
     /// (`hotseat` with a bot), or the bot level is not available for this kind.
     InvalidOption: [InvalidOption];
+    /// `invalid_option`: an option is out of range or not of this kind, or `name` is
+    /// not 1 to 32 printable characters.
+    InvalidMatch: [InvalidOption];
+    /// `storage_unavailable`: the database cannot take writes now; or `busy`: other
+    /// servers kept matching the same kind and options for two seconds. Nothing was
+    /// changed; retry after `Retry-After` seconds.
+    MatchUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
     /// `invalid_option`: the bot level is not available for this kind. Or
     /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another
     /// request (another level, seat or operation); nothing was played. Send a new key

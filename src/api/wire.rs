@@ -22,6 +22,7 @@ use crate::rules::{GameKind, Player};
 
 pub use create::{
     ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame, OfferRequest, OpponentRequest,
+    QuickMatch,
 };
 pub use game::{
     ClockView, Coord, EndReason, Game, GameOptions, GamePage, InnerBoard, OfferType, OfferView,

@@ -400,6 +400,22 @@ impl Conn {
     }
 }
 
+/// What quick match finds for a key (see [`WriteTx::oldest_waiting`]).
+#[derive(Debug)]
+pub enum Waiting {
+    /// The oldest game waiting for an opponent under the key, as the batch
+    /// sees it (on PostgreSQL, locked until the batch ends).
+    Game(Box<GameRecord>),
+    /// No game waits under the key: the caller may create one.
+    Nothing,
+    /// PostgreSQL only: another instance is matching under the key, or
+    /// holds a waiting game of it; nothing was decided. Retry shortly.
+    Busy,
+}
+
+/// Candidates read at a time.
+const WAITING_PAGE: i64 = 32;
+
 /// A write transaction.
 pub struct WriteTx {
     conn: Conn,
@@ -483,6 +499,67 @@ impl WriteTx {
             Conn::Sqlite(batch) => batch.game(id).await,
             Conn::Postgres(batch) => batch.game(id).await,
         }
+    }
+
+    /// The oldest game waiting for an opponent under quick match's key
+    /// `key` (see [`GameRecord::match_key`]), as this batch sees it: the
+    /// committed ones first, in the order they were created, unless the
+    /// batch has changed them, then those the batch created. So a batch's
+    /// jobs pair with each other as jobs of separate batches would.
+    ///
+    /// On SQLite the writer's lock makes the choice and its write one step.
+    /// On PostgreSQL the batch first takes the key's advisory lock, held
+    /// until it commits, so that of the instances matching under one key one
+    /// decides at a time, and it sees what the others committed; a game is
+    /// taken only if its row can be locked without waiting. Neither ever
+    /// waits: [`Waiting::Busy`] instead.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn oldest_waiting(&mut self, key: &str) -> Result<Waiting, StoreError> {
+        if let Conn::Postgres(batch) = &mut self.conn
+            && !batch.try_lock_key(key).await?
+        {
+            return Ok(Waiting::Busy);
+        }
+        let mut listed = std::collections::HashSet::new();
+        let mut locked_elsewhere = false;
+        let mut after = 0;
+        loop {
+            let page = match &mut self.conn {
+                Conn::Sqlite(batch) => batch.waiting(key, after, WAITING_PAGE).await?,
+                Conn::Postgres(batch) => batch.waiting(key, after, WAITING_PAGE).await?,
+            };
+            let full = page.len() >= usize::try_from(WAITING_PAGE).unwrap_or(usize::MAX);
+            for (seq, id) in page {
+                after = seq;
+                listed.insert(id);
+                let game = match &mut self.conn {
+                    Conn::Sqlite(batch) => batch.game(id).await?,
+                    Conn::Postgres(batch) => {
+                        let Some(game) = batch.try_game(id).await? else {
+                            locked_elsewhere = true;
+                            continue;
+                        };
+                        game
+                    }
+                };
+                if let Some(game) = game.filter(|g| pending::waits_under(g, key)) {
+                    return Ok(Waiting::Game(Box::new(game)));
+                }
+            }
+            if !full {
+                break;
+            }
+        }
+        if let Some(game) = self.conn.pending().waiting(key, &listed) {
+            return Ok(Waiting::Game(Box::new(game)));
+        }
+        Ok(if locked_elsewhere {
+            Waiting::Busy
+        } else {
+            Waiting::Nothing
+        })
     }
 
     /// Inserts a new game.

@@ -17,6 +17,7 @@ mod games;
 mod helpers;
 mod http;
 mod limits;
+mod matches;
 mod moves;
 mod offers;
 mod openapi;

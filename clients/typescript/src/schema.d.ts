@@ -109,6 +109,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quick match: a seat in a game of this kind and options, with another person.
+         * @description Takes the open seat of the oldest public game waiting for an opponent of
+         *     this kind and options (a game between two people, without a clock, not
+         *     yet begun: one made by an earlier quick match, or by `POST /v1/games`),
+         *     so the game is `in_progress` and whoever holds X moves first. When no
+         *     game waits, it creates one, the caller in seat X, `status` `waiting`
+         *     until the next quick match of the same kind and options (or a `join`)
+         *     takes seat O: follow its events to see it join. Either way the answer is
+         *     the game, the caller's seat and its token (shown only here).
+         *
+         *     Concurrent callers never get the same seat, and no caller creates a game
+         *     while another waits under the same terms: at most one game created by
+         *     quick match waits per kind and options.
+         */
+        post: operations["quick_match"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/moves": {
         parameters: {
             query?: never;
@@ -1446,6 +1477,27 @@ export interface components {
          * @enum {string}
          */
         ProvenOutcome: "win" | "loss" | "draw";
+        /**
+         * @description A quick match: the kind and options of the game wanted, and the
+         *     caller's name. Only `kind` is required.
+         * @example {
+         *       "kind": "gomoku",
+         *       "options": {
+         *         "size": 15,
+         *         "rule": "freestyle"
+         *       },
+         *       "name": "Ann"
+         *     }
+         */
+        QuickMatch: {
+            kind: components["schemas"]["Kind"];
+            options?: null | components["schemas"]["CreateOptions"];
+            /**
+             * @description The caller's name, shown in `seats`: 1 to 32 printable characters.
+             * @example Ann
+             */
+            name?: string | null;
+        };
         /** @description A range option of a kind. */
         RangeOption: {
             /** Format: int32 */
@@ -1763,6 +1815,18 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. */
+        InvalidMatch: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option";
+                };
+            };
+        };
         /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. */
         InvalidOption: {
             headers: {
@@ -1784,6 +1848,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "no_open_seat";
+                };
+            };
+        };
+        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: other servers kept matching the same kind and options for two seconds. Nothing was changed; retry after `Retry-After` seconds. */
+        MatchUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "storage_unavailable" | "busy";
                 };
             };
         };
@@ -2266,6 +2344,40 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    quick_match: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuickMatch"];
+            };
+        };
+        responses: {
+            /** @description Seated: the game, the caller's seat and its token (keep it: it is shown only here). In a game that was waiting (`status` `in_progress`), or in a new one that waits for an opponent (`status` `waiting`) */
+            200: {
+                headers: {
+                    /** @description The game's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidMatch"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["MatchUnavailable"];
         };
     };
     list_moves: {

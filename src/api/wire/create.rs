@@ -221,32 +221,7 @@ impl CreateGame {
     /// # Errors
     /// `InvalidOption` for options out of range or not of this kind.
     pub fn into_new_game(self) -> Result<service::NewGame, service::ServiceError> {
-        let invalid = |m: String| service::ServiceError::InvalidOption(m);
-        let kind: GameKind = self.kind.into();
-        let o = self.options.unwrap_or_default();
-        let setup = if kind == GameKind::Gomoku {
-            let rule = match o.rule.as_deref() {
-                None => GomokuRule::Freestyle,
-                Some(r) => GomokuRule::parse(r).ok_or_else(|| {
-                    invalid(format!("rule must be `freestyle` or `standard`, got `{r}`"))
-                })?,
-            };
-            let size = o.size.unwrap_or(i64::from(gomoku::DEFAULT_SIZE));
-            Setup::Gomoku(GomokuOptions::new(size, rule).map_err(|e| invalid(e.to_string()))?)
-        } else {
-            if o.size.is_some() || o.rule.is_some() {
-                return Err(invalid(format!(
-                    "`size` and `rule` are Gomoku options; {kind} takes none"
-                )));
-            }
-            Setup::default_for(kind)
-        };
-        let (rows, columns) = AnyGame::new(setup).dims();
-        for (name, given, actual) in [("rows", o.rows, rows), ("columns", o.columns, columns)] {
-            if given.is_some_and(|g| g != i64::from(actual)) {
-                return Err(invalid(format!("{kind} has {actual} {name}")));
-            }
-        }
+        let setup = setup_of(self.kind, self.options)?;
         let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
             OpponentRequest::Human {} => Opponent::Human,
             OpponentRequest::Bot { level, seed } => Opponent::Bot {
@@ -263,6 +238,66 @@ impl CreateGame {
             private: self.visibility == Some(Visibility::Private),
             clock: self.clock.map(ClockRequest::control).transpose()?,
         })
+    }
+}
+
+/// The setup of a game of `kind` with `options`.
+///
+/// # Errors
+/// `InvalidOption` for options out of range or not of this kind.
+fn setup_of(kind: Kind, options: Option<CreateOptions>) -> Result<Setup, service::ServiceError> {
+    let invalid = |m: String| service::ServiceError::InvalidOption(m);
+    let kind: GameKind = kind.into();
+    let o = options.unwrap_or_default();
+    let setup = if kind == GameKind::Gomoku {
+        let rule = match o.rule.as_deref() {
+            None => GomokuRule::Freestyle,
+            Some(r) => GomokuRule::parse(r).ok_or_else(|| {
+                invalid(format!("rule must be `freestyle` or `standard`, got `{r}`"))
+            })?,
+        };
+        let size = o.size.unwrap_or(i64::from(gomoku::DEFAULT_SIZE));
+        Setup::Gomoku(GomokuOptions::new(size, rule).map_err(|e| invalid(e.to_string()))?)
+    } else {
+        if o.size.is_some() || o.rule.is_some() {
+            return Err(invalid(format!(
+                "`size` and `rule` are Gomoku options; {kind} takes none"
+            )));
+        }
+        Setup::default_for(kind)
+    };
+    let (rows, columns) = AnyGame::new(setup).dims();
+    for (name, given, actual) in [("rows", o.rows, rows), ("columns", o.columns, columns)] {
+        if given.is_some_and(|g| g != i64::from(actual)) {
+            return Err(invalid(format!("{kind} has {actual} {name}")));
+        }
+    }
+    Ok(setup)
+}
+
+/// A quick match: the kind and options of the game wanted, and the
+/// caller's name. Only `kind` is required.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "gomoku", "options": {"size": 15, "rule": "freestyle"}, "name": "Ann"}))]
+pub struct QuickMatch {
+    pub kind: Kind,
+    /// Gomoku: `{"size": 15, "rule": "freestyle"}` (the defaults); other
+    /// kinds take none. Only games of the same options are matched.
+    #[serde(default)]
+    pub options: Option<CreateOptions>,
+    /// The caller's name, shown in `seats`: 1 to 32 printable characters.
+    #[schema(min_length = 1, max_length = 32, example = "Ann")]
+    pub name: Option<String>,
+}
+
+impl QuickMatch {
+    /// The setup asked for, and the name.
+    ///
+    /// # Errors
+    /// `InvalidOption` for options out of range or not of this kind.
+    pub fn into_parts(self) -> Result<(Setup, Option<String>), service::ServiceError> {
+        Ok((setup_of(self.kind, self.options)?, self.name))
     }
 }
 

@@ -41,7 +41,7 @@ use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
     EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, MoveRow,
-    ROUND_MOVES, ts,
+    ROUND_MOVES, WAITING, ts, waiting_ids,
 };
 use crate::domain::GameRecord;
 
@@ -298,6 +298,24 @@ impl Batch {
             .fetch_all(&mut **conn)
             .await?;
         Ok(rows)
+    }
+
+    /// Quick match's candidates as committed (see [`WAITING`]); the write
+    /// lock is held from here on, so nothing changes them behind the batch.
+    pub(super) async fn waiting(
+        &mut self,
+        key: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, Uuid)>, StoreError> {
+        let conn = self.begun().await?;
+        let rows = sqlx::query_as(WAITING)
+            .bind(key)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&mut **conn)
+            .await?;
+        waiting_ids(rows)
     }
 
     /// The stored record of an idempotency key (the batch's own are in

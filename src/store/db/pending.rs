@@ -2,13 +2,18 @@
 //! (`db/batch.rs`, `db/pg_batch.rs`) hold their jobs' writes here until
 //! commit, and see their own writes through it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use uuid::Uuid;
 
 use super::StoreError;
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
-use crate::domain::GameRecord;
+use crate::domain::{GameRecord, GameStatus};
+
+/// Whether `game` waits for an opponent under quick match's key `key`.
+pub(super) fn waits_under(game: &GameRecord, key: &str) -> bool {
+    game.outcome().0 == GameStatus::Waiting && game.match_key().as_deref() == Some(key)
+}
 
 /// A game written in the batch.
 struct Written {
@@ -76,6 +81,20 @@ impl Pending {
         self.written
             .get(&id)
             .map(|w| (!w.deleted).then(|| w.state.clone()))
+    }
+
+    /// The first game the batch wrote, in the order first written, that is
+    /// waiting for an opponent under quick match's key `key`, other than
+    /// those in `skip`.
+    pub(super) fn waiting(&self, key: &str, skip: &HashSet<Uuid>) -> Option<GameRecord> {
+        self.order
+            .iter()
+            .filter(|id| !skip.contains(id))
+            .filter_map(|id| self.written.get(id))
+            .filter(|w| !w.deleted)
+            .map(|w| &w.state)
+            .find(|game| waits_under(game, key))
+            .cloned()
     }
 
     /// Whether the batch wrote this game.

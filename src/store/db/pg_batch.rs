@@ -37,7 +37,7 @@ use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
     EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, MoveRow,
-    ROUND_MOVES, ts,
+    ROUND_MOVES, WAITING, ts, waiting_ids,
 };
 use crate::domain::GameRecord;
 
@@ -83,6 +83,16 @@ WITH t AS (SELECT * FROM jsonb_to_recordset($1::jsonb) \
 gone AS (DELETE FROM moves m USING t \
   WHERE m.game_id = t.game_id AND m.round = t.round AND m.ply > t.keep) \
 DELETE FROM idempotency i USING t WHERE i.game_id = t.game_id AND i.version >= t.from_version";
+
+/// The advisory lock of quick match's key: the first 8 bytes of the SHA-256
+/// of `tabula match <key>`, the same number on every instance.
+fn advisory_lock_id(key: &str) -> i64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("tabula match {key}").as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(first)
+}
 
 /// A PostgreSQL write batch whose writes wait in memory until commit.
 pub(super) struct PgBatch {
@@ -177,6 +187,66 @@ impl PgBatch {
             .fetch_all(&mut **tx)
             .await?;
         Ok(rows)
+    }
+
+    /// Takes the transaction-level advisory lock of quick match's key `key`
+    /// if no other transaction holds it (it is held until the batch ends;
+    /// taking it again in the same batch succeeds). Never waits: a batch
+    /// that waited here while holding game rows could deadlock with one that
+    /// holds the key and wants those rows.
+    pub(super) async fn try_lock_key(&mut self, key: &str) -> Result<bool, StoreError> {
+        let lock = advisory_lock_id(key);
+        let tx = self.tx().await?;
+        let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
+            .bind(lock)
+            .fetch_one(&mut **tx)
+            .await?;
+        Ok(locked)
+    }
+
+    /// Quick match's candidates as committed now (see [`WAITING`]).
+    pub(super) async fn waiting(
+        &mut self,
+        key: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(i64, Uuid)>, StoreError> {
+        let tx = self.tx().await?;
+        let rows = sqlx::query_as(WAITING)
+            .bind(key)
+            .bind(after)
+            .bind(limit)
+            .fetch_all(&mut **tx)
+            .await?;
+        waiting_ids(rows)
+    }
+
+    /// The game as this batch sees it, locking it unless another
+    /// transaction holds it: `None` when it is locked elsewhere (or was
+    /// deleted since it was listed). Never waits, for the reason given at
+    /// [`PgBatch::try_lock_key`].
+    pub(super) async fn try_game(
+        &mut self,
+        id: Uuid,
+    ) -> Result<Option<Option<GameRecord>>, StoreError> {
+        if let Some(written) = self.pending.game(id) {
+            return Ok(Some(written));
+        }
+        if let Some(game) = self.read.get(&id) {
+            return Ok(Some(game.clone()));
+        }
+        let tx = self.tx().await?;
+        let row: Option<GameColumns> =
+            sqlx::query_as(&format!("{} FOR UPDATE SKIP LOCKED", GAME_SQL.by_id))
+                .bind(id.to_string())
+                .fetch_optional(&mut **tx)
+                .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let game = row.into_record()?;
+        self.read.insert(id, Some(game.clone()));
+        Ok(Some(Some(game)))
     }
 
     /// The stored record of an idempotency key (the batch's own are in

@@ -116,6 +116,10 @@ game_columns! {
     meta: Option<String>,
     /// When the running side's clock runs out (for the timeout sweeper).
     deadline: Option<String>,
+    /// Derived: the terms under which quick match may join the game
+    /// ([`GameRecord::match_key`]); NULL when it may not. Stored for the
+    /// matcher's choice.
+    match_key: Option<String>,
 }
 
 /// What a game row holds in its `meta` column: the parts of a game that
@@ -343,6 +347,7 @@ impl GameColumns {
                 (!meta.is_empty()).then(|| serde_json::to_string(&meta).unwrap_or_default())
             },
             deadline: game.deadline().map(ts),
+            match_key: game.match_key(),
         }
     }
 
@@ -658,6 +663,25 @@ pub(super) struct IdempotencyRow {
     pub(super) body: String,
     pub(super) version: i64,
     pub(super) created_at: String,
+}
+
+/// Quick match's candidates: the games waiting for an opponent under the
+/// match key `$1`, oldest first, after `seq` `$2`, at most `$3`: each one's
+/// `seq` and id. (The partial index `games_matchable` serves it; its
+/// condition is repeated here literally so that SQLite can use it.)
+pub(super) const WAITING: &str = "SELECT seq, id FROM games \
+     WHERE match_key = $1 AND status = 'waiting' AND deleted_at IS NULL AND seq > $2 \
+     ORDER BY seq LIMIT $3";
+
+/// Reads `(seq, id)` rows into ids.
+pub(super) fn waiting_ids(rows: Vec<(i64, String)>) -> Result<Vec<(i64, Uuid)>, StoreError> {
+    rows.into_iter()
+        .map(|(seq, id)| {
+            Uuid::parse_str(&id)
+                .map(|id| (seq, id))
+                .map_err(|e| StoreError::Corrupt(format!("id {id:?}: {e}")))
+        })
+        .collect()
 }
 
 /// The record of an idempotency key: `$1` game, `$2` key.
