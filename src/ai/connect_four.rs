@@ -318,21 +318,20 @@ pub(super) fn exact_move_evaluations(
     let mut solver: Option<Solver<'_>> = None;
     for (slot, col) in out.iter_mut().zip(&legal) {
         let col = usize::from(col.index());
-        let score = match known_move_score(book, &position, col) {
-            Some(score) => score,
-            None => {
-                let solver = solver.get_or_insert_with(|| {
-                    let mut s = Solver::new(Some(book));
-                    s.set_deadline(deadline);
-                    s
-                });
-                let mut next = position;
-                next.play(col);
-                match solver.solve(&next) {
-                    Ok(score) => -score,
-                    // The deadline has passed: the rest stay unsolved too.
-                    Err(_) => break,
-                }
+        let score = if let Some(score) = known_move_score(book, &position, col) {
+            score
+        } else {
+            let solver = solver.get_or_insert_with(|| {
+                let mut s = Solver::new(Some(book));
+                s.set_deadline(deadline);
+                s
+            });
+            let mut next = position;
+            next.play(col);
+            match solver.solve(&next) {
+                Ok(score) => -score,
+                // The deadline has passed: the rest stay unsolved too.
+                Err(_) => break,
             }
         };
         *slot = Some(proven(position.moves(), score));

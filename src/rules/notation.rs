@@ -120,8 +120,9 @@ pub struct LineError {
     pub text: String,
     /// Why it was not taken.
     pub problem: Problem,
-    /// The position it was tried on: after the moves before it.
-    pub position: AnyGame,
+    /// The position it was tried on: after the moves before it (boxed: a
+    /// gomoku position is large, and errors travel by value).
+    pub position: Box<AnyGame>,
 }
 
 impl fmt::Display for LineError {
@@ -239,7 +240,7 @@ pub fn parse_line(setup: Setup, text: &str) -> Result<Line, LineError> {
             index,
             text: token.to_owned(),
             problem,
-            position: line.position.clone(),
+            position: Box::new(line.position.clone()),
         };
         let input = read(setup, token).ok_or_else(|| bad(&line, Problem::Unreadable))?;
         let mv = match line.position.parse_move(input) {
@@ -403,7 +404,7 @@ mod tests {
         );
         assert_eq!(e.text, "5");
         assert_eq!(
-            e.position,
+            *e.position,
             parse_line(Setup::TicTacToe, "512").unwrap().position
         );
         assert!(e.to_string().contains("move 3 (`5`)"), "{e}");

@@ -87,7 +87,7 @@ proptest! {
         let err = notation::parse_line(setup, &notation::format_line(setup, &longer)).unwrap_err();
         prop_assert_eq!(err.index, moves.len());
         prop_assert_eq!(err.problem.reason(), "game_over");
-        prop_assert_eq!(&err.position, end);
+        prop_assert_eq!(&*err.position, end);
     }
 
     #[test]
@@ -115,7 +115,7 @@ proptest! {
                     text.chars().take(e.index).collect()
                 };
                 let before = notation::parse_line(setup, &prefix).unwrap();
-                prop_assert_eq!(before.position(), &e.position);
+                prop_assert_eq!(before.position(), &*e.position);
             }
         }
     }
