@@ -86,6 +86,8 @@ impl Modify for BearerAuth {
         responses::PositionNotFound,
         responses::MoveConflict,
         responses::JoinConflict,
+        responses::AnalysisConflict,
+        responses::UnprocessableCreate,
         responses::RestartConflict,
         responses::ResignConflict,
         responses::PreconditionFailed,
@@ -104,8 +106,8 @@ impl Modify for BearerAuth {
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
         (name = "games", description = "Create, join, read, list, follow, restart, resign and delete games"),
-        (name = "moves", description = "Play moves and read the history"),
-        (name = "bots", description = "Server bots: hints and bot moves"),
+        (name = "moves", description = "Play moves and read the history, also in each kind's notation"),
+        (name = "bots", description = "Server bots: hints, analyses and bot moves"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
 )]
@@ -125,9 +127,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(moves::play_move)
             .service(moves::list_moves)
             .service(moves::get_position)
+            .service(moves::get_notation)
             .service(games::restart_game)
             .service(games::resign_game)
             .service(bots::get_hint)
+            .service(bots::get_analysis)
             .service(bots::play_bot_move)
             .service(events::game_events),
     )

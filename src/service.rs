@@ -9,14 +9,18 @@
 //! with it: see `store/writer.rs`). Bot replies are computed outside any
 //! transaction (off the async workers) and written by a job of their own.
 //!
-//! The use cases live in three files: `writes.rs` (create, join, play,
+//! The use cases live in four files: `writes.rs` (create, join, play,
 //! restart, resign, delete), `history.rs` (the game, listings, history,
-//! positions and the changes an event stream replays) and `bots.rs` (hints,
-//! bot moves and bot replies); the checks they share are here.
+//! positions and the changes an event stream replays), `bots.rs` (hints,
+//! analyses, bot moves and bot replies) and `notation.rs` (a round as text,
+//! and a new game's set-up line); the checks they share are here.
 
 mod bots;
 mod history;
+mod notation;
 mod writes;
+
+pub use bots::available_levels;
 
 use std::time::Duration;
 
@@ -27,13 +31,14 @@ use tokio::sync::{Semaphore, broadcast};
 use uuid::Uuid;
 
 use crate::ai::Level;
-/// What a hint or a bot move answers with: the api renders these.
-pub use crate::ai::{Evaluation, Outcome, Suggestion};
+/// What a hint, an analysis or a bot move answers with: the api renders these.
+pub use crate::ai::{Analysis, Evaluation, Outcome, ScoredMove, Suggestion};
 use crate::clock::Clock;
 use crate::domain::{
     EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, StoredResponse,
     TokenHash,
 };
+use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
@@ -70,6 +75,9 @@ pub enum ServiceError {
         input: MoveInput,
         legal_moves: Vec<AnyMove>,
     },
+    /// A set-up line (`moves` at create) with an unreadable or illegal move.
+    #[error("{0}")]
+    IllegalLine(Box<LineError>),
     #[error("{0}")]
     InvalidOption(String),
     #[error(
@@ -107,12 +115,15 @@ pub enum Opponent {
 }
 
 /// A request to create a game, already parsed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct NewGame {
     pub setup: Setup,
     pub seat: Player,
     pub opponent: Opponent,
     pub hotseat: bool,
+    /// The set-up line: moves played from the start position before
+    /// anything else (checked again at create; empty for the start position).
+    pub moves: Vec<AnyMove>,
 }
 
 /// A seat just taken: the token is shown once, here.
@@ -162,6 +173,32 @@ pub struct Change {
 pub struct Hint {
     pub suggestion: Suggestion,
     pub level: Level,
+}
+
+/// Every legal move of the side to move, evaluated at a level.
+#[derive(Clone, Debug)]
+pub struct MoveAnalysis {
+    pub analysis: Analysis,
+    pub level: Level,
+}
+
+/// A round's moves in the kind's notation, and how the round ended.
+#[derive(Clone, Debug)]
+pub struct RoundNotation {
+    pub setup: Setup,
+    pub round: u32,
+    /// The moves, as `rules::notation` writes them.
+    pub moves: String,
+    /// `None` while the round is in progress (or was left unfinished by a restart).
+    pub result: Option<RoundResult>,
+}
+
+/// How a round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundResult {
+    /// Won by a line or by the other side's resignation.
+    Won(Player),
+    Draw,
 }
 
 /// Preconditions a write may carry.

@@ -16,6 +16,7 @@ mod helpers;
 mod http;
 mod limits;
 mod moves;
+mod notation;
 mod openapi;
 mod persistence;
 mod scale;

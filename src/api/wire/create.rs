@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::{BotLevel, Kind, Rule, Side};
-use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku};
+use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku, notation};
 use crate::service::{self, Opponent};
 
 /// Gomoku options at creation.
@@ -142,13 +142,26 @@ pub struct CreateGame {
     /// One token plays both seats (not with a bot).
     #[serde(default)]
     pub hotseat: bool,
+    /// A set-up line: the game starts from these moves, in the kind's
+    /// notation (see `GET /v1/games/{id}/notation`; e.g. `"4453"` for
+    /// Connect Four, `"h8 i9"` for Gomoku), each checked in turn; the
+    /// history holds them as moves of round 1. A line that ends the game is
+    /// taken, and the game is over. The first unreadable or illegal move is
+    /// refused with 422 `illegal_move`, its `index` (0-based) and `reason`
+    /// (`unreadable` for text that is not a move of the notation: moves are
+    /// separated by exactly one space where the kind has a separator, and
+    /// nothing else). Default: no move.
+    #[serde(default)]
+    #[schema(example = "4453")]
+    pub moves: Option<String>,
 }
 
 impl CreateGame {
     /// The validated request.
     ///
     /// # Errors
-    /// `InvalidOption` for options out of range or not of this kind.
+    /// `InvalidOption` for options out of range or not of this kind;
+    /// `IllegalLine` for a set-up line with a bad move.
     pub fn into_new_game(self) -> Result<service::NewGame, service::ServiceError> {
         let invalid = |m: String| service::ServiceError::InvalidOption(m);
         let kind: GameKind = self.kind.into();
@@ -176,6 +189,13 @@ impl CreateGame {
                 return Err(invalid(format!("{kind} has {actual} {name}")));
             }
         }
+        let moves = match self.moves.as_deref() {
+            None => Vec::new(),
+            Some(text) => notation::parse_line(setup, text)
+                .map_err(|e| service::ServiceError::IllegalLine(Box::new(e)))?
+                .moves()
+                .to_vec(),
+        };
         let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
             OpponentRequest::Human {} => Opponent::Human,
             OpponentRequest::Bot { level, seed } => Opponent::Bot {
@@ -188,6 +208,7 @@ impl CreateGame {
             seat: self.seat.map_or(Player::X, Into::into),
             opponent,
             hotseat: self.hotseat,
+            moves,
         })
     }
 }
