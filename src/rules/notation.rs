@@ -128,10 +128,27 @@ pub struct LineError {
 impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = self.position.kind();
-        write!(f, "move {} (`{}`) ", self.index, self.text.escape_debug())?;
-        match self.problem {
-            Problem::Unreadable => write!(f, "is not a {kind} move: {}", syntax(kind)),
-            Problem::Refused(r) => write!(f, "is illegal: {r}"),
+        match (self.problem, self.text.is_empty()) {
+            (Problem::Unreadable, true) => write!(
+                f,
+                "move {} is empty (a space before the first move, after the last, or two in a \
+                 row): {}",
+                self.index,
+                syntax(kind)
+            ),
+            (Problem::Unreadable, false) => write!(
+                f,
+                "move {} (`{}`) is not a {kind} move: {}",
+                self.index,
+                self.text.escape_debug(),
+                syntax(kind)
+            ),
+            (Problem::Refused(r), _) => write!(
+                f,
+                "move {} (`{}`) is illegal: {r}",
+                self.index,
+                self.text.escape_debug()
+            ),
         }
     }
 }
@@ -440,6 +457,8 @@ mod tests {
         assert_eq!(err(Setup::TicTacToe, " 5"), (0, "unreadable"));
         let g = gomoku(15);
         assert_eq!(err(g, "h8  i9"), (1, "unreadable"));
+        let empty = parse_line(g, "h8  i9").unwrap_err().to_string();
+        assert!(empty.starts_with("move 1 is empty"), "{empty}");
         assert_eq!(err(g, " h8"), (0, "unreadable"));
         assert_eq!(err(g, "h8 "), (1, "unreadable"));
         assert_eq!(err(g, "H8"), (0, "unreadable"));
