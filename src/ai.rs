@@ -24,8 +24,12 @@
 //! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | exact solver, `hard` past its time |
 //! | gomoku | 2-ply threat-aware alpha-beta | iterative deepening + VCF | unavailable |
 //! | ultimate | small Monte-Carlo tree search | Monte-Carlo tree search | unavailable |
+//!
+//! [`analyze`] evaluates every legal move at a level (the analysis of
+//! `GET /v1/games/{id}/analysis`), within the budget of one move.
 
 mod alpha_beta;
+mod analysis;
 mod connect_four;
 mod easy;
 mod gomoku;
@@ -47,6 +51,8 @@ use crate::rules::{AnyGame, AnyMove, GameKind};
 pub use crate::domain::{Level, UnknownLevel};
 
 use limits::Meter;
+
+pub use analysis::{Analysis, ScoredMove, analyze};
 
 /// The exact Connect Four solver behind `perfect` and its opening book, for
 /// the tools in `examples/` (`c4solve`, `c4book`).

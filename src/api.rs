@@ -88,6 +88,8 @@ impl Modify for BearerAuth {
         responses::PositionNotFound,
         responses::MoveConflict,
         responses::JoinConflict,
+        responses::AnalysisConflict,
+        responses::UnprocessableCreate,
         responses::RestartConflict,
         responses::DeleteConflict,
         responses::InvalidInvite,
@@ -114,8 +116,8 @@ impl Modify for BearerAuth {
         (name = "kinds", description = "The games Tabula hosts"),
         (name = "games", description = "Create, join, read, list, follow, restart, resign and delete games"),
         (name = "matches", description = "Quick match: a seat in the next game of the kind wanted, with the next person who wants it"),
-        (name = "moves", description = "Play moves and read the history"),
-        (name = "bots", description = "Server bots: hints and bot moves"),
+        (name = "moves", description = "Play moves and read the history, also in each kind's notation"),
+        (name = "bots", description = "Server bots: hints, analyses and bot moves"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
 )]
@@ -136,6 +138,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(moves::play_move)
             .service(moves::list_moves)
             .service(moves::get_position)
+            .service(moves::get_notation)
             .service(games::restart_game)
             .service(games::resign_game)
             .service(offers::make_offer)
@@ -143,6 +146,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(offers::decline_offer)
             .service(offers::withdraw_offer)
             .service(bots::get_hint)
+            .service(bots::get_analysis)
             .service(bots::play_bot_move)
             .service(events::game_events),
     )

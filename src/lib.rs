@@ -18,12 +18,14 @@
 //! # Module map
 //! - `rules`: the four games as pure values (`docs/rules.md` is their
 //!   reference): `any_game` (the closed set and wire-level moves),
-//!   `tic_tac_toe`, `connect_four`, `gomoku`, `ultimate`, and `lines3` (the
-//!   3x3 line masks the two tic-tac-toes share).
+//!   `tic_tac_toe`, `connect_four`, `gomoku`, `ultimate`, `lines3` (the 3x3
+//!   line masks the two tic-tac-toes share) and `notation` (a line of moves
+//!   as one string, per kind).
 //! - `domain`: the records the service works with: a game and its seats,
 //!   token hashes, moves, changes (events), list filters, stored idempotent
 //!   answers, bot levels.
-//! - `ai`: bots and hints: `limits` (work and time budgets), `random`,
+//! - `ai`: bots, hints and analyses (`analysis`: every legal move
+//!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
 //!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board` and `vcf`
 //!   threat search, `ultimate`).
@@ -33,10 +35,11 @@
 //!   and `rows` (the one list of a game's columns and the row structs).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
-//!   listings, history, positions, event replay), `bots` (hints, bot
-//!   moves, bot replies), `offers` (offers, the timeout sweeper),
-//!   `matches` (quick match) and `expiry` (the sweeper that deletes games
-//!   left waiting, finished or idle too long).
+//!   listings, history, positions, event replay), `bots` (hints, analyses,
+//!   bot moves, bot replies), `notation` (a round as text, a new game's
+//!   set-up line), `offers` (offers, the timeout sweeper), `matches` (quick
+//!   match) and `expiry` (the sweeper that deletes games left waiting,
+//!   finished or idle too long).
 //! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches` (one file
 //!   per OpenAPI tag), `events` (Server-Sent Events), `system` (health, readiness,
 //!   metrics), `extract` (body parsing and the typed path, token and

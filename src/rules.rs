@@ -14,6 +14,7 @@ mod any_game;
 pub mod connect_four;
 pub mod gomoku;
 pub mod lines3;
+pub mod notation;
 pub mod tic_tac_toe;
 pub mod ultimate;
 

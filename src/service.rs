@@ -12,7 +12,8 @@
 //! The use cases live in these files: `writes.rs` (create, join, play,
 //! restart, resign, delete), `history.rs` (the game, listings, history,
 //! positions and the changes an event stream replays), `bots.rs` (hints,
-//! bot moves and bot replies), `offers.rs` (offers and the timeout sweeper),
+//! analyses, bot moves and bot replies), `notation.rs` (a round as text, and
+//! a new game's set-up line), `offers.rs` (offers and the timeout sweeper),
 //! `matches.rs` (quick match) and `expiry.rs` (the sweeper that deletes
 //! games left waiting, finished or idle too long); the checks they share are
 //! here.
@@ -21,8 +22,11 @@ mod bots;
 mod expiry;
 mod history;
 mod matches;
+mod notation;
 mod offers;
 mod writes;
+
+pub use bots::available_levels;
 
 use std::time::Duration;
 
@@ -33,13 +37,14 @@ use tokio::sync::{Semaphore, broadcast};
 use uuid::Uuid;
 
 use crate::ai::Level;
-/// What a hint or a bot move answers with: the api renders these.
-pub use crate::ai::{Evaluation, Outcome, Suggestion};
+/// What a hint, an analysis or a bot move answers with: the api renders these.
+pub use crate::ai::{Analysis, Evaluation, Outcome, ScoredMove, Suggestion};
 use crate::clock::Clock;
 use crate::domain::{
     DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind,
     RequestHash, StoredResponse, TimeControl, TokenHash,
 };
+use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
@@ -92,6 +97,9 @@ pub enum ServiceError {
         input: MoveInput,
         legal_moves: Vec<AnyMove>,
     },
+    /// A set-up line (`moves` at create) with an unreadable or illegal move.
+    #[error("{0}")]
+    IllegalLine(Box<LineError>),
     #[error("{0}")]
     InvalidOption(String),
     #[error(
@@ -140,6 +148,9 @@ pub struct NewGame {
     /// Private: not listed, joined with the invite code.
     pub private: bool,
     pub clock: Option<TimeControl>,
+    /// The set-up line: moves played from the start position before
+    /// anything else (checked again at create; empty for the start position).
+    pub moves: Vec<AnyMove>,
 }
 
 /// A seat just taken: the token is shown once, here, and so is a private
@@ -200,6 +211,32 @@ pub struct Change {
 pub struct Hint {
     pub suggestion: Suggestion,
     pub level: Level,
+}
+
+/// Every legal move of the side to move, evaluated at a level.
+#[derive(Clone, Debug)]
+pub struct MoveAnalysis {
+    pub analysis: Analysis,
+    pub level: Level,
+}
+
+/// A round's moves in the kind's notation, and how the round ended.
+#[derive(Clone, Debug)]
+pub struct RoundNotation {
+    pub setup: Setup,
+    pub round: u32,
+    /// The moves, as `rules::notation` writes them.
+    pub moves: String,
+    /// `None` while the round is in progress (or was left unfinished by a restart).
+    pub result: Option<RoundResult>,
+}
+
+/// How a round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundResult {
+    /// Won by a line or by the other side's resignation.
+    Won(Player),
+    Draw,
 }
 
 /// Preconditions a write may carry.

@@ -20,6 +20,9 @@ other headers stay as generated. Which game a case gets:
 - offers: a fresh game between two people, one per case: to make an offer,
   X's token; to accept or decline one, O's token on a game where X has
   offered a draw; to withdraw one, X's token on such a game;
+- notation and analysis: a hotseat game set up from a line of moves (at
+  create, `moves`), of each kind in turn, so that an export has moves to
+  write and an analysis a position that is not the empty board;
 - everything else: a hotseat Connect Four game from a pool.
 
 Games are reused for a few cases and then replaced, so the fuzzer meets
@@ -87,6 +90,14 @@ _KINDS = {
     "cell": {"kind": "gomoku", "hotseat": True, "options": {"size": 25}},
     "pool": {"kind": "connect_four", "hotseat": True},
 }
+# Games set up from a line, one kind after the other (see `_pooled`).
+_LINES = [
+    {"kind": "connect_four", "hotseat": True, "moves": "4453"},
+    {"kind": "tic_tac_toe", "hotseat": True, "moves": "1425"},
+    {"kind": "gomoku", "hotseat": True, "moves": "h8 i9 h9"},
+    {"kind": "ultimate_tic_tac_toe", "hotseat": True, "moves": "55 51 15"},
+]
+_lines_made = 0
 _pools: dict[str, tuple[str, str, int]] = {}
 # Ids handed out by the responses of this run: a token of theirs and the kind.
 _seen: dict[str, tuple[str, str]] = {}
@@ -99,10 +110,16 @@ _SHAPE_OF_KIND = {
 
 
 def _pooled(shape: str) -> tuple[str, str]:
+    global _lines_made
     with _lock:
         entry = _pools.get(shape)
         if entry is None or entry[2] >= REUSE:
-            game_id, token = _create(_KINDS[shape])
+            if shape == "line":
+                body = _LINES[_lines_made % len(_LINES)]
+                _lines_made += 1
+            else:
+                body = _KINDS[shape]
+            game_id, token = _create(body)
             entry = (game_id, token, 0)
         game_id, token, uses = entry
         _pools[shape] = (game_id, token, uses + 1)
@@ -143,6 +160,8 @@ def _game_for(case: schemathesis.Case) -> tuple[str, str]:
         return game_id, x
     if path.endswith("/moves") and method == "POST":
         return _pooled(_shape(case.body))
+    if path.endswith("/notation") or path.endswith("/analysis"):
+        return _pooled("line")
     return _pooled("pool")
 
 

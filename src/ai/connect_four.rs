@@ -299,6 +299,46 @@ fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Sugg
     })
 }
 
+/// The exact evaluation of each legal move of `game`, in the order of its
+/// legal moves, for the analysis: from the book where it holds the position
+/// after the move, else from one solver shared by all the moves (so what it
+/// learns on one move serves the next). `None` for the moves it has not
+/// solved by `deadline`, and for all of them when the game is over.
+pub(super) fn exact_move_evaluations(
+    game: &ConnectFour,
+    deadline: Option<Instant>,
+) -> Vec<Option<Evaluation>> {
+    use crate::rules::Game as _;
+    let legal = game.legal_moves();
+    let mut out = vec![None; legal.len()];
+    let Some(position) = solver::Position::from_game(game) else {
+        return out;
+    };
+    let book = Book::embedded();
+    let mut solver: Option<Solver<'_>> = None;
+    for (slot, col) in out.iter_mut().zip(&legal) {
+        let col = usize::from(col.index());
+        let score = if let Some(score) = known_move_score(book, &position, col) {
+            score
+        } else {
+            let solver = solver.get_or_insert_with(|| {
+                let mut s = Solver::new(Some(book));
+                s.set_deadline(deadline);
+                s
+            });
+            let mut next = position;
+            next.play(col);
+            match solver.solve(&next) {
+                Ok(score) => -score,
+                // The deadline has passed: the rest stay unsolved too.
+                Err(_) => break,
+            }
+        };
+        *slot = Some(proven(position.moves(), score));
+    }
+    out
+}
+
 /// Among moves of the same best score, the block of the opponent's
 /// immediate win if it is one of them: when every move loses as fast (the
 /// opponent has a second threat), blocking is the natural move.

@@ -1,5 +1,5 @@
-//! Handlers of the OpenAPI tag `bots`: a hint, and a move played by the
-//! server for the side to move.
+//! Handlers of the OpenAPI tag `bots`: a hint, an analysis of every move,
+//! and a move played by the server for the side to move.
 
 use actix_web::{HttpResponse, get, post, web};
 
@@ -8,11 +8,13 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption, MoveConflict,
-    PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized, UnprocessableBotMove,
-    UnsupportedMediaType,
+    AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
+    MoveConflict, PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized,
+    UnprocessableBotMove, UnsupportedMediaType,
 };
-use super::wire::{BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed};
+use super::wire::{
+    AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed,
+};
 use crate::domain::Level;
 
 type ApiResult = Result<HttpResponse, ApiError>;
@@ -102,4 +104,42 @@ pub async fn play_bot_move(
         .bot_move(game.id, token.token(), pre, level, reply::render)
         .await?;
     Ok(reply::played(result))
+}
+
+/// Every legal move of the side to move, evaluated, best first.
+///
+/// While the round is in progress: with the token of the seat to move (or
+/// the hotseat token), as for a hint. Once it is over no token is needed,
+/// and the list is empty. The level's bot evaluates the position after each
+/// move within the time of one bot move (shared between the moves); `exact`
+/// says whether every evaluation is proven. Nothing is played.
+#[utoipa::path(
+    tag = "bots",
+    params(GameId, AnalysisQuery),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "Every legal move with its evaluation, best first", body = AnalysisView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 409, response = AnalysisConflict),
+        (status = 422, response = InvalidOption),
+        (status = 500, response = Internal),
+        (status = 503, response = BotUnavailable),
+    ),
+)]
+#[get("/games/{id}/analysis")]
+pub async fn get_analysis(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    query: web::Query<AnalysisQuery>,
+) -> ApiResult {
+    let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
+    let analysis = state
+        .service
+        .analysis(game.id, token.token(), level)
+        .await?;
+    Ok(HttpResponse::Ok().json(AnalysisView::from(&analysis)))
 }

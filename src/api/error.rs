@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use super::wire::{self, Game, MoveBody, Side};
 use crate::domain::GameRecord;
 use crate::rules::Refusal;
+use crate::rules::notation::Problem as LineProblem;
 use crate::service::ServiceError;
 
 /// The stable error code of a problem: branch on it, not on `title` or `detail`.
@@ -55,7 +56,9 @@ pub enum ErrorCode {
 /// `occupied`: the cell is taken; `column_full`: the column has no room;
 /// `out_of_bounds`: outside the board; `wrong_board`: ultimate, the move must
 /// be played in `active_board`; `board_finished`: ultimate, that inner board
-/// is already won or drawn; `game_over`: the round has ended.
+/// is already won or drawn; `game_over`: the round has ended;
+/// `unreadable`: a set-up line (`moves` at create) holds text that is not a
+/// move of the kind's notation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -65,6 +68,7 @@ pub enum Reason {
     WrongBoard,
     BoardFinished,
     GameOver,
+    Unreadable,
 }
 
 impl From<Refusal> for Reason {
@@ -83,9 +87,9 @@ impl From<Refusal> for Reason {
 /// An error, as RFC 9457 problem details (`application/problem+json`) with a
 /// stable `code`.
 ///
-/// `reason` and `legal_moves` come with `illegal_move`, `turn` with
-/// `not_your_turn`, and `game` with `version_mismatch`; they are absent
-/// otherwise.
+/// `reason` and `legal_moves` come with `illegal_move` (and `index` when
+/// the move is one of a set-up line), `turn` with `not_your_turn`, and
+/// `game` with `version_mismatch`; they are absent otherwise.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "type": "about:blank", "title": "Illegal move", "status": 422, "code": "illegal_move",
@@ -110,10 +114,16 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub reason: Option<Reason>,
-    /// `illegal_move` only: the moves that are legal now.
+    /// `illegal_move` only: the moves that are legal now (for a set-up
+    /// line: where the bad move was tried).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub legal_moves: Option<Vec<MoveBody>>,
+    /// `illegal_move` of a set-up line (`moves` at create) only: the
+    /// 0-based number of its first bad move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, minimum = 0)]
+    pub index: Option<u32>,
     /// `not_your_turn` only: whose turn it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -137,6 +147,7 @@ impl Problem {
             detail,
             reason: None,
             legal_moves: None,
+            index: None,
             turn: None,
             game: None,
         }
@@ -200,7 +211,9 @@ impl ApiError {
                 ServiceError::NoOpenSeat => ErrorCode::NoOpenSeat,
                 ServiceError::VersionMismatch(_) => ErrorCode::VersionMismatch,
                 ServiceError::Malformed(_) => ErrorCode::MalformedRequest,
-                ServiceError::IllegalMove { .. } => ErrorCode::IllegalMove,
+                ServiceError::IllegalMove { .. } | ServiceError::IllegalLine(_) => {
+                    ErrorCode::IllegalMove
+                }
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
                 ServiceError::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
                 ServiceError::InvalidInvite => ErrorCode::InvalidInvite,
@@ -229,6 +242,20 @@ impl ApiError {
                 problem.detail = wire::refusal_detail(*refusal, *input);
                 problem.legal_moves = Some(
                     legal_moves
+                        .iter()
+                        .map(|m| MoveBody::from(m.input()))
+                        .collect(),
+                );
+            }
+            ApiError::Service(ServiceError::IllegalLine(e)) => {
+                problem.reason = Some(match e.problem {
+                    LineProblem::Unreadable => Reason::Unreadable,
+                    LineProblem::Refused(r) => r.into(),
+                });
+                problem.index = Some(u32::try_from(e.index).unwrap_or(u32::MAX));
+                problem.legal_moves = Some(
+                    e.position
+                        .legal_moves()
                         .iter()
                         .map(|m| MoveBody::from(m.input()))
                         .collect(),

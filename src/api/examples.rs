@@ -10,14 +10,18 @@ use uuid::Uuid;
 
 use super::error::{ApiError, ErrorCode, Problem};
 use super::wire::{
-    self, BotLevel, EvaluationView, Game, GamePage, HintView, KindList, MoveBody, MoveList,
-    MoveRecordView, MoveResponse, ProvenOutcome, SeatGrant,
+    self, AnalysisView, BotLevel, EvaluationView, Game, GamePage, HintView, KindList, MoveBody,
+    MoveList, MoveRecordView, MoveResponse, NotationView, ProvenOutcome, SeatGrant,
 };
-use crate::domain::{GameRecord, MoveRecord, Seat, TokenHash};
+use crate::domain::{GameRecord, Level, MoveRecord, Seat, TokenHash};
 use crate::rules::{
     AnyGame, GameKind, GomokuOptions, GomokuRule, MoveInput, MoveParseError, Player, Setup,
+    notation,
 };
-use crate::service::{Played, SeatTaken, ServiceError};
+use crate::service::{
+    Analysis, Evaluation, MoveAnalysis, Outcome, Played, RoundNotation, ScoredMove, SeatTaken,
+    ServiceError,
+};
 
 /// The example game's id.
 const ID: Uuid = Uuid::from_u128(0x3f0c_8a56_7a4e_4f7e_9d55_2b8f_0c1d_9e10);
@@ -177,6 +181,63 @@ pub fn hint() -> Value {
     })
 }
 
+/// The notation of a round of four moves, in progress.
+#[must_use]
+pub fn notation() -> Value {
+    let (game, moves) = connect_four(&[3, 3, 4, 2], true);
+    let setup = game.position.setup();
+    let mut position = AnyGame::new(setup);
+    let played: Vec<_> = moves
+        .iter()
+        .filter_map(|m| position.play_input(m.mv).ok())
+        .collect();
+    to_value(&NotationView::from(&RoundNotation {
+        setup,
+        round: game.round,
+        moves: notation::format_line(setup, &played),
+        result: None,
+    }))
+}
+
+/// The analysis at `easy` of the tic-tac-toe position `1425` (X holds the
+/// two left cells of the top row, O the two left cells of the middle row;
+/// X to move): the top row's last cell wins at once, the middle row's last
+/// cell blocks O, any other move lets O win. `tests/api/notation.rs` checks
+/// that the server answers exactly this.
+#[must_use]
+pub fn analysis() -> Value {
+    let Ok(line) = notation::parse_line(Setup::TicTacToe, "1425") else {
+        return Value::Null;
+    };
+    let evaluation = |index: i64| match index {
+        2 => Evaluation::proven(Outcome::Win, 1),
+        5 => Evaluation::heuristic(0),
+        _ => Evaluation::proven(Outcome::Loss, 2),
+    };
+    let moves = line
+        .position()
+        .legal_moves()
+        .into_iter()
+        .map(|mv| {
+            let index = match mv.input() {
+                MoveInput::Cell { row, col } => row * 3 + col,
+                _ => -1,
+            };
+            ScoredMove {
+                mv,
+                evaluation: evaluation(index),
+            }
+        })
+        .collect();
+    to_value(&AnalysisView::from(&MoveAnalysis {
+        analysis: Analysis {
+            moves,
+            exact: false,
+        },
+        level: Level::Easy,
+    }))
+}
+
 /// The event sent when O answers in the centre column.
 #[must_use]
 pub fn move_event() -> Value {
@@ -202,6 +263,15 @@ fn illegal_move() -> ApiError {
         }
         .into(),
         _ => ApiError::Malformed("unreachable example".into()),
+    }
+}
+
+/// An illegal move of a set-up line: the seventh disc in column 4.
+#[must_use]
+pub fn line_problem() -> Value {
+    match notation::parse_line(Setup::ConnectFour, "4444444") {
+        Err(e) => to_value(&ApiError::from(ServiceError::IllegalLine(Box::new(e))).problem()),
+        Ok(_) => Value::Null,
     }
 }
 

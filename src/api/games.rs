@@ -12,7 +12,7 @@ use super::reply;
 use super::responses::{
     BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
     JoinConflict, PayloadTooLarge, PreconditionFailed, RequestTimeout, ResignConflict,
-    RestartConflict, Unauthorized, Unavailable, UnsupportedMediaType,
+    RestartConflict, Unauthorized, Unavailable, UnprocessableCreate, UnsupportedMediaType,
 };
 use super::wire::{
     CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
@@ -30,7 +30,8 @@ const MAX_LIMIT: u32 = 100;
 /// The caller takes `seat` (default X) and receives its token, shown only
 /// here. With a human opponent the other seat stays open until someone joins;
 /// with a bot opponent the bot plays its turns itself (a bot holding X opens
-/// at once); with `hotseat` one token plays both seats.
+/// at once); with `hotseat` one token plays both seats. With `moves` the
+/// game starts from that line of moves (a bot to move then replies).
 #[utoipa::path(
     tag = "games",
     request_body(content = CreateGame, content_type = "application/json"),
@@ -44,7 +45,7 @@ const MAX_LIMIT: u32 = 100;
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = InvalidOption),
+        (status = 422, response = UnprocessableCreate),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),

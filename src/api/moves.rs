@@ -1,5 +1,5 @@
-//! Handlers of the OpenAPI tag `moves`: play a move, read the history and
-//! any earlier position.
+//! Handlers of the OpenAPI tag `moves`: play a move, read the history, any
+//! earlier position, and a round in the kind's notation.
 
 use std::future::{Ready, ready};
 
@@ -17,7 +17,8 @@ use super::responses::{
     UnsupportedMediaType,
 };
 use super::wire::{
-    self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, Replayed, RoundQuery,
+    self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, NotationView, Replayed,
+    RoundQuery,
 };
 
 type ApiResult = Result<HttpResponse, ApiError>;
@@ -160,4 +161,31 @@ pub async fn get_position(
         .position(game.id, query.round, ply.ply)
         .await?;
     Ok(HttpResponse::Ok().json(Game::from(&game)))
+}
+
+/// A round's moves in the kind's notation (default: the current round).
+///
+/// One string for the whole line (`connect_four` `"4453"`, `tic_tac_toe`
+/// `"519"`, `gomoku` `"h8 i9"`, `ultimate_tic_tac_toe` `"55 51"`; see the
+/// `moves` of the answer), with the round's result. Send the string as
+/// `moves` to `POST /v1/games` to start a game from the same line.
+#[utoipa::path(
+    tag = "moves",
+    params(GameId, RoundQuery),
+    responses(
+        (status = 200, description = "The round's moves in the kind's notation and its result", body = NotationView),
+        (status = 400, response = BadRequest),
+        (status = 404, response = PositionNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/games/{id}/notation")]
+pub async fn get_notation(
+    state: web::Data<AppState>,
+    game: GameId,
+    query: web::Query<RoundQuery>,
+) -> ApiResult {
+    let notation = state.service.notation(game.id, query.round).await?;
+    Ok(HttpResponse::Ok().json(NotationView::from(&notation)))
 }

@@ -155,6 +155,10 @@ problem_responses! {
     /// `no_offer` (nothing is pending) or `not_your_offer` (only the seat that made
     /// the offer withdraws it).
     WithdrawConflict: [NoOffer, NotYourOffer];
+    /// The round in progress cannot be analyzed for this token: `not_your_turn` (`turn`
+    /// names the side to move: only its seat may ask) or `waiting_for_opponent` (a seat
+    /// is still open).
+    AnalysisConflict: [NotYourTurn, WaitingForOpponent];
     /// `game_over` (the round has already ended) or `waiting_for_opponent` (a seat is
     /// still open).
     ResignConflict: [GameOver, WaitingForOpponent];
@@ -204,4 +208,34 @@ problem_responses! {
     /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the
     /// headers (10 s by default); the connection is closed. Send the whole body at once.
     RequestTimeout: [RequestTimeout];
+}
+
+/// `invalid_option` (an option out of range, a combination not allowed, a bot level the
+/// kind does not offer) or `illegal_move`: the set-up line (`moves`) holds a move that is
+/// unreadable or illegal where it stands; `index` is its 0-based number, `reason` says why
+/// (`unreadable` for text that is not a move of the kind's notation) and `legal_moves`
+/// lists the moves that were legal there. Nothing was created.
+pub struct UnprocessableCreate;
+
+impl<'s> ToResponse<'s> for UnprocessableCreate {
+    fn response() -> (&'s str, RefOr<Response>) {
+        let description = "`invalid_option`: an option is out of range, a combination is not \
+            allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or \
+            `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal \
+            where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for \
+            text that is not a move of the kind's notation) and `legal_moves` lists the moves \
+            that were legal there. Nothing was created.";
+        let mut response = problem_response(
+            description,
+            &[ErrorCode::InvalidOption, ErrorCode::IllegalMove],
+            &[],
+        );
+        // The illegal move of a create is one of its line, not a played one.
+        if let Some(content) = response.content.get_mut(PROBLEM_JSON)
+            && let Some(RefOr::T(example)) = content.examples.get_mut("illegal_move")
+        {
+            example.value = Some(examples::line_problem());
+        }
+        ("UnprocessableCreate", response.into())
+    }
 }

@@ -3,14 +3,16 @@
 //! values (`MoveBody` → `MoveInput`, `CreateGame` → `NewGame`).
 //!
 //! One file per subject: `moves`, `game`, `create`, `hints` (bots),
-//! `queries` and `kinds`; the small types they share (kinds, sides, levels,
-//! headers) are here.
+//! `analysis`, `notation`, `queries` and `kinds`; the small types they
+//! share (kinds, sides, levels, headers) are here.
 
+mod analysis;
 mod create;
 mod game;
 mod hints;
 mod kinds;
 mod moves;
+mod notation;
 mod queries;
 
 use actix_web::http::header::HeaderValue;
@@ -20,6 +22,7 @@ use utoipa::ToSchema;
 use crate::domain::Level;
 use crate::rules::{GameKind, Player};
 
+pub use analysis::{AnalysisQuery, AnalysisView, ScoredMoveView};
 pub use create::{
     ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame, OfferRequest, OpponentRequest,
     QuickMatch,
@@ -35,6 +38,7 @@ pub use moves::{
     BadMove, BoardCellMove, CellMove, ColumnMove, MoveBody, MoveList, MoveRecordView, MoveResponse,
     parse_move, refusal_detail,
 };
+pub use notation::{NotationView, RoundResult};
 pub use queries::{HintQuery, ListQuery, RoundQuery};
 
 /// The `ETag` of a version: `"<version>"`.

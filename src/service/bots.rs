@@ -7,12 +7,12 @@ use rand::RngCore;
 use uuid::Uuid;
 
 use super::{
-    Hint, MoveResult, Played, Preconditions, Render, Result, Service, ServiceError, apply,
-    authorize_turn, check_playable, check_version, load, replay, save,
+    Analysis, Hint, MoveAnalysis, MoveResult, Played, Preconditions, Render, Result, Service,
+    ServiceError, apply, authorize_turn, check_playable, check_version, load, replay, save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
 use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl, TokenHash};
-use crate::rules::AnyGame;
+use crate::rules::{AnyGame, Setup};
 use crate::telemetry::spawn_blocking_with_tracing;
 
 /// The operation of a bot move, in its request's hash
@@ -74,6 +74,57 @@ impl Service {
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         let suggestion = self.think_for_client(&game, level, 0).await?;
         Ok(Hint { suggestion, level })
+    }
+
+    /// Every legal move of the side to move, evaluated at `level`, best
+    /// first. While the round is in progress the caller holds the seat to
+    /// move (or the hotseat token), as for a hint; once it is over no token
+    /// is needed and there is no move to analyze. One search per game, in
+    /// the queue of the hints.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `WaitingForOpponent`, `NotYourTurn`
+    /// (in progress only), `InvalidOption`, `Busy`, store errors.
+    #[tracing::instrument(name = "analysis", skip_all, fields(game = %id))]
+    pub async fn analysis(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        level: Level,
+    ) -> Result<MoveAnalysis> {
+        let game = self.game(id).await?;
+        let over = game.is_over();
+        if !over {
+            authorize_turn(&game, token)?;
+        }
+        ai::check_available(&game.position, level)
+            .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
+        if over {
+            let analysis = Analysis {
+                moves: Vec::new(),
+                exact: true,
+            };
+            return Ok(MoveAnalysis { analysis, level });
+        }
+        let _place = QueuePlace::take(self, game.id)?;
+        let permit = self
+            .thinkers
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?;
+        let budget = Budget {
+            time: self.bot_budget,
+        };
+        let position = game.position;
+        let analysis = spawn_blocking_with_tracing(move || {
+            let _permit = permit;
+            ai::analyze(&position, level, 0, budget)
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?
+        .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
+        Ok(MoveAnalysis { analysis, level })
     }
 
     /// A search a client asked for (hint, bot move): one per game at a
@@ -186,6 +237,17 @@ impl Service {
         }
         Ok(replies)
     }
+}
+
+/// The bot levels a game of `setup` can be played, hinted and analyzed at,
+/// weakest first.
+#[must_use]
+pub fn available_levels(setup: Setup) -> Vec<Level> {
+    let position = AnyGame::new(setup);
+    Level::ALL
+        .into_iter()
+        .filter(|&level| ai::check_available(&position, level).is_ok())
+        .collect()
 }
 
 impl Service {

@@ -4,6 +4,7 @@
 use rand::RngCore;
 use uuid::Uuid;
 
+use super::notation::play_setup_line;
 use super::{
     MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken, Service,
     ServiceError, apply, canonical_move, check_playable, check_version, event, load, load_seat,
@@ -17,10 +18,13 @@ use crate::domain::{
 use crate::rules::{AnyGame, MoveInput, Player};
 
 impl Service {
-    /// Creates a game; the caller takes `new.seat`. A bot holding X opens.
+    /// Creates a game; the caller takes `new.seat`. The set-up line, if
+    /// any, is played first (see `notation.rs` for its versions); then a
+    /// bot to move replies (a bot holding X opens).
     ///
     /// # Errors
-    /// `InvalidOption` (hotseat with a bot, an unavailable bot level), store errors.
+    /// `InvalidOption` (hotseat with a bot, an unavailable bot level),
+    /// `IllegalLine`, store errors.
     #[tracing::instrument(name = "create", skip_all, fields(game = tracing::field::Empty))]
     pub async fn create(&self, new: NewGame) -> Result<SeatTaken> {
         let position = AnyGame::new(new.setup);
@@ -76,14 +80,18 @@ impl Service {
         };
         game.sync_clock(now);
         tracing::Span::current().record("game", tracing::field::display(game.id));
+        let created = event(&game, EventType::Create);
+        let line = play_setup_line(&mut game, &new.moves)?;
         let record = game.clone();
         self.write(
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
                     tx.insert_game(&record).await?;
-                    tx.insert_event(record.id, &event(&record, EventType::Create))
-                        .await?;
+                    tx.insert_event(record.id, &created).await?;
+                    for m in &line {
+                        tx.insert_move(record.id, m).await?;
+                    }
                     Ok(())
                 })
             }),

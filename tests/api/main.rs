@@ -19,6 +19,7 @@ mod http;
 mod limits;
 mod matches;
 mod moves;
+mod notation;
 mod offers;
 mod openapi;
 mod persistence;

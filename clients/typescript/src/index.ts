@@ -12,6 +12,8 @@ export type Game = Schemas["Game"];
 export type Move = Schemas["MoveBody"];
 export type Problem = Schemas["Problem"];
 export type ErrorCode = Schemas["ErrorCode"];
+export type Notation = Schemas["NotationView"];
+export type Analysis = Schemas["AnalysisView"];
 export type TabulaClient = Client<paths>;
 
 /** A client for the service at `baseUrl`, e.g. `http://127.0.0.1:8080`. */

@@ -43,7 +43,8 @@ export interface paths {
          * @description The caller takes `seat` (default X) and receives its token, shown only
          *     here. With a human opponent the other seat stays open until someone joins;
          *     with a bot opponent the bot plays its turns itself (a bot holding X opens
-         *     at once); with `hotseat` one token plays both seats.
+         *     at once); with `hotseat` one token plays both seats. With `moves` the
+         *     game starts from that line of moves (a bot to move then replies).
          */
         post: operations["create_game"];
         delete?: never;
@@ -188,6 +189,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/notation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A round's moves in the kind's notation (default: the current round).
+         * @description One string for the whole line (`connect_four` `"4453"`, `tic_tac_toe`
+         *     `"519"`, `gomoku` `"h8 i9"`, `ultimate_tic_tac_toe` `"55 51"`; see the
+         *     `moves` of the answer), with the round's result. Send the string as
+         *     `moves` to `POST /v1/games` to start a game from the same line.
+         */
+        get: operations["get_notation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/restart": {
         parameters: {
             query?: never;
@@ -303,6 +327,30 @@ export interface paths {
          * @description With the token of the seat to move (or the hotseat token). Nothing is played.
          */
         get: operations["get_hint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every legal move of the side to move, evaluated, best first.
+         * @description While the round is in progress: with the token of the seat to move (or
+         *     the hotseat token), as for a hint. Once it is over no token is needed,
+         *     and the list is empty. The level's bot evaluates the position after each
+         *     move within the time of one bot move (shared between the moves); `exact`
+         *     says whether every evaluation is proven. Nothing is played.
+         */
+        get: operations["get_analysis"];
         put?: never;
         post?: never;
         delete?: never;
@@ -437,6 +485,85 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description Every legal move of the side to move, best first.
+         * @example {
+         *       "level": "easy",
+         *       "exact": false,
+         *       "moves": [
+         *         {
+         *           "move": {
+         *             "row": 0,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": 1000,
+         *             "outcome": "win",
+         *             "plies": 1
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 1,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": 0,
+         *             "outcome": null,
+         *             "plies": null
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 0
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 1
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AnalysisView: {
+            level: components["schemas"]["BotLevel"];
+            /**
+             * @description True when every evaluation is proven (`outcome` not null): always at
+             *     `perfect` when its solver finishes within the budget, and for a
+             *     finished round (no moves).
+             */
+            exact: boolean;
+            /**
+             * @description Every legal move, best first: by score, then a quicker win, a slower
+             *     loss, a proven draw before an unproven even score. Empty once the
+             *     round is over.
+             */
+            moves: components["schemas"]["ScoredMoveView"][];
+        };
         /**
          * @description An ultimate tic-tac-toe move: the inner board and the cell in it, both
          *     0..8 row-major (0 top-left, 4 centre, 8 bottom-right).
@@ -607,6 +734,19 @@ export interface components {
             opponent?: null | components["schemas"]["OpponentRequest"];
             /** @description One token plays both seats (not with a bot). */
             hotseat?: boolean;
+            /**
+             * @description A set-up line: the game starts from these moves, in the kind's
+             *     notation (see `GET /v1/games/{id}/notation`; e.g. `"4453"` for
+             *     Connect Four, `"h8 i9"` for Gomoku), each checked in turn; the
+             *     history holds them as moves of round 1. A line that ends the game is
+             *     taken, and the game is over. The first unreadable or illegal move is
+             *     refused with 422 `illegal_move`, its `index` (0-based) and `reason`
+             *     (`unreadable` for text that is not a move of the notation: moves are
+             *     separated by exactly one space where the kind has a separator, and
+             *     nothing else). Default: no move.
+             * @example 4453
+             */
+            moves?: string | null;
             /**
              * @description The creator's name, shown in `seats`: 1 to 32 printable characters.
              * @example Ann
@@ -1107,6 +1247,11 @@ export interface components {
             options: components["schemas"]["KindOptions"];
             /** @description The default options, as a game reports them. */
             defaults: components["schemas"]["GameOptions"];
+            /**
+             * @description The bot levels this kind offers (for bots, hints and analyses),
+             *     weakest first; other levels are refused with 422 `invalid_option`.
+             */
+            levels: components["schemas"]["BotLevel"][];
         };
         /**
          * @description The kinds of game.
@@ -1122,7 +1267,14 @@ export interface components {
          *           "defaults": {
          *             "rows": 3,
          *             "columns": 3
-         *           }
+         *           },
+         *           "levels": [
+         *             "random",
+         *             "easy",
+         *             "medium",
+         *             "hard",
+         *             "perfect"
+         *           ]
          *         },
          *         {
          *           "kind": "connect_four",
@@ -1134,7 +1286,14 @@ export interface components {
          *           "defaults": {
          *             "rows": 6,
          *             "columns": 7
-         *           }
+         *           },
+         *           "levels": [
+         *             "random",
+         *             "easy",
+         *             "medium",
+         *             "hard",
+         *             "perfect"
+         *           ]
          *         },
          *         {
          *           "kind": "gomoku",
@@ -1161,7 +1320,13 @@ export interface components {
          *             "columns": 15,
          *             "size": 15,
          *             "rule": "freestyle"
-         *           }
+         *           },
+         *           "levels": [
+         *             "random",
+         *             "easy",
+         *             "medium",
+         *             "hard"
+         *           ]
          *         },
          *         {
          *           "kind": "ultimate_tic_tac_toe",
@@ -1173,7 +1338,13 @@ export interface components {
          *           "defaults": {
          *             "rows": 9,
          *             "columns": 9
-         *           }
+         *           },
+         *           "levels": [
+         *             "random",
+         *             "easy",
+         *             "medium",
+         *             "hard"
+         *           ]
          *         }
          *       ]
          *     }
@@ -1364,6 +1535,43 @@ export interface components {
          */
         MoveShape: "cell" | "column" | "board_cell";
         /**
+         * @description A round's moves in the kind's notation.
+         *
+         *     `connect_four`: a column digit `1`..`7` per move, no separator
+         *     (`"4453"`); `tic_tac_toe`: a cell digit `1`..`9` per move, row-major from
+         *     the top left, no separator; `gomoku`: a column letter (`a` = left) and a
+         *     row number (`1` = bottom) per move, separated by single spaces (`"h8 i9"`:
+         *     h8 is the centre of 15x15); `ultimate_tic_tac_toe`: two digits per move,
+         *     board then cell, each `1`..`9` row-major, separated by single spaces
+         *     (`"55 51"`). A round with no move is `""`.
+         * @example {
+         *       "kind": "connect_four",
+         *       "options": {
+         *         "rows": 6,
+         *         "columns": 7
+         *       },
+         *       "round": 1,
+         *       "moves": "4453",
+         *       "result": null
+         *     }
+         */
+        NotationView: {
+            kind: components["schemas"]["Kind"];
+            /** @description The game's options, as the game shows them. */
+            options: components["schemas"]["GameOptions"];
+            /**
+             * Format: int32
+             * @description The round (1 for the first).
+             */
+            round: number;
+            /**
+             * @description The round's moves in order, in the kind's notation; send it as
+             *     `moves` to `POST /v1/games` to start a game from this line.
+             */
+            moves: string;
+            result: null | components["schemas"]["RoundResult"];
+        };
+        /**
          * @description An offer to the other seat.
          * @example {
          *       "type": "draw"
@@ -1414,9 +1622,9 @@ export interface components {
          * @description An error, as RFC 9457 problem details (`application/problem+json`) with a
          *     stable `code`.
          *
-         *     `reason` and `legal_moves` come with `illegal_move`, `turn` with
-         *     `not_your_turn`, and `game` with `version_mismatch`; they are absent
-         *     otherwise.
+         *     `reason` and `legal_moves` come with `illegal_move` (and `index` when
+         *     the move is one of a set-up line), `turn` with `not_your_turn`, and
+         *     `game` with `version_mismatch`; they are absent otherwise.
          * @example {
          *       "type": "about:blank",
          *       "title": "Illegal move",
@@ -1465,8 +1673,17 @@ export interface components {
             detail: string;
             /** @description `illegal_move` only: why the move is illegal. */
             reason?: components["schemas"]["Reason"];
-            /** @description `illegal_move` only: the moves that are legal now. */
+            /**
+             * @description `illegal_move` only: the moves that are legal now (for a set-up
+             *     line: where the bad move was tried).
+             */
             legal_moves?: components["schemas"]["MoveBody"][];
+            /**
+             * Format: int32
+             * @description `illegal_move` of a set-up line (`moves` at create) only: the
+             *     0-based number of its first bad move.
+             */
+            index?: number;
             /** @description `not_your_turn` only: whose turn it is. */
             turn?: components["schemas"]["Side"];
             /** @description `version_mismatch` only: the game as it is now (its `version` is the one to send in `If-Match`). */
@@ -1513,20 +1730,33 @@ export interface components {
          *     `occupied`: the cell is taken; `column_full`: the column has no room;
          *     `out_of_bounds`: outside the board; `wrong_board`: ultimate, the move must
          *     be played in `active_board`; `board_finished`: ultimate, that inner board
-         *     is already won or drawn; `game_over`: the round has ended.
+         *     is already won or drawn; `game_over`: the round has ended;
+         *     `unreadable`: a set-up line (`moves` at create) holds text that is not a
+         *     move of the kind's notation.
          * @enum {string}
          */
-        Reason: "occupied" | "column_full" | "out_of_bounds" | "wrong_board" | "board_finished" | "game_over";
+        Reason: "occupied" | "column_full" | "out_of_bounds" | "wrong_board" | "board_finished" | "game_over" | "unreadable";
         /**
          * @description `true`: the stored answer to an earlier request with the same `Idempotency-Key`.
          * @example true
          */
         Replayed: string;
         /**
+         * @description How a round ended: the winner's side, or `draw`.
+         * @enum {string}
+         */
+        RoundResult: "X" | "O" | "draw";
+        /**
          * @description A Gomoku rule.
          * @enum {string}
          */
         Rule: "freestyle" | "standard";
+        /** @description A legal move and how the side to move fares after it. */
+        ScoredMoveView: {
+            move: components["schemas"]["MoveBody"];
+            /** @description From the view of the side to move, counting this move as the first ply. */
+            evaluation: components["schemas"]["EvaluationView"];
+        };
         /**
          * @description A seat just taken, with its token (shown only this once).
          * @example {
@@ -1717,6 +1947,18 @@ export interface components {
         Visibility: "public" | "private";
     };
     responses: {
+        /** @description The round in progress cannot be analyzed for this token: `not_your_turn` (`turn` names the side to move: only its seat may ask) or `waiting_for_opponent` (a seat is still open). */
+        AnalysisConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_your_turn" | "waiting_for_opponent";
+                };
+            };
+        };
         /** @description `no_offer` (nothing is pending), `not_your_offer` (the other seat answers an offer; the seat that made it may only withdraw it) or `nothing_to_take_back`. */
         AnswerConflict: {
             headers: {
@@ -2029,6 +2271,18 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. Nothing was created. */
+        UnprocessableCreate: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "illegal_move";
+                };
+            };
+        };
         /** @description `illegal_move`: the move is not legal in this position; `reason` says why and `legal_moves` lists the moves that are. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body, seat or operation); nothing was played. Send a new key with a new request. */
         UnprocessableMove: {
             headers: {
@@ -2160,7 +2414,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["InvalidOption"];
+            422: components["responses"]["UnprocessableCreate"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2493,6 +2747,37 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    get_notation: {
+        parameters: {
+            query?: {
+                /** @description The round (default: the current one). */
+                round?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round's moves in the kind's notation and its result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotationView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["PositionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     restart_game: {
         parameters: {
             query?: never;
@@ -2783,6 +3068,41 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["MoveConflict"];
+            422: components["responses"]["InvalidOption"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["BotUnavailable"];
+        };
+    };
+    get_analysis: {
+        parameters: {
+            query?: {
+                /** @description The bot level whose search evaluates the moves (default `medium`). */
+                level?: components["schemas"]["BotLevel"];
+            };
+            header?: never;
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every legal move with its evaluation, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["AnalysisConflict"];
             422: components["responses"]["InvalidOption"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];

@@ -247,3 +247,52 @@ test("the kinds list the four games with their move shapes", async () => {
     ],
   );
 });
+
+test("a game set up from a line exports the same line, refuses a bad one by index, and is analyzed", async () => {
+  // A line that ends the game: X takes the top row with its third move.
+  const created = await client.POST("/v1/games", { body: { kind: "tic_tac_toe", moves: "14253" } });
+  assert.equal(created.response.status, 201, JSON.stringify(created.error));
+  assert.ok(created.data);
+  assert.equal(created.data.game.status, "won");
+  assert.equal(created.data.game.winner, "X");
+  assert.equal(created.data.game.version, 6);
+  const id = created.data.game.id;
+
+  const exported = await client.GET("/v1/games/{id}/notation", { params: { path: { id } } });
+  assert.equal(exported.response.status, 200);
+  assert.deepEqual(exported.data, {
+    kind: "tic_tac_toe",
+    options: { rows: 3, columns: 3 },
+    round: 1,
+    moves: "14253",
+    result: "X",
+  });
+
+  // Once the round is over the analysis needs no token, and has no move.
+  const over = await client.GET("/v1/games/{id}/analysis", { params: { path: { id }, query: { level: "hard" } } });
+  assert.equal(over.response.status, 200, JSON.stringify(over.error));
+  assert.deepEqual(over.data, { level: "hard", exact: true, moves: [] });
+
+  // The first bad move of a line: its index and why.
+  const bad = await client.POST("/v1/games", { body: { kind: "gomoku", moves: "h8 h8" } });
+  assert.equal(bad.response.status, 422);
+  assert.equal(bad.error?.code, "illegal_move");
+  assert.equal(bad.error?.index, 1);
+  assert.equal(bad.error?.reason, "occupied");
+
+  // In progress: the token of the seat to move; the winning move comes first.
+  const live = await client.POST("/v1/games", { body: { kind: "tic_tac_toe", moves: "1425", hotseat: true } });
+  assert.ok(live.data);
+  const analysis = await client.GET("/v1/games/{id}/analysis", {
+    params: { path: { id: live.data.game.id }, query: { level: "perfect" } },
+    headers: bearer(live.data.token),
+  });
+  assert.equal(analysis.response.status, 200, JSON.stringify(analysis.error));
+  assert.ok(analysis.data);
+  assert.equal(analysis.data.exact, true);
+  assert.equal(analysis.data.moves.length, 5);
+  assert.deepEqual(analysis.data.moves[0], {
+    move: { row: 0, col: 2 },
+    evaluation: { score: 1000, outcome: "win", plies: 1 },
+  });
+});

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::{BotLevel, Kind, OfferType, Rule, Side, Visibility};
 use crate::domain::TimeControl;
-use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku};
+use crate::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup, gomoku, notation};
 use crate::service::{self, Opponent};
 
 /// Gomoku options at creation.
@@ -143,6 +143,18 @@ pub struct CreateGame {
     /// One token plays both seats (not with a bot).
     #[serde(default)]
     pub hotseat: bool,
+    /// A set-up line: the game starts from these moves, in the kind's
+    /// notation (see `GET /v1/games/{id}/notation`; e.g. `"4453"` for
+    /// Connect Four, `"h8 i9"` for Gomoku), each checked in turn; the
+    /// history holds them as moves of round 1. A line that ends the game is
+    /// taken, and the game is over. The first unreadable or illegal move is
+    /// refused with 422 `illegal_move`, its `index` (0-based) and `reason`
+    /// (`unreadable` for text that is not a move of the notation: moves are
+    /// separated by exactly one space where the kind has a separator, and
+    /// nothing else). Default: no move.
+    #[serde(default)]
+    #[schema(example = "4453")]
+    pub moves: Option<String>,
     /// The creator's name, shown in `seats`: 1 to 32 printable characters.
     #[schema(min_length = 1, max_length = 32, example = "Ann")]
     pub name: Option<String>,
@@ -219,9 +231,17 @@ impl CreateGame {
     /// The validated request.
     ///
     /// # Errors
-    /// `InvalidOption` for options out of range or not of this kind.
+    /// `InvalidOption` for options out of range or not of this kind;
+    /// `IllegalLine` for a set-up line with a bad move.
     pub fn into_new_game(self) -> Result<service::NewGame, service::ServiceError> {
         let setup = setup_of(self.kind, self.options)?;
+        let moves = match self.moves.as_deref() {
+            None => Vec::new(),
+            Some(text) => notation::parse_line(setup, text)
+                .map_err(|e| service::ServiceError::IllegalLine(Box::new(e)))?
+                .moves()
+                .to_vec(),
+        };
         let opponent = match self.opponent.unwrap_or(OpponentRequest::Human {}) {
             OpponentRequest::Human {} => Opponent::Human,
             OpponentRequest::Bot { level, seed } => Opponent::Bot {
@@ -237,6 +257,7 @@ impl CreateGame {
             name: self.name,
             private: self.visibility == Some(Visibility::Private),
             clock: self.clock.map(ClockRequest::control).transpose()?,
+            moves,
         })
     }
 }

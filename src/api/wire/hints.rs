@@ -50,21 +50,26 @@ pub struct HintView {
     pub evaluation: EvaluationView,
 }
 
+impl From<service::Evaluation> for EvaluationView {
+    fn from(e: service::Evaluation) -> EvaluationView {
+        EvaluationView {
+            score: e.score,
+            outcome: e.proven.map(|(o, _)| match o {
+                Outcome::Win => ProvenOutcome::Win,
+                Outcome::Loss => ProvenOutcome::Loss,
+                Outcome::Draw => ProvenOutcome::Draw,
+            }),
+            plies: e.proven.map(|(_, p)| p),
+        }
+    }
+}
+
 impl From<&service::Hint> for HintView {
     fn from(h: &service::Hint) -> HintView {
-        let e = h.suggestion.evaluation;
         HintView {
             mv: h.suggestion.mv.input().into(),
             level: h.level.into(),
-            evaluation: EvaluationView {
-                score: e.score,
-                outcome: e.proven.map(|(o, _)| match o {
-                    Outcome::Win => ProvenOutcome::Win,
-                    Outcome::Loss => ProvenOutcome::Loss,
-                    Outcome::Draw => ProvenOutcome::Draw,
-                }),
-                plies: e.proven.map(|(_, p)| p),
-            },
+            evaluation: h.suggestion.evaluation.into(),
         }
     }
 }

@@ -1,11 +1,13 @@
-//! The kinds of game on the wire: board sizes, move shapes, options and defaults.
+//! The kinds of game on the wire: board sizes, move shapes, options,
+//! defaults and bot levels.
 
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::game::options_of;
-use super::{GameOptions, Kind, Rule};
+use super::{BotLevel, GameOptions, Kind, Rule};
 use crate::rules::{AnyGame, GameKind, Setup, gomoku};
+use crate::service;
 
 /// A range option of a kind.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -60,6 +62,9 @@ pub struct KindInfo {
     pub options: KindOptions,
     /// The default options, as a game reports them.
     pub defaults: GameOptions,
+    /// The bot levels this kind offers (for bots, hints and analyses),
+    /// weakest first; other levels are refused with 422 `invalid_option`.
+    pub levels: Vec<BotLevel>,
 }
 
 /// The kinds of game.
@@ -110,6 +115,10 @@ impl KindList {
                     move_shape,
                     options,
                     defaults: options_of(setup, &position),
+                    levels: service::available_levels(setup)
+                        .into_iter()
+                        .map(Into::into)
+                        .collect(),
                 }
             })
             .collect();
