@@ -25,6 +25,15 @@
 //! 503 `storage_unavailable` (nothing of it was written; retry). Moves of
 //! one game arrive one at a time in turn-based play, so it takes two games
 //! each written on both instances in the same milliseconds.
+//!
+//! Quick match is the one write whose game is not known before its batch
+//! runs: it looks for a waiting game (see `WriteTx::oldest_waiting`). It
+//! never waits for a lock there, so that it adds no such cycle: it takes
+//! its key's transaction-level advisory lock with `pg_try_advisory_xact_lock`
+//! (so that of the batches matching under one key, on any instance or
+//! writer, one decides at a time, after seeing what the others committed)
+//! and locks a candidate game `FOR UPDATE SKIP LOCKED`; when either is held
+//! elsewhere it decides nothing, and the service runs it again shortly.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
