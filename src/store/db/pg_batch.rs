@@ -2,7 +2,7 @@
 //! writer does it, keeping what makes several instances on one database
 //! safe.
 //!
-//! Every instance runs one writer task (see `store/writer.rs`); the write
+//! Every instance runs `writer::PG_WRITERS` writer tasks (see `store/writer.rs`); the write
 //! jobs queued while a batch runs make up the next batch, one transaction.
 //! Within it:
 //!
