@@ -267,17 +267,22 @@ fn answerable(game: &GameRecord, seat: Player) -> Result<Offer> {
     Ok(offer)
 }
 
-/// Where a takeback by `seat` cuts the current round's line: the number of
-/// moves kept (before the seat's last move) and the version of the first
+/// Where a takeback by `seat` cuts the current round's line: the moves
+/// kept (those before the seat's last move) and the version of the first
 /// move taken back.
-async fn takeback_line(tx: &mut WriteTx, game: &GameRecord, seat: Player) -> Result<(u32, i64)> {
-    let moves = tx.round_moves(game.id, game.kind(), game.round).await?;
+async fn takeback_line(
+    tx: &mut WriteTx,
+    game: &GameRecord,
+    seat: Player,
+) -> Result<(Vec<crate::domain::MoveRecord>, i64)> {
+    let mut moves = tx.round_moves(game.id, game.kind(), game.round).await?;
     let cut = moves
         .iter()
         .rposition(|m| m.player == seat)
         .ok_or(ServiceError::NothingToTakeBack)?;
-    let keep = u32::try_from(cut).map_err(|_| ServiceError::Internal("long line".into()))?;
-    Ok((keep, moves[cut].version))
+    let from_version = moves[cut].version;
+    moves.truncate(cut);
+    Ok((moves, from_version))
 }
 
 /// Carries out an accepted offer made by `by`, at `now`, and records it.
@@ -291,10 +296,11 @@ async fn settle_offer(
     game.offer = None;
     let change = match kind {
         OfferKind::Takeback => {
-            let (keep, from_version) = takeback_line(tx, game, by).await?;
-            let moves = tx.round_moves(game.id, game.kind(), game.round).await?;
+            let (kept, from_version) = takeback_line(tx, game, by).await?;
+            let keep = u32::try_from(kept.len())
+                .map_err(|_| ServiceError::Internal("long line".into()))?;
             let mut position = AnyGame::new(game.position.setup());
-            for m in &moves[..keep as usize] {
+            for m in &kept {
                 position.play_input(m.mv).map_err(|e| {
                     ServiceError::Internal(format!("stored move at version {}: {e}", m.version))
                 })?;
