@@ -52,8 +52,8 @@ async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answe
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let hints = join_all(games.iter().map(|g| async {
         let res = hard_hint(&app, &g.id, &g.token).send().await;
-        finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        res
+        let done = finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        (done, res)
     }));
     // While the hard hints queue, a random hint on one of the games and a
     // move against a random bot are answered.
@@ -82,13 +82,27 @@ async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answe
     );
     assert_eq!(body["replies"].as_array().map(Vec::len), Some(1), "{body}");
     let mut busy = 0;
-    for res in answers {
+    // The order in which answers came back: a refusal answered after a
+    // hint's answer came from a request that arrived once a place was free.
+    let mut first_answer = None;
+    let mut last_refusal = None;
+    for (done, res) in answers {
         let res = res.unwrap();
-        if res.status() != 200 {
+        if res.status() == 200 {
+            first_answer = Some(first_answer.map_or(done, |f: usize| f.min(done)));
+        } else {
             assert_problem(res, 503, "busy").await;
             busy += 1;
+            last_refusal = Some(last_refusal.map_or(done, |l: usize| l.max(done)));
         }
     }
-    // One slot: eight may run or wait, the rest are refused at once.
-    assert_eq!(busy, refused);
+    // One slot: eight may run or wait, the rest are refused at once; on a
+    // machine slow enough that a hint finished before the last request
+    // arrived, that request took the freed place.
+    let late = matches!((first_answer, last_refusal), (Some(f), Some(l)) if l > f);
+    if late {
+        assert!((1..=refused).contains(&busy), "{busy} refused");
+    } else {
+        assert_eq!(busy, refused);
+    }
 }
