@@ -290,9 +290,11 @@ impl Store {
 
     /// Games in `status` unchanged since before `before` (not deleted), the
     /// longest unchanged first, at most `limit`: each one's id and version.
-    /// The expiry sweeper's choice; the partial index on `(status,
-    /// updated_at)` of undeleted games serves it (`updated_at` is stored in
-    /// one fixed-width UTC format, so text order is time order).
+    /// The expiry sweeper's choice; the index on `(status,
+    /// updated_minute)` serves it through the implied condition on the
+    /// minute, and the cutoff on `updated_at` stays exact (both are stored
+    /// in one fixed-width UTC format, so text order is time order). Oldest
+    /// first to the minute.
     ///
     /// # Errors
     /// Database errors, or an id that does not decode.
@@ -304,10 +306,12 @@ impl Store {
     ) -> Result<Vec<(Uuid, i64)>, StoreError> {
         let rows: Vec<(String, i64)> = on_reader!(self, |c| sqlx::query_as(
             "SELECT id, version FROM games \
-             WHERE status = $1 AND updated_at < $2 AND deleted_at IS NULL \
-             ORDER BY updated_at LIMIT $3"
+             WHERE status = $1 AND updated_minute <= $2 AND updated_at < $3 \
+               AND deleted_at IS NULL \
+             ORDER BY updated_minute LIMIT $4"
         )
         .bind(status.as_str())
+        .bind(rows::minute(before))
         .bind(ts(before))
         .bind(i64::from(limit))
         .fetch_all(c)
@@ -422,6 +426,14 @@ pub struct WriteTx {
     writes: u64,
 }
 
+/// What a writer carries from one batch to the next.
+pub(super) enum Kept {
+    /// SQLite: the connection and the cache of committed games.
+    Sqlite(WriterState),
+    /// PostgreSQL: the connection, when the batch succeeded.
+    Postgres(Option<sqlx::pool::PoolConnection<sqlx::Postgres>>),
+}
+
 impl WriteTx {
     /// Starts an SQLite write batch on the writer's connection, reading games
     /// through its cache (see [`Batch`]); the write lock is taken by the
@@ -436,11 +448,15 @@ impl WriteTx {
         })
     }
 
-    /// Starts a PostgreSQL write batch; its transaction begins with the
-    /// first read.
-    pub(super) fn begin_postgres(pool: sqlx::PgPool) -> WriteTx {
+    /// Starts a PostgreSQL write batch on the connection `held` from the
+    /// writer's last batch, if any; its transaction begins with the first
+    /// read.
+    pub(super) fn begin_postgres(
+        pool: sqlx::PgPool,
+        held: Option<sqlx::pool::PoolConnection<sqlx::Postgres>>,
+    ) -> WriteTx {
         WriteTx {
-            conn: Conn::Postgres(Box::new(PgBatch::new(pool))),
+            conn: Conn::Postgres(Box::new(PgBatch::new(pool, held))),
             writes: 0,
         }
     }
@@ -473,12 +489,16 @@ impl WriteTx {
     ///
     /// # Errors
     /// When the commit fails (nothing was written then).
-    pub(super) async fn commit(self) -> (Result<(), StoreError>, Option<WriterState>) {
+    pub(super) async fn commit(self, turn: super::writer::Turn) -> (Result<(), StoreError>, Kept) {
         match self.conn {
-            Conn::Postgres(batch) => (batch.commit().await, None),
+            Conn::Postgres(batch) => {
+                let (result, conn) = batch.commit(turn).await;
+                (result, Kept::Postgres(conn))
+            }
             Conn::Sqlite(batch) => {
+                drop(turn);
                 let (result, state) = batch.commit().await;
-                (result, Some(state))
+                (result, Kept::Sqlite(state))
             }
         }
     }

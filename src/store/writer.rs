@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::db::WriterState;
+use super::db::{Kept, WriterState};
 use super::{StoreError, WriteTx};
 
 /// Most jobs run in one transaction.
@@ -104,8 +104,21 @@ where
     }
 }
 
-/// The queue of write jobs, shared by the writers of one store.
-pub(super) type Queue = Arc<tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>>;
+/// The queue of write jobs, shared by the writers of one store, and the
+/// turn to build a batch: one writer at a time takes jobs and applies them,
+/// up to sending the batch's writes; its COMMIT (the wait for the disk)
+/// overlaps the next writer's turn. So the jobs that arrive while a batch
+/// is built make up the next one, rather than each idle writer starting a
+/// batch of the one or two jobs there are (more, smaller batches: more
+/// round trips and commits for the same moves).
+pub(super) struct Queue {
+    jobs: tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// A writer's turn to build a batch, given back once the batch's writes are
+/// sent (or it failed).
+pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
 
 /// How many writers run batches at once on PostgreSQL: while one batch
 /// waits for its COMMIT (the fsync), the next is read, locked and applied
@@ -116,18 +129,23 @@ pub(super) type Queue = Arc<tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>>;
 pub(super) const PG_WRITERS: usize = 2;
 
 /// The shared queue of a store's writers.
-pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Queue {
-    Arc::new(tokio::sync::Mutex::new(jobs))
+pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Arc<Queue> {
+    Arc::new(Queue {
+        jobs: tokio::sync::Mutex::new(jobs),
+        turn: Arc::new(tokio::sync::Mutex::new(())),
+    })
 }
 
 /// Runs batches until every sender is gone or the pool closes. The writer
 /// holds the queue only while it takes a batch from it.
-pub(super) async fn run(target: Target, queue: Queue) {
+pub(super) async fn run(target: Target, queue: Arc<Queue>) {
     let hold = matches!(target, Target::Sqlite { hold: true, .. });
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
     // The connection and the cache of committed games, carried from one
     // batch to the next; dropped with a failed batch (the next starts cold).
     let mut state = Some(WriterState::new(hold));
+    // PostgreSQL: the connection, held from one batch to the next.
+    let mut held = None;
     // Closing the pool waits for the held connection: let go of it then.
     let closed = match &target {
         Target::Sqlite { pool, .. } => pool.close_event(),
@@ -135,9 +153,13 @@ pub(super) async fn run(target: Target, queue: Queue) {
     };
     tokio::pin!(closed);
     loop {
+        let turn = tokio::select! {
+            turn = queue.turn.clone().lock_owned() => turn,
+            () = &mut closed => break,
+        };
         {
             let mut jobs = tokio::select! {
-                jobs = queue.lock() => jobs,
+                jobs = queue.jobs.lock() => jobs,
                 () = &mut closed => break,
             };
             let first = tokio::select! {
@@ -160,7 +182,7 @@ pub(super) async fn run(target: Target, queue: Queue) {
             Target::Sqlite { pool, .. } => {
                 WriteTx::begin_sqlite(pool, state.take().unwrap_or_else(cold)).await
             }
-            Target::Postgres(pool) => Ok(WriteTx::begin_postgres(pool.clone())),
+            Target::Postgres(pool) => Ok(WriteTx::begin_postgres(pool.clone(), held.take())),
         };
         let games: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
         let begun = match begun {
@@ -198,8 +220,11 @@ pub(super) async fn run(target: Target, queue: Queue) {
                     "a write failed half-way; the batch was rolled back".into(),
                 )))
             } else {
-                let (result, kept) = tx.commit().await;
-                state = kept;
+                let (result, kept) = tx.commit(turn).await;
+                match kept {
+                    Kept::Sqlite(kept) => state = Some(kept),
+                    Kept::Postgres(conn) => held = conn,
+                }
                 result.map_err(Arc::new)
             };
             match &commit {

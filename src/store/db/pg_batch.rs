@@ -2,8 +2,10 @@
 //! writer does it, keeping what makes several instances on one database
 //! safe.
 //!
-//! Every instance runs `writer::PG_WRITERS` writer tasks (see `store/writer.rs`); the write
-//! jobs queued while a batch runs make up the next batch, one transaction.
+//! Every instance runs `writer::PG_WRITERS` writer tasks (see
+//! `store/writer.rs`), which take turns to build a batch: the write jobs
+//! queued while a batch is built make up the next, one transaction, built
+//! while the last waits for its COMMIT.
 //! Within it:
 //!
 //! - a game is read once, `FOR UPDATE`: the row stays locked until the
@@ -15,10 +17,16 @@
 //!   table), which also notifies every instance of the changed games; then
 //!   `COMMIT`.
 //!
-//! A batch of N moves is N + 3 round trips (`BEGIN`, a read per game, the
-//! writes, `COMMIT`) and one WAL flush, where a transaction per move was 6N
-//! round trips and N flushes on N pooled connections. A batch that reads
+//! A batch is four round trips (`BEGIN`, one read that locks all its games,
+//! the writes, `COMMIT`) and one WAL flush, on a connection the writer holds
+//! from one batch to the next, where a transaction per move was six round
+//! trips and a flush per move on pooled connections. A batch that reads
 //! nothing (only creations) is its one statement, committed on its own.
+//!
+//! A game's update touches no indexed column but when its status or the
+//! minute of its last change (`updated_minute`) changes, and the table
+//! leaves room on each page (`fillfactor` 80), so most updates are
+//! heap-only: no new entry in any of the table's indexes.
 //!
 //! Two instances' batches may lock the same games in opposite orders: then
 //! PostgreSQL finds the deadlock and aborts one of them, whose jobs all get
@@ -38,8 +46,9 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use sqlx::postgres::PgPool;
-use sqlx::{Postgres as Pg, Transaction};
+use sqlx::Postgres as Pg;
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::StoreError;
@@ -106,8 +115,14 @@ fn advisory_lock_id(key: &str) -> i64 {
 /// A PostgreSQL write batch whose writes wait in memory until commit.
 pub(super) struct PgBatch {
     pool: PgPool,
-    /// Begun with the first read.
-    tx: Option<Transaction<'static, Pg>>,
+    /// The writer's connection, held from one batch to the next (a pool
+    /// connection is pinged when taken and again when given back: two round
+    /// trips a batch). It closes rather than go back to the pool if the
+    /// batch is dropped half-way, so no one else gets it inside a
+    /// transaction.
+    conn: Option<PoolConnection<Pg>>,
+    /// Whether `BEGIN` was sent: the transaction begins with the first read.
+    open: bool,
     /// Games read (and locked) in this batch, as read.
     read: HashMap<Uuid, Option<GameRecord>>,
     /// What the batch's jobs wrote, until commit.
@@ -115,24 +130,38 @@ pub(super) struct PgBatch {
 }
 
 impl PgBatch {
-    /// A batch on `pool`; the transaction begins with the first read.
-    pub(super) fn new(pool: PgPool) -> PgBatch {
+    /// A batch on `pool`, on the connection `held` from the writer's last
+    /// batch if there is one; the transaction begins with the first read.
+    pub(super) fn new(pool: PgPool, held: Option<PoolConnection<Pg>>) -> PgBatch {
         PgBatch {
             pool,
-            tx: None,
+            conn: held,
+            open: false,
             read: HashMap::new(),
             pending: Pending::default(),
         }
     }
 
-    async fn tx(&mut self) -> Result<&mut Transaction<'static, Pg>, StoreError> {
-        if self.tx.is_none() {
-            self.tx = Some(self.pool.begin().await?);
+    /// The writer's connection, taken from the pool if it holds none.
+    async fn conn(&mut self) -> Result<&mut PgConnection, StoreError> {
+        if self.conn.is_none() {
+            let mut conn = self.pool.acquire().await?;
+            conn.close_on_drop();
+            self.conn = Some(conn);
         }
-        match self.tx.as_mut() {
-            Some(tx) => Ok(tx),
-            None => Err(StoreError::Corrupt("no transaction".into())),
+        match self.conn.as_mut() {
+            Some(conn) => Ok(&mut **conn),
+            None => Err(StoreError::Corrupt("no connection".into())),
         }
+    }
+
+    /// The connection inside the batch's transaction, begun if need be.
+    async fn tx(&mut self) -> Result<&mut PgConnection, StoreError> {
+        if !self.open {
+            sqlx::query("BEGIN").execute(self.conn().await?).await?;
+            self.open = true;
+        }
+        self.conn().await
     }
 
     /// The game as this batch sees it; read from the database the first
@@ -147,7 +176,7 @@ impl PgBatch {
         let tx = self.tx().await?;
         let row: Option<GameColumns> = sqlx::query_as(&format!("{} FOR UPDATE", GAME_SQL.by_id))
             .bind(id.to_string())
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *tx)
             .await?;
         let game = row.map(GameColumns::into_record).transpose()?;
         self.read.insert(id, game.clone());
@@ -158,7 +187,7 @@ impl PgBatch {
     /// trip, in the order of their ids: every instance locks in that order,
     /// so two instances' batches never wait for each other in a cycle.
     pub(super) async fn prefetch(&mut self, ids: &[Uuid]) -> Result<(), StoreError> {
-        let wanted: Vec<Uuid> = ids
+        let mut wanted: Vec<Uuid> = ids
             .iter()
             .copied()
             .filter(|&id| !self.read.contains_key(&id) && !self.pending.wrote(id))
@@ -166,12 +195,16 @@ impl PgBatch {
         if wanted.is_empty() {
             return Ok(());
         }
-        // The statement's ORDER BY sets the locking order.
+        // The statement locks in the order of the array: the order of the
+        // ids, which is that of their text (lower-case hex), on every
+        // instance.
+        wanted.sort_unstable();
+        wanted.dedup();
         let texts: Vec<String> = wanted.iter().map(Uuid::to_string).collect();
         let tx = self.tx().await?;
         let rows: Vec<GameColumns> = sqlx::query_as(&GAME_SQL.lock_many)
             .bind(&texts)
-            .fetch_all(&mut **tx)
+            .fetch_all(&mut *tx)
             .await?;
         for id in wanted {
             self.read.insert(id, None);
@@ -193,7 +226,7 @@ impl PgBatch {
         let rows = sqlx::query_as(ROUND_MOVES)
             .bind(id.to_string())
             .bind(i64::from(round))
-            .fetch_all(&mut **tx)
+            .fetch_all(&mut *tx)
             .await?;
         Ok(rows)
     }
@@ -208,7 +241,7 @@ impl PgBatch {
         let tx = self.tx().await?;
         let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
             .bind(lock)
-            .fetch_one(&mut **tx)
+            .fetch_one(&mut *tx)
             .await?;
         Ok(locked)
     }
@@ -225,7 +258,7 @@ impl PgBatch {
             .bind(key)
             .bind(after)
             .bind(limit)
-            .fetch_all(&mut **tx)
+            .fetch_all(&mut *tx)
             .await?;
         waiting_ids(rows)
     }
@@ -248,7 +281,7 @@ impl PgBatch {
         let row: Option<GameColumns> =
             sqlx::query_as(&format!("{} FOR UPDATE SKIP LOCKED", GAME_SQL.by_id))
                 .bind(id.to_string())
-                .fetch_optional(&mut **tx)
+                .fetch_optional(&mut *tx)
                 .await?;
         let Some(row) = row else {
             return Ok(None);
@@ -269,23 +302,38 @@ impl PgBatch {
         let row = sqlx::query_as(IDEMPOTENT)
             .bind(id.to_string())
             .bind(key)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *tx)
             .await?;
         Ok(row)
     }
 
-    /// Writes everything and commits.
-    pub(super) async fn commit(mut self) -> Result<(), StoreError> {
+    /// Writes everything and commits; gives back the connection to hold
+    /// for the next batch (none when something failed: it is closed).
+    pub(super) async fn commit(
+        mut self,
+        turn: super::super::writer::Turn,
+    ) -> (Result<(), StoreError>, Option<PoolConnection<Pg>>) {
+        let result = self.write(turn).await;
+        let kept = if result.is_ok() {
+            self.conn.take()
+        } else {
+            None
+        };
+        (result, kept)
+    }
+
+    async fn write(&mut self, turn: super::super::writer::Turn) -> Result<(), StoreError> {
         if let Some(before) = self.pending.purge().map(str::to_owned) {
             let tx = self.tx().await?;
             sqlx::query("DELETE FROM games WHERE deleted_at < $1")
                 .bind(before)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await?;
         }
         if self.pending.is_empty() {
-            if let Some(tx) = self.tx.take() {
-                tx.commit().await?;
+            drop(turn);
+            if self.open {
+                sqlx::query("COMMIT").execute(self.conn().await?).await?;
             }
             return Ok(());
         }
@@ -297,7 +345,7 @@ impl PgBatch {
             let tx = self.tx().await?;
             sqlx::query(TRUNCATE)
                 .bind(truncations)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await?;
         }
         let now = ts(chrono::Utc::now());
@@ -316,23 +364,24 @@ impl PgBatch {
             .bind(rows.events)
             .bind(rows.remembered)
             .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?);
-        match self.tx.take() {
-            Some(mut tx) => {
-                flush.execute(&mut *tx).await?;
-                tx.commit().await?;
-            }
-            // Nothing was read: the statement is its own transaction.
-            None => {
-                flush.execute(&self.pool).await?;
-            }
+        // Nothing read: the statement is a transaction of its own.
+        let open = self.open;
+        flush.execute(self.conn().await?).await?;
+        // The next batch is built while this one waits for the disk.
+        drop(turn);
+        if open {
+            sqlx::query("COMMIT").execute(self.conn().await?).await?;
         }
         Ok(())
     }
 
-    /// Rolls back.
+    /// Rolls back; the connection is closed (the next batch takes another),
+    /// so a fault on it is forgotten.
     pub(super) async fn abandon(mut self) {
-        if let Some(tx) = self.tx.take() {
-            let _ = tx.rollback().await;
+        if self.open
+            && let Some(conn) = self.conn.as_mut()
+        {
+            let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
         }
     }
 }

@@ -26,6 +26,12 @@ pub(super) fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
+/// The minute of `t` in the stored format: the first 16 characters of
+/// [`ts`] (`2026-11-24T04:35`), in time order as text.
+pub(super) fn minute(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M").to_string()
+}
+
 fn parse_ts(s: &str) -> Result<DateTime<Utc>, StoreError> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
@@ -120,6 +126,10 @@ game_columns! {
     /// ([`GameRecord::match_key`]); NULL when it may not. Stored for the
     /// matcher's choice.
     match_key: Option<String>,
+    /// Derived: `updated_at` to the minute (`2026-11-24T04:35`), for the
+    /// expiry sweeper's index (it changes at most once a minute, so most
+    /// updates touch no indexed column).
+    updated_minute: String,
 }
 
 /// What a game row holds in its `meta` column: the parts of a game that
@@ -243,7 +253,12 @@ pub(super) struct GameSql {
     /// The same and `deleted_at`, deleted or not (for event streams).
     pub(super) by_id_kept: String,
     /// PostgreSQL: the games whose ids are in the array `$1` and not
-    /// deleted, locked in the order of their ids.
+    /// deleted, each looked up by its id and locked in the order of the
+    /// array. A lookup per id, rather than `id = ANY($1)`, so that the plan
+    /// does not hang on the table's statistics: on a table not yet analyzed
+    /// the planner took a partial index over every undeleted game and
+    /// compared each row with each id (2.7 ms for 64 ids among 2,000 games,
+    /// against 0.25 ms by the id index).
     pub(super) lock_many: String,
     /// SQLite batch: the columns read from a JSON object `g` by name.
     pub(super) from_json: String,
@@ -289,8 +304,10 @@ pub(super) static GAME_SQL: LazyLock<GameSql> = LazyLock::new(|| {
         by_id: format!("SELECT {columns} FROM games WHERE id = $1 AND deleted_at IS NULL"),
         by_id_kept: format!("SELECT {columns}, deleted_at FROM games WHERE id = $1"),
         lock_many: format!(
-            "SELECT {columns} FROM games WHERE id = ANY($1) AND deleted_at IS NULL \
-             ORDER BY id FOR UPDATE"
+            "SELECT g.* FROM unnest($1::text[]) WITH ORDINALITY AS w(id, n) \
+             CROSS JOIN LATERAL (SELECT {columns} FROM games \
+               WHERE games.id = w.id AND deleted_at IS NULL FOR UPDATE) AS g \
+             ORDER BY w.n"
         ),
         columns,
         from_json,
@@ -348,6 +365,7 @@ impl GameColumns {
             },
             deadline: game.deadline().map(ts),
             match_key: game.match_key(),
+            updated_minute: minute(game.updated_at),
         }
     }
 
