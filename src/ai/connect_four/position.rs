@@ -56,6 +56,20 @@ pub const fn winning_cells(stones: u64, mask: u64) -> u64 {
     cells & (BOARD_MASK ^ mask)
 }
 
+/// Whether `discs` holds four in a row.
+const fn has_four(discs: u64) -> bool {
+    let steps = [1, STRIDE as u32, STRIDE as u32 + 1, STRIDE as u32 - 1];
+    let mut i = 0;
+    while i < steps.len() {
+        let pairs = discs & (discs >> steps[i]);
+        if pairs & (pairs >> (2 * steps[i])) != 0 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// A position the solver can score: nobody has won yet.
 ///
 /// Built from a sequence of moves ([`Position::from_moves`]), from a game of
@@ -259,6 +273,28 @@ impl Position {
             possible = forced;
         }
         possible & !(threats >> 1)
+    }
+
+    /// An upper bound on the score when every column has an even number
+    /// of empty cells: the opponent can answer each move in the same
+    /// column and get every cell at an odd height, so the side to move
+    /// cannot win (0) unless its stones and the empty cells at even heights
+    /// hold a four, and loses (-1) if the opponent's and the odd ones do.
+    /// `None` where the rule says nothing.
+    #[inline]
+    pub(super) fn claimeven_bound(&self) -> Option<i32> {
+        const EVEN_H: u64 = 0b01_0101 * BOTTOM_MASK;
+        let possible = self.possible();
+        if possible & !EVEN_H != 0 {
+            return None;
+        }
+        let empty = BOARD_MASK & !self.mask;
+        let mine = self.current | (empty & EVEN_H);
+        if has_four(mine) {
+            return None;
+        }
+        let theirs = (self.current ^ self.mask) | (empty & !EVEN_H);
+        Some(if has_four(theirs) { -1 } else { 0 })
     }
 
     /// How good a move to `cell` looks before searching it: the number of
