@@ -1,36 +1,39 @@
 //! Builds the Connect Four opening book compiled into the solver.
 //!
 //! ```text
+//! cargo run --release --example c4book -- --lines --depth 12 --threads 2
 //! cargo run --release --example c4book -- --depth 10 --threads 2
 //! cargo run --release --example c4book -- --depth 12 --estimate 1000
-//! cargo run --release --example c4book -- --line --depth 1
 //! ```
 //!
-//! The book holds the exact score of every position with at most `--depth`
-//! stones (one of each mirror pair; not those the side to move wins at once
-//! or loses at once, which the solver scores without a search). It is built
-//! bottom up: first every position of the deepest layer is solved outright,
-//! then each shallower layer, whose searches stop at the layer below as soon
-//! as they reach it, so they cost little. The solver's own table is kept
-//! from one position to the next. Positions are shared among `--threads`
-//! threads (default 1), each with its own large table (768 MiB, printed at
-//! the start).
+//! Two kinds of book, both exact scores of positions of at most `--depth`
+//! stones (one of each mirror pair; never a position the side to move wins
+//! or loses at once, which the solver scores without a search):
+//!
+//! - `--lines`: the `perfect` bot's own games, as X and as O. Where the
+//!   bot is to move (X after an even number of stones, O after an odd
+//!   one), the position and the first of its best moves, centre first (the
+//!   bot plays it from the book without a search); after that move, every
+//!   reply of the other side. Built layer by layer from the empty board and
+//!   X's seven first moves; every layer's positions are solved outright by
+//!   `--threads` threads (default 1), each with its own table of 3 GiB kept
+//!   from one position to the next.
+//! - otherwise, every position: first every position of the deepest layer
+//!   is solved outright, then each shallower layer, whose searches stop at
+//!   the layer below as soon as they reach it, so they cost little.
 //!
 //! Writes `--out` (default `data/connect-four-book.bin`, the file the
-//! library embeds; rebuild the library afterwards). Every score found is
-//! also appended to `--log` (default `target/c4book.log`, lines `KEY
-//! SCORE`), and the scores already there are not searched again, so an
-//! interrupted build resumes where it stopped. With `--estimate N` it only
-//! solves one position in `N` of the deepest layer and prints how long the
-//! whole layer would take.
+//! library embeds; rebuild the library afterwards); `--lines` writes it
+//! again after each layer, so that an interrupted build leaves a book of the
+//! layers done. Every score found is also appended to `--log` (default
+//! `target/c4book.log`, lines `KEY SCORE`), and the scores already there are
+//! not searched again, so an interrupted build resumes where it stopped.
+//! With `--estimate N` it only solves one position in `N` of the deepest
+//! layer and prints how long the whole layer would take.
 //!
-//! With `--line`, the book holds only the positions of the `perfect` bot's
-//! own games as X up to `--depth` stones: where X is to move, the position
-//! and one move of its best score (the centre-most; the bot plays it from
-//! the book without a search); where O is to move, every reply of O. A full
-//! book to a depth where every position is answered within the bot's budget
-//! takes many CPU-hours (see `docs/benchmarks.md`); a line is what fits in
-//! minutes.
+//! A book that answers every position within the bot's budget takes every
+//! position to 12 or more stones: days of CPU on a 2-core machine (see
+//! `docs/benchmarks.md`).
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -41,7 +44,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use tabula::ai::connect_four_solver::{
-    LARGE_BUCKETS, MAX_DEPTH, Openings, Position, Solver, WIDTH, table_bytes, write_book,
+    HUGE_BUCKETS, LARGE_BUCKETS, MAX_DEPTH, Openings, Position, Solver, WIDTH, table_bytes,
+    write_book,
 };
 
 /// Command-line options.
@@ -51,7 +55,7 @@ struct Options {
     out: String,
     log: String,
     estimate: Option<usize>,
-    line: bool,
+    lines: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -61,7 +65,7 @@ fn parse_options() -> Result<Options, String> {
         out: "data/connect-four-book.bin".to_owned(),
         log: "target/c4book.log".to_owned(),
         estimate: None,
-        line: false,
+        lines: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -82,7 +86,7 @@ fn parse_options() -> Result<Options, String> {
                     .ok_or("--threads takes a positive number")?;
             }
             "--out" => options.out = value()?,
-            "--line" => options.line = true,
+            "--lines" => options.lines = true,
             "--log" => options.log = value()?,
             "--estimate" => {
                 options.estimate = Some(
@@ -193,70 +197,6 @@ fn solve_all(
     (results, nodes.into_inner().expect("no panic"))
 }
 
-/// The exact score of `p`, from `book` when known, else solved (and then
-/// logged and added to `book`).
-fn score_of(
-    p: &Position,
-    solver: &mut Solver<'_, LARGE_BUCKETS>,
-    book: &mut HashMap<u64, i32>,
-    log: &Mutex<File>,
-) -> i32 {
-    if p.can_win_next() {
-        return p.win_next_score();
-    }
-    if let Some(&score) = book.get(&p.book_key()) {
-        return score;
-    }
-    let t = Instant::now();
-    let score = solver.solve(p).expect("no deadline");
-    let key = p.book_key();
-    eprintln!(
-        "  {} stones, key {key}: {score} in {:.1?}",
-        p.moves(),
-        t.elapsed()
-    );
-    writeln!(log.lock().expect("no panic"), "{key} {score}").expect("the log is writable");
-    book.insert(key, score);
-    score
-}
-
-/// Adds to `book` the positions of `perfect`'s games as X from `p` up to
-/// `depth` stones (see the module docs).
-fn line(
-    p: &Position,
-    depth: u32,
-    solver: &mut Solver<'_, LARGE_BUCKETS>,
-    book: &mut HashMap<u64, i32>,
-    log: &Mutex<File>,
-) {
-    if p.moves() > depth || !needs_search(p) {
-        return;
-    }
-    let score = score_of(p, solver, book, log);
-    let x_to_move = p.moves().is_multiple_of(2);
-    let mut seen = HashSet::new();
-    for col in [3, 2, 4, 1, 5, 0, 6] {
-        if !p.can_play(col) || p.is_winning_move(col) {
-            continue;
-        }
-        let mut child = *p;
-        child.play(col);
-        if !seen.insert(child.book_key()) {
-            continue;
-        }
-        if x_to_move {
-            // The first move of the best score, solved if need be (the
-            // child one stone deeper is in the book all the same).
-            if child.moves() > depth || -score_of(&child, solver, book, log) != score {
-                continue;
-            }
-            line(&child, depth, solver, book, log);
-            return;
-        }
-        line(&child, depth, solver, book, log);
-    }
-}
-
 /// The scores of an earlier build's log, if there is one.
 fn read_log(path: &str) -> Result<HashMap<u64, i32>, String> {
     let Ok(file) = File::open(path) else {
@@ -303,14 +243,19 @@ fn main() -> ExitCode {
         }
     };
     let start = Instant::now();
+    if options.lines {
+        eprintln!(
+            "{} thread(s), {} MiB of table each",
+            options.threads,
+            table_bytes(HUGE_BUCKETS) >> 20
+        );
+        return build_lines(&options, start);
+    }
     eprintln!(
         "{} thread(s), {} MiB of table each",
         options.threads,
         table_bytes(LARGE_BUCKETS) >> 20
     );
-    if options.line {
-        return build_line(&options, start);
-    }
     let layers = enumerate(options.depth);
     for (d, layer) in layers.iter().enumerate() {
         let searched = layer.iter().filter(|p| needs_search(p)).count();
@@ -383,62 +328,6 @@ fn main() -> ExitCode {
     write_out(&options, &entries, start)
 }
 
-/// Builds the book of `perfect`'s lines as X (`--line`).
-fn build_line(options: &Options, start: Instant) -> ExitCode {
-    let mut book = match read_log(&options.log) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("c4book: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let log = match OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&options.log)
-    {
-        Ok(f) => Mutex::new(f),
-        Err(e) => {
-            eprintln!("c4book: cannot open {}: {e}", options.log);
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut solver = Solver::<LARGE_BUCKETS>::with_table(None);
-    line(
-        &Position::new(),
-        options.depth,
-        &mut solver,
-        &mut book,
-        &log,
-    );
-    // Only the positions of the line: a log may hold others.
-    let mut entries = Vec::new();
-    collect_line(&Position::new(), options.depth, &book, &mut entries);
-    write_out(options, &entries, start)
-}
-
-/// The (key, score) of the book positions reachable from `p` through book
-/// positions.
-fn collect_line(p: &Position, depth: u32, book: &HashMap<u64, i32>, out: &mut Vec<(u64, i32)>) {
-    if p.moves() > depth || !needs_search(p) {
-        return;
-    }
-    let Some(&score) = book.get(&p.book_key()) else {
-        return;
-    };
-    if out.iter().any(|&(k, _)| k == p.book_key()) {
-        return;
-    }
-    out.push((p.book_key(), score));
-    for col in 0..WIDTH {
-        if p.can_play(col) && !p.is_winning_move(col) {
-            let mut child = *p;
-            child.play(col);
-            collect_line(&child, depth, book, out);
-        }
-    }
-}
-
 /// Writes the book of `entries` to `--out`.
 fn write_out(options: &Options, entries: &[(u64, i32)], start: Instant) -> ExitCode {
     let bytes = match write_book(options.depth, entries) {
@@ -459,5 +348,180 @@ fn write_out(options: &Options, entries: &[(u64, i32)], start: Instant) -> ExitC
         bytes.len(),
         start.elapsed()
     );
+    ExitCode::SUCCESS
+}
+
+/// The score and the chosen move of a position where the bot is to move,
+/// as far as `known` tells them: its score (from the log, or without a
+/// search) and the first column, centre first, whose move keeps it.
+fn chosen(p: &Position, known: &HashMap<u64, i32>) -> (Option<i32>, Option<usize>) {
+    let score = known_score(p, known);
+    let col = score.and_then(|score| {
+        CENTRE_FIRST
+            .into_iter()
+            .find(|&col| p.can_play(col) && move_score(p, col, known) == Some(score))
+    });
+    (score, col)
+}
+
+/// The exact score of `p` when `known` holds it or no search is needed.
+fn known_score(p: &Position, known: &HashMap<u64, i32>) -> Option<i32> {
+    if p.can_win_next() {
+        Some(p.win_next_score())
+    } else if p.loses_next() {
+        Some(-(42 - i32::try_from(p.moves()).unwrap_or(42)) / 2)
+    } else {
+        known.get(&p.book_key()).copied()
+    }
+}
+
+/// The exact score of playing `col` in `p` when `known` tells it.
+fn move_score(p: &Position, col: usize, known: &HashMap<u64, i32>) -> Option<i32> {
+    if p.is_winning_move(col) {
+        return Some(p.win_next_score());
+    }
+    let mut child = *p;
+    child.play(col);
+    known_score(&child, known).map(|s| -s)
+}
+
+/// Columns in the order the bot prefers among equal moves: centre first.
+const CENTRE_FIRST: [usize; WIDTH] = [3, 2, 4, 1, 5, 0, 6];
+
+/// Solves the positions of `todo` (the bot to move) on `threads` threads:
+/// each one's score and the first move, centre first, that keeps it. Logs
+/// the position's score and the score of the position after that move.
+fn solve_choices(
+    todo: &[Position],
+    known: &HashMap<u64, i32>,
+    threads: usize,
+    log: &Mutex<File>,
+) -> Vec<(u64, i32, u64, i32)> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(todo.len()));
+    let start = Instant::now();
+    let every = (todo.len() / 50).clamp(1, 20_000);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut solver = Solver::<HUGE_BUCKETS>::with_table(None);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(p) = todo.get(i) else { break };
+                    let score = match known_score(p, known) {
+                        Some(score) => score,
+                        None => solver.solve(p).expect("no deadline"),
+                    };
+                    let col = CENTRE_FIRST
+                        .into_iter()
+                        .find(|&col| {
+                            p.can_play(col) && solver.keeps_score(p, col, score).expect("no deadline")
+                        })
+                        .expect("some move keeps the score");
+                    let mut child = *p;
+                    child.play(col);
+                    let entry = (p.book_key(), score, child.book_key(), -score);
+                    {
+                        let mut file = log.lock().expect("no panic");
+                        writeln!(file, "{} {}", entry.0, entry.1).expect("the log is writable");
+                        if needs_search(&child) {
+                            writeln!(file, "{} {}", entry.2, entry.3).expect("the log is writable");
+                        }
+                    }
+                    results.lock().expect("no panic").push(entry);
+                    let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if finished.is_multiple_of(every) {
+                        progress(finished, todo.len(), start.elapsed());
+                    }
+                }
+            });
+        }
+    });
+    results.into_inner().expect("no panic")
+}
+
+/// Builds the book of the bot's own lines (`--lines`; see the module docs).
+fn build_lines(options: &Options, start: Instant) -> ExitCode {
+    let mut known = match read_log(&options.log) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("c4book: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let log = match OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&options.log)
+    {
+        Ok(f) => Mutex::new(f),
+        Err(e) => {
+            eprintln!("c4book: cannot open {}: {e}", options.log);
+            return ExitCode::FAILURE;
+        }
+    };
+    let depth = options.depth;
+    // The positions of each number of stones where the bot is to move:
+    // X's line from the empty board, O's from each first move of X.
+    let mut layers: Vec<HashMap<u64, Position>> = vec![HashMap::new(); depth as usize + 2];
+    layers[0].insert(Position::new().book_key(), Position::new());
+    for col in 0..WIDTH {
+        let mut p = Position::new();
+        p.play(col);
+        layers[1].insert(p.book_key(), p);
+    }
+    // The bot's positions stop a stone short of the depth, so that the
+    // position after its move is in the book too.
+    for stones in 0..depth as usize {
+        let t = Instant::now();
+        let mut layer: Vec<(u64, Position)> = std::mem::take(&mut layers[stones])
+            .into_iter()
+            .filter(|(_, p)| needs_search(p))
+            .collect();
+        layer.sort_unstable_by_key(|&(key, _)| key);
+        let todo: Vec<Position> = layer
+            .iter()
+            .filter(|(_, p)| chosen(p, &known).1.is_none())
+            .map(|&(_, p)| p)
+            .collect();
+        eprintln!(
+            "layer {stones}: {} positions of the bot, {} to solve",
+            layer.len(),
+            todo.len()
+        );
+        for (key, score, child, child_score) in solve_choices(&todo, &known, options.threads, &log)
+        {
+            known.insert(key, score);
+            known.insert(child, child_score);
+        }
+        for (_, p) in &layer {
+            let (_, Some(col)) = chosen(p, &known) else {
+                eprintln!("c4book: no move chosen at {} stones", p.moves());
+                return ExitCode::FAILURE;
+            };
+            let mut child = *p;
+            child.play(col);
+            for reply in 0..WIDTH {
+                if child.can_play(reply) && !child.is_winning_move(reply) {
+                    let mut next = child;
+                    next.play(reply);
+                    if let Some(layer) = layers.get_mut(stones + 2) {
+                        layer.insert(next.book_key(), next);
+                    }
+                }
+            }
+        }
+        eprintln!("layer {stones}: done in {:.1?}", t.elapsed());
+        let entries: Vec<(u64, i32)> = known
+            .iter()
+            .filter(|&(&key, _)| key < 1 << 32)
+            .map(|(&k, &s)| (k, s))
+            .collect();
+        let code = write_out(options, &entries, start);
+        if code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
     ExitCode::SUCCESS
 }

@@ -59,8 +59,8 @@ pub use analysis::{Analysis, ScoredMove, analyze};
 pub mod connect_four_solver {
     pub use super::connect_four::book::{Book, BookError, MAX_DEPTH, write as write_book};
     pub use super::connect_four::solver::{
-        HEIGHT, LARGE_BUCKETS, MAX_SCORE, MIN_SCORE, MovesError, Openings, Position, Solver,
-        TimeUp, WIDTH, known_move_score, known_score, table_bytes,
+        HEIGHT, HUGE_BUCKETS, LARGE_BUCKETS, MAX_SCORE, MIN_SCORE, MovesError, Openings, Position,
+        Solver, TimeUp, WIDTH, known_move_score, known_score, table_bytes,
     };
 }
 

@@ -52,7 +52,7 @@ use super::table::{BUCKETS, Entry, Table, lower_bound, upper_bound};
 pub use super::position::{
     HEIGHT, MAX_SCORE, MIN_SCORE, MovesError, Position, WIDTH, winning_cells,
 };
-pub use super::table::{LARGE_BUCKETS, table_bytes};
+pub use super::table::{HUGE_BUCKETS, LARGE_BUCKETS, table_bytes};
 
 /// Exact scores of some positions, looked up by [`Position::book_key`]: an
 /// opening book.

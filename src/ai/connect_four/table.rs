@@ -35,6 +35,10 @@ pub const BUCKETS: usize = prime_at_most(1 << 22) as usize;
 /// a prime just below 2^26, about 768 MiB.
 pub const LARGE_BUCKETS: usize = prime_at_most(1 << 26) as usize;
 
+/// Buckets of a table for the opening book's builder, which keeps its table
+/// from one long search to the next: a prime just below 2^28, about 3 GiB.
+pub const HUGE_BUCKETS: usize = prime_at_most(1 << 28) as usize;
+
 /// Bytes held by a table of `buckets` buckets: two entries of 6 bytes each.
 #[must_use]
 pub const fn table_bytes(buckets: usize) -> usize {
@@ -188,7 +192,7 @@ mod tests {
     #[test]
     fn the_buckets_are_a_prime_number_large_enough_for_partial_keys() {
         assert_eq!(BUCKETS, 4_194_301);
-        for b in [BUCKETS, LARGE_BUCKETS] {
+        for b in [BUCKETS, LARGE_BUCKETS, HUGE_BUCKETS] {
             assert_eq!(prime_at_most(b as u64), b as u64);
             assert!((b as u128) << 32 > 1 << 49);
         }
