@@ -27,6 +27,7 @@ mod position;
 pub(super) mod solver;
 mod table;
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rand::Rng;
@@ -35,6 +36,7 @@ use rand::seq::IndexedRandom;
 
 use self::book::Book;
 use self::solver::{Solver, known_move_score, known_score, winning_cells};
+use self::table::Table;
 use super::alpha_beta::{self, Position, Settings, Terminal};
 use super::limits::Meter;
 use super::{Evaluation, Level, Outcome, Suggestion};
@@ -280,18 +282,20 @@ fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Sugg
     if let Some(found) = from_book(book, &position, rng) {
         return Some(found);
     }
-    let mut solver = Solver::new(Some(book));
-    solver.set_deadline(meter.deadline().map(|end| {
+    let deadline = meter.deadline().map(|end| {
         let now = Instant::now();
         now + end.saturating_duration_since(now) * 3 / 4
-    }));
-    let score = solver.solve(&position).ok()?;
-    let mut best = Vec::new();
-    for col in CENTRE_FIRST {
-        if position.can_play(col) && solver.keeps_score(&position, col, score).ok()? {
-            best.push(col);
+    });
+    let (score, best) = with_solver(book, deadline, |solver| {
+        let score = solver.solve(&position).ok()?;
+        let mut best = Vec::new();
+        for col in CENTRE_FIRST {
+            if position.can_play(col) && solver.keeps_score(&position, col, score).ok()? {
+                best.push(col);
+            }
         }
-    }
+        Some((score, best))
+    })?;
     let &col = prefer_block(&position, best).choose(rng)?;
     Some(Suggestion {
         mv: AnyMove::ConnectFour(Column::ALL[col]),
@@ -315,28 +319,57 @@ pub(super) fn exact_move_evaluations(
         return out;
     };
     let book = Book::embedded();
-    let mut solver: Option<Solver<'_>> = None;
     for (slot, col) in out.iter_mut().zip(&legal) {
         let col = usize::from(col.index());
-        let score = if let Some(score) = known_move_score(book, &position, col) {
-            score
-        } else {
-            let solver = solver.get_or_insert_with(|| {
-                let mut s = Solver::new(Some(book));
-                s.set_deadline(deadline);
-                s
-            });
+        *slot = known_move_score(book, &position, col).map(|s| proven(position.moves(), s));
+    }
+    if out.iter().all(Option::is_some) {
+        return out;
+    }
+    with_solver(book, deadline, |solver| {
+        for (slot, col) in out.iter_mut().zip(&legal) {
+            if slot.is_some() {
+                continue;
+            }
             let mut next = position;
-            next.play(col);
+            next.play(usize::from(col.index()));
             match solver.solve(&next) {
-                Ok(score) => -score,
+                Ok(score) => *slot = Some(proven(position.moves(), -score)),
                 // The deadline has passed: the rest stay unsolved too.
                 Err(_) => break,
             }
-        };
-        *slot = Some(proven(position.moves(), score));
-    }
+        }
+    });
     out
+}
+
+/// Tables of finished searches, kept for the next ones: a bound a search
+/// stored is true whatever search reads it, and a bot's next move (or the
+/// hint that follows a move) is mostly searched already.
+static TABLES: Mutex<Vec<Table>> = Mutex::new(Vec::new());
+
+/// The most tables kept between searches (each [`solver::table_bytes`] of
+/// [`table::BUCKETS`]): one per search running at once, up to this many;
+/// more searches at once take fresh tables, dropped after.
+const KEPT_TABLES: usize = 2;
+
+/// Runs `f` with a solver on a kept table (the one used last) or a fresh
+/// one, which it keeps afterwards.
+fn with_solver<R>(
+    book: &dyn solver::Openings,
+    deadline: Option<Instant>,
+    f: impl FnOnce(&mut Solver<'_>) -> R,
+) -> R {
+    let kept = TABLES.lock().ok().and_then(|mut t| t.pop());
+    let mut solver = Solver::with_given_table(Some(book), kept.unwrap_or_default());
+    solver.set_deadline(deadline);
+    let result = f(&mut solver);
+    if let Ok(mut tables) = TABLES.lock()
+        && tables.len() < KEPT_TABLES
+    {
+        tables.push(solver.into_table());
+    }
+    result
 }
 
 /// Among moves of the same best score, the block of the opponent's

@@ -156,6 +156,30 @@ impl<'b, const B: usize> Solver<'b, B> {
         }
     }
 
+    /// A solver that searches on `table`, as another solver left it: its
+    /// bounds stay true whatever search stored them, so what one search
+    /// learned serves the next (see [`Solver::into_table`]).
+    #[must_use]
+    pub(super) fn with_given_table(
+        book: Option<&'b dyn Openings>,
+        table: Table<B>,
+    ) -> Solver<'b, B> {
+        Solver {
+            table,
+            book,
+            nodes: 0,
+            deadline: None,
+            timed_out: false,
+        }
+    }
+
+    /// The solver's table, to search on again: a search stores only what it
+    /// finished, so even one cut short by its deadline leaves true bounds.
+    #[must_use]
+    pub(super) fn into_table(self) -> Table<B> {
+        self.table
+    }
+
     /// Gives up searching at `deadline` (or never, with `None`).
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
@@ -472,6 +496,53 @@ mod tests {
         }
         // Both bounds were put to the test.
         assert!(draws > 10 && losses > 10, "{draws} and {losses}");
+    }
+
+    #[test]
+    fn a_table_left_by_other_searches_gives_the_same_scores() {
+        let set = include_str!("../../../tests/data/connect-four/Test_L2_R2");
+        let cases: Vec<(Position, i32)> = set
+            .lines()
+            .step_by(50)
+            .map(|line| {
+                let (moves, score) = line.split_once(' ').unwrap();
+                (Position::from_moves(moves).unwrap(), score.parse().unwrap())
+            })
+            .collect();
+        // Searches cut short by their deadline store only what they
+        // finished: the table they leave still gives exact scores.
+        let mut solver = Solver::new(None);
+        for (p, _) in &cases {
+            solver.set_deadline(Some(Instant::now()));
+            let _ = solver.solve(p);
+        }
+        for (p, expected) in &cases {
+            let table = solver.into_table();
+            solver = Solver::with_given_table(None, table);
+            assert_eq!(solver.solve(p), Ok(*expected));
+        }
+        // A position searched before costs next to nothing the second time.
+        let mut fresh = Solver::new(None);
+        let (p, expected) = cases
+            .iter()
+            .max_by_key(|(p, _)| {
+                fresh.reset();
+                let _ = fresh.solve(p);
+                fresh.nodes()
+            })
+            .copied()
+            .unwrap();
+        fresh.reset();
+        assert_eq!(fresh.solve(&p), Ok(expected));
+        let first = fresh.nodes();
+        let mut again = Solver::with_given_table(None, fresh.into_table());
+        assert_eq!(again.solve(&p), Ok(expected));
+        assert!(
+            again.nodes() * 10 < first,
+            "{} then {}",
+            first,
+            again.nodes()
+        );
     }
 
     #[test]

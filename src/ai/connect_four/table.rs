@@ -94,7 +94,7 @@ impl Entry {
 /// `B` is the number of buckets, a prime above 2^17 (so that partial keys
 /// identify positions), fixed at compile time so that the modulo is a
 /// multiplication.
-pub(super) struct Table<const B: usize> {
+pub(super) struct Table<const B: usize = BUCKETS> {
     buckets: Box<[Bucket]>,
 }
 
@@ -112,6 +112,12 @@ impl Bucket {
         keys: [0; 2],
         entries: [Entry::EMPTY; 2],
     };
+}
+
+impl<const B: usize> Default for Table<B> {
+    fn default() -> Table<B> {
+        Table::new()
+    }
 }
 
 impl<const B: usize> Table<B> {
