@@ -396,7 +396,7 @@ fn solve_choices(
     known: &HashMap<u64, i32>,
     threads: usize,
     log: &Mutex<File>,
-) -> Vec<(u64, i32, u64, i32)> {
+) -> Vec<(u64, i32, Option<u64>)> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results = Mutex::new(Vec::with_capacity(todo.len()));
@@ -416,20 +416,25 @@ fn solve_choices(
                     let col = CENTRE_FIRST
                         .into_iter()
                         .find(|&col| {
-                            p.can_play(col) && solver.keeps_score(p, col, score).expect("no deadline")
+                            p.can_play(col)
+                                && solver.keeps_score(p, col, score).expect("no deadline")
                         })
                         .expect("some move keeps the score");
                     let mut child = *p;
                     child.play(col);
-                    let entry = (p.book_key(), score, child.book_key(), -score);
+                    // A child scored without a search is not stored.
+                    let child = needs_search(&child).then(|| child.book_key());
                     {
                         let mut file = log.lock().expect("no panic");
-                        writeln!(file, "{} {}", entry.0, entry.1).expect("the log is writable");
-                        if needs_search(&child) {
-                            writeln!(file, "{} {}", entry.2, entry.3).expect("the log is writable");
+                        writeln!(file, "{} {score}", p.book_key()).expect("the log is writable");
+                        if let Some(child) = child {
+                            writeln!(file, "{child} {}", -score).expect("the log is writable");
                         }
                     }
-                    results.lock().expect("no panic").push(entry);
+                    results
+                        .lock()
+                        .expect("no panic")
+                        .push((p.book_key(), score, child));
                     let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if finished.is_multiple_of(every) {
                         progress(finished, todo.len(), start.elapsed());
@@ -490,10 +495,11 @@ fn build_lines(options: &Options, start: Instant) -> ExitCode {
             layer.len(),
             todo.len()
         );
-        for (key, score, child, child_score) in solve_choices(&todo, &known, options.threads, &log)
-        {
+        for (key, score, child) in solve_choices(&todo, &known, options.threads, &log) {
             known.insert(key, score);
-            known.insert(child, child_score);
+            if let Some(child) = child {
+                known.insert(child, -score);
+            }
         }
         for (_, p) in &layer {
             let (_, Some(col)) = chosen(p, &known) else {

@@ -58,6 +58,14 @@ impl Application {
             max_connections_per_worker = capacity.connections_per_worker,
             "connection limits"
         );
+        // The opening book, read and checked now rather than by the first
+        // perfect Connect Four move.
+        let book = crate::ai::connect_four_solver::Book::embedded();
+        tracing::info!(
+            depth = crate::ai::connect_four_solver::Openings::depth(book),
+            positions = book.len(),
+            "connect four opening book"
+        );
         let metrics = Metrics::new();
         let service = Service::new(
             store.clone(),

@@ -13,12 +13,14 @@
 //! of [`book`]) and plays a move that keeps the best score: the quickest
 //! win, else a draw, else the slowest loss; among equal moves it picks with
 //! the seeded generator. Where the book holds the position and one of its
-//! best moves it plays from the book without a search. It spends no work
-//! allowance, only time: past three quarters of the time cap it gives up
-//! the proof and plays `hard`'s move in what is left, with an evaluation
-//! that is not marked proven. Without a deep book that is what happens in
-//! the opening: positions of fewer than about 16 stones take from a second
-//! to hours to solve (`docs/benchmarks.md`).
+//! best moves it plays from the book without a search; the book holds the
+//! bot's own games to 14 stones, as X and as O, against any replies. It
+//! spends no work allowance, only time: past three quarters of the time cap
+//! it gives up the proof and plays `hard`'s move in what is left, with an
+//! evaluation that is not marked proven. That happens on early positions
+//! off the book (two people's games, set-up lines): below about 14 stones a
+//! solve takes from a tenth of a second to minutes (`docs/benchmarks.md`).
+//! The solver's tables are kept between searches ([`with_solver`]).
 //!
 //! The bit layout is the one documented in `rules::connect_four`.
 
@@ -385,7 +387,11 @@ fn prefer_block(position: &solver::Position, best: Vec<usize>) -> Vec<usize> {
 /// A move of the best score read from `book` without a search, when the
 /// book holds `position` and at least one of its best moves (a book built
 /// along the bot's own lines holds some positions but not all their
-/// children); picked with `rng` among those.
+/// children); picked with `rng` among those after which the book knows the
+/// most replies. The bot's own move in the book is followed by every reply;
+/// another move of the same score may be in the book for another reason
+/// (the other side's line passes there) with one reply at most, and after
+/// it the bot would leave the book.
 fn from_book(
     book: &Book<'_>,
     position: &solver::Position,
@@ -398,7 +404,24 @@ fn from_book(
             position.can_play(col) && known_move_score(book, position, col) == Some(score)
         })
         .collect();
-    let &col = prefer_block(position, best).choose(rng)?;
+    let best = prefer_block(position, best);
+    let replies_known = |col: usize| {
+        let mut child = *position;
+        if child.is_winning_move(col) {
+            return solver::WIDTH;
+        }
+        child.play(col);
+        (0..solver::WIDTH)
+            .filter(|&reply| child.can_play(reply))
+            .filter(|&reply| known_move_score(book, &child, reply).is_some())
+            .count()
+    };
+    let most = best.iter().map(|&col| replies_known(col)).max()?;
+    let covered: Vec<usize> = best
+        .into_iter()
+        .filter(|&col| replies_known(col) == most)
+        .collect();
+    let &col = covered.choose(rng)?;
     Some(Suggestion {
         mv: AnyMove::ConnectFour(Column::ALL[col]),
         evaluation: proven(position.moves(), score),

@@ -383,6 +383,50 @@ async fn connect_four_at_perfect_is_served_with_an_exact_evaluation() {
 }
 
 #[tokio::test]
+async fn connect_four_perfect_opens_in_the_centre_and_knows_every_first_move() {
+    let app = spawn_app().await;
+    // The bot holds X: its opening (from the book) is on the board.
+    let o = app
+        .create(json!({"kind": "connect_four", "seat": "O", "opponent": {"type": "bot", "level": "perfect"}}))
+        .await;
+    let line = app.get_json(&format!("/v1/games/{}/notation", o.id)).await;
+    assert_eq!(line["moves"], "4", "{line}");
+    // Every first move, proven: the centre wins with X's 21st stone (the
+    // 41st ply), the columns beside it draw, the others lose.
+    let seat = app
+        .create(json!({"kind": "connect_four", "hotseat": true}))
+        .await;
+    let res = app
+        .request(
+            Method::GET,
+            &format!("/v1/games/{}/analysis?level=perfect", seat.id),
+        )
+        .bearer_auth(&seat.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(v["exact"], true, "{v}");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 7);
+    assert_eq!(moves[0]["move"], json!({"column": 3}));
+    assert_eq!(moves[0]["evaluation"]["outcome"], "win");
+    assert_eq!(moves[0]["evaluation"]["plies"], 41);
+    let outcome = |col: u64| {
+        moves
+            .iter()
+            .find(|m| m["move"]["column"] == col)
+            .map(|m| m["evaluation"]["outcome"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        (0..7).map(outcome).collect::<Vec<_>>(),
+        ["loss", "loss", "draw", "win", "draw", "loss", "loss"].map(|o| json!(o))
+    );
+}
+
+#[tokio::test]
 async fn bot_move_plays_for_the_side_to_move() {
     let app = spawn_app().await;
     let seat = app

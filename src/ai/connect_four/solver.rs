@@ -192,6 +192,12 @@ impl<'b, const B: usize> Solver<'b, B> {
         self.nodes
     }
 
+    /// Zeroes the node counter, keeping the table.
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+        self.timed_out = false;
+    }
+
     /// Empties the table and zeroes the node counter.
     pub fn reset(&mut self) {
         self.table.clear();
