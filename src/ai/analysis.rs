@@ -292,11 +292,26 @@ mod tests {
 
     #[test]
     fn connect_four_perfect_falls_back_when_the_solver_runs_out_of_time() {
-        // The empty board is far beyond a millisecond of solving.
-        let game = AnyGame::new(Setup::ConnectFour);
+        // Both players in the first column: off the book (which follows the
+        // perfect bot's own lines, and its reply is not there), and each
+        // move after it is far beyond a few milliseconds of solving.
+        use super::super::connect_four::{book::Book, solver};
+        use crate::rules::connect_four::Column;
+        let mut game = AnyGame::new(Setup::ConnectFour);
+        for _ in 0..2 {
+            game.try_play(AnyMove::ConnectFour(Column::ALL[0])).unwrap();
+        }
+        let position = solver::Position::from_moves("11").unwrap();
+        for col in 0..solver::WIDTH {
+            assert_eq!(
+                solver::known_move_score(Book::embedded(), &position, col),
+                None
+            );
+        }
         let analysis = analyze(&game, Level::Perfect, 0, Budget::from_millis(4)).unwrap();
         assert!(!analysis.exact);
         assert_eq!(analysis.moves.len(), 7);
+        assert!(analysis.moves.iter().any(|m| m.evaluation.proven.is_none()));
     }
 
     #[test]
