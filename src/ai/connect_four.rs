@@ -43,7 +43,9 @@ use super::alpha_beta::{self, Position, Settings, Terminal};
 use super::limits::Meter;
 use super::{Evaluation, Level, Outcome, Suggestion};
 use crate::rules::AnyMove;
-use crate::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, Column, ConnectFour, ROWS};
+use crate::rules::connect_four::{
+    BOARD_MASK, BOTTOM_MASK, COLUMNS, Column, ConnectFour, ROWS, has_four,
+};
 
 /// Search nodes per millisecond of budget (see [`super::Budget::work`]).
 pub(super) const NODES_PER_MILLI: u64 = 1_500;
@@ -64,20 +66,6 @@ const GOOD_PARITY: i32 = 10;
 /// The six cells of column `col`.
 const fn column_mask(col: usize) -> u64 {
     ((1 << ROWS) - 1) << (col as u32 * STRIDE)
-}
-
-/// Whether `discs` holds four in a row.
-const fn has_four(discs: u64) -> bool {
-    let steps = [1, STRIDE, STRIDE + 1, STRIDE - 1];
-    let mut i = 0;
-    while i < steps.len() {
-        let pairs = discs & (discs >> steps[i]);
-        if pairs & (pairs >> (2 * steps[i])) != 0 {
-            return true;
-        }
-        i += 1;
-    }
-    false
 }
 
 /// For each bit, the number of fours that run through the cell (0 for the

@@ -80,8 +80,10 @@ const fn cell_bit(row: u8, col: u8) -> u64 {
     1 << (col * STRIDE + (ROWS - 1 - row))
 }
 
-/// Whether `discs` holds four in a row somewhere.
-fn has_four(discs: u64) -> bool {
+/// Whether `discs` (a set of cells in this module's bit layout) holds four
+/// in a row somewhere.
+#[must_use]
+pub fn has_four(discs: u64) -> bool {
     DIRECTIONS.iter().any(|&d| {
         let pairs = discs & (discs >> d);
         pairs & (pairs >> (2 * d)) != 0

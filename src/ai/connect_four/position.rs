@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, ConnectFour, ROWS};
+use crate::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, ConnectFour, ROWS, has_four};
 
 /// Columns of the board.
 pub const WIDTH: usize = COLUMNS as usize;
@@ -54,20 +54,6 @@ pub const fn winning_cells(stones: u64, mask: u64) -> u64 {
         i += 1;
     }
     cells & (BOARD_MASK ^ mask)
-}
-
-/// Whether `discs` holds four in a row.
-const fn has_four(discs: u64) -> bool {
-    let steps = [1, STRIDE as u32, STRIDE as u32 + 1, STRIDE as u32 - 1];
-    let mut i = 0;
-    while i < steps.len() {
-        let pairs = discs & (discs >> steps[i]);
-        if pairs & (pairs >> (2 * steps[i])) != 0 {
-            return true;
-        }
-        i += 1;
-    }
-    false
 }
 
 /// A position the solver can score: nobody has won yet.
