@@ -309,3 +309,52 @@ impl Drop for QueuePlace {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+    use crate::store::Store;
+    use crate::telemetry::Metrics;
+
+    #[tokio::test]
+    async fn client_searches_take_one_place_per_game_up_to_the_queue_limit() {
+        let store = Store::open("sqlite::memory:", 1).await.unwrap();
+        let slots = 2;
+        let service = Service::new(
+            store,
+            Duration::from_millis(10),
+            Metrics::new(),
+            slots,
+            Clock::system(),
+        );
+        let games: Vec<Uuid> = (0..30).map(|_| Uuid::new_v4()).collect();
+        let mut places: Vec<_> = games
+            .iter()
+            .map(|&game| QueuePlace::take(&service, game))
+            .collect();
+        let limit = slots * crate::service::QUEUE_PER_SLOT;
+        assert!(places[..limit].iter().all(Result::is_ok));
+        assert!(
+            places[limit..]
+                .iter()
+                .all(|p| matches!(p, Err(ServiceError::Busy(_))))
+        );
+        // A game already searched is refused even with room in the queue.
+        drop(places.pop());
+        drop(places.swap_remove(0));
+        assert!(matches!(
+            QueuePlace::take(&service, games[1]),
+            Err(ServiceError::Busy(_))
+        ));
+        // A place given back (a search done, or its request gone) is free again.
+        let again = QueuePlace::take(&service, games[0]);
+        assert!(again.is_ok());
+        assert!(matches!(
+            QueuePlace::take(&service, games[limit]),
+            Err(ServiceError::Busy(_))
+        ));
+        drop(places);
+        assert!(QueuePlace::take(&service, games[limit]).is_ok());
+    }
+}
