@@ -140,6 +140,18 @@ impl TestApp {
         res.json().await.expect("json")
     }
 
+    /// GET with a seat's token; asserts 200 and gives the body.
+    pub async fn get_json_as(&self, path: &str, token: &str) -> Value {
+        let res = self
+            .request(Method::GET, path)
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), StatusCode::OK, "GET {path}");
+        res.json().await.expect("json")
+    }
+
     /// POST with a JSON body and an optional token.
     pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
         let mut req = self.request(Method::POST, path).json(body);

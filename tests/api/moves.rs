@@ -358,17 +358,12 @@ async fn connect_four_at_perfect_is_served_with_an_exact_evaluation() {
     for c in "5554224333234511764415115".bytes() {
         app.play_ok(&seat, json!({"column": c - b'1'})).await;
     }
-    let res = app
-        .request(
-            Method::GET,
+    let v = app
+        .get_json_as(
             &format!("/v1/games/{}/hint?level=perfect", seat.id),
+            &seat.token,
         )
-        .bearer_auth(&seat.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), StatusCode::OK);
-    let v: Value = res.json().await.unwrap();
+        .await;
     assert_eq!(v["level"], "perfect");
     assert_eq!(v["evaluation"]["outcome"], "win", "{v}");
     assert_eq!(v["evaluation"]["plies"], 11, "{v}");
@@ -396,17 +391,12 @@ async fn connect_four_perfect_opens_in_the_centre_and_knows_every_first_move() {
     let seat = app
         .create(json!({"kind": "connect_four", "hotseat": true}))
         .await;
-    let res = app
-        .request(
-            Method::GET,
+    let v = app
+        .get_json_as(
             &format!("/v1/games/{}/analysis?level=perfect", seat.id),
+            &seat.token,
         )
-        .bearer_auth(&seat.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), StatusCode::OK);
-    let v: Value = res.json().await.unwrap();
+        .await;
     assert_eq!(v["exact"], true, "{v}");
     let moves = v["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 7);
