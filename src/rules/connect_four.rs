@@ -81,8 +81,10 @@ const fn cell_bit(row: u8, col: u8) -> u64 {
 }
 
 /// Whether `discs` (a set of cells in this module's bit layout) holds four
-/// in a row somewhere.
+/// in a row somewhere. Also the `hard` bot's test at every node it
+/// searches (and the solver's claimeven bound's), so inlined across modules.
 #[must_use]
+#[inline]
 pub fn has_four(discs: u64) -> bool {
     DIRECTIONS.iter().any(|&d| {
         let pairs = discs & (discs >> d);
