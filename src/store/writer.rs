@@ -104,21 +104,18 @@ where
     }
 }
 
-/// The queue of write jobs, shared by the writers of one store, and the
-/// turn to build a batch: one writer at a time takes jobs and applies them,
-/// up to sending the batch's writes; its COMMIT (the wait for the disk)
-/// overlaps the next writer's turn. So the jobs that arrive while a batch
-/// is built make up the next one, rather than each idle writer starting a
-/// batch of the one or two jobs there are (more, smaller batches: more
-/// round trips and commits for the same moves).
-pub(super) struct Queue {
-    jobs: tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>,
-    turn: Arc<tokio::sync::Mutex<()>>,
-}
+/// The queue of write jobs, shared by the writers of one store. Holding it
+/// is a writer's turn to build a batch: one writer at a time takes jobs and
+/// applies them, up to sending the batch's writes; its COMMIT (the wait for
+/// the disk) overlaps the next writer's turn. So the jobs that arrive while
+/// a batch is built make up the next one, rather than each idle writer
+/// starting a batch of the one or two jobs there are (more, smaller
+/// batches: more round trips and commits for the same moves).
+pub(super) type Queue = Arc<tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>>;
 
-/// A writer's turn to build a batch, given back once the batch's writes are
-/// sent (or it failed).
-pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
+/// A writer's turn to build a batch (the queue, held), given back once the
+/// batch's writes are sent (or it failed).
+pub(super) type Turn = tokio::sync::OwnedMutexGuard<mpsc::Receiver<Box<dyn Job>>>;
 
 /// How many writers run batches at once on PostgreSQL: while one batch
 /// waits for its COMMIT (the fsync), the next is read, locked and applied
@@ -129,16 +126,14 @@ pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
 pub(super) const PG_WRITERS: usize = 2;
 
 /// The shared queue of a store's writers.
-pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Arc<Queue> {
-    Arc::new(Queue {
-        jobs: tokio::sync::Mutex::new(jobs),
-        turn: Arc::new(tokio::sync::Mutex::new(())),
-    })
+pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Queue {
+    Arc::new(tokio::sync::Mutex::new(jobs))
 }
 
 /// Runs batches until every sender is gone or the pool closes. The writer
-/// holds the queue only while it takes a batch from it.
-pub(super) async fn run(target: Target, queue: Arc<Queue>) {
+/// holds the queue from taking a batch's jobs until the batch's writes are
+/// sent (see [`Queue`]).
+pub(super) async fn run(target: Target, queue: Queue) {
     let hold = matches!(target, Target::Sqlite { hold: true, .. });
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
     // The connection and the cache of committed games, carried from one
@@ -153,28 +148,22 @@ pub(super) async fn run(target: Target, queue: Arc<Queue>) {
     };
     tokio::pin!(closed);
     loop {
-        let turn = tokio::select! {
-            turn = queue.turn.clone().lock_owned() => turn,
+        let mut turn = tokio::select! {
+            turn = queue.clone().lock_owned() => turn,
             () = &mut closed => break,
         };
-        {
-            let mut jobs = tokio::select! {
-                jobs = queue.jobs.lock() => jobs,
-                () = &mut closed => break,
-            };
-            let first = tokio::select! {
-                job = jobs.recv() => match job {
-                    Some(job) => job,
-                    None => break,
-                },
-                () = &mut closed => break,
-            };
-            batch.push(first);
-            while batch.len() < MAX_BATCH {
-                match jobs.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
+        let first = tokio::select! {
+            job = turn.recv() => match job {
+                Some(job) => job,
+                None => break,
+            },
+            () = &mut closed => break,
+        };
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match turn.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
             }
         }
         let cold = || WriterState::new(hold);
