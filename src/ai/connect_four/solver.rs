@@ -147,13 +147,7 @@ impl<'b, const B: usize> Solver<'b, B> {
     /// in `book`, if any.
     #[must_use]
     pub fn with_table(book: Option<&'b dyn Openings>) -> Solver<'b, B> {
-        Solver {
-            table: Table::new(),
-            book,
-            nodes: 0,
-            deadline: None,
-            timed_out: false,
-        }
+        Solver::with_given_table(book, Table::new())
     }
 
     /// A solver that searches on `table`, as another solver left it: its
@@ -201,8 +195,7 @@ impl<'b, const B: usize> Solver<'b, B> {
     /// Empties the table and zeroes the node counter.
     pub fn reset(&mut self) {
         self.table.clear();
-        self.nodes = 0;
-        self.timed_out = false;
+        self.reset_nodes();
     }
 
     /// The exact score of `p`.
