@@ -44,8 +44,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use tabula::ai::connect_four_solver::{
-    HUGE_BUCKETS, LARGE_BUCKETS, MAX_DEPTH, Openings, Position, Solver, WIDTH, table_bytes,
-    write_book,
+    HUGE_BUCKETS, LARGE_BUCKETS, MAX_DEPTH, Openings, Position, Solver, WIDTH, known_move_score,
+    known_score, table_bytes, write_book,
 };
 
 /// Command-line options.
@@ -355,34 +355,27 @@ fn write_out(options: &Options, entries: &[(u64, i32)], start: Instant) -> ExitC
 /// as far as `known` tells them: its score (from the log, or without a
 /// search) and the first column, centre first, whose move keeps it.
 fn chosen(p: &Position, known: &HashMap<u64, i32>) -> (Option<i32>, Option<usize>) {
-    let score = known_score(p, known);
+    let score = known_score(&Logged(known), p);
     let col = score.and_then(|score| {
         CENTRE_FIRST
             .into_iter()
-            .find(|&col| p.can_play(col) && move_score(p, col, known) == Some(score))
+            .find(|&col| p.can_play(col) && known_move_score(&Logged(known), p, col) == Some(score))
     });
     (score, col)
 }
 
-/// The exact score of `p` when `known` holds it or no search is needed.
-fn known_score(p: &Position, known: &HashMap<u64, i32>) -> Option<i32> {
-    if p.can_win_next() {
-        Some(p.win_next_score())
-    } else if p.loses_next() {
-        Some(-(42 - i32::try_from(p.moves()).unwrap_or(42)) / 2)
-    } else {
-        known.get(&p.book_key()).copied()
-    }
-}
+/// The scores found so far, of any number of stones, as the solver's
+/// library reads a book.
+struct Logged<'a>(&'a HashMap<u64, i32>);
 
-/// The exact score of playing `col` in `p` when `known` tells it.
-fn move_score(p: &Position, col: usize, known: &HashMap<u64, i32>) -> Option<i32> {
-    if p.is_winning_move(col) {
-        return Some(p.win_next_score());
+impl Openings for Logged<'_> {
+    fn depth(&self) -> u32 {
+        u32::MAX
     }
-    let mut child = *p;
-    child.play(col);
-    known_score(&child, known).map(|s| -s)
+
+    fn score(&self, key: u64) -> Option<i32> {
+        self.0.get(&key).copied()
+    }
 }
 
 /// Columns in the order the bot prefers among equal moves: centre first.
@@ -409,7 +402,7 @@ fn solve_choices(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(p) = todo.get(i) else { break };
-                    let score = match known_score(p, known) {
+                    let score = match known_score(&Logged(known), p) {
                         Some(score) => score,
                         None => solver.solve(p).expect("no deadline"),
                     };
