@@ -22,9 +22,9 @@
 //! one line in `N` (a sample of a large set); `--times` appends to each
 //! output line the time (microseconds) and nodes it took; `--large-table`
 //! searches with the book builder's 768 MiB table instead of the service's
-//! 48 MiB one; `--budget-ms N` gives each solve `N` milliseconds and prints
-//! `-` for a position not solved by then, and on standard error how many
-//! were (the `perfect` bot's share of its default 300 ms budget is 225);
+//! 48 MiB one; `--budget-ms N` gives each position `N` milliseconds and
+//! prints `-` for one not solved (or analysed) by then, and on standard
+//! error how many were (the `perfect` bot's share of its default 300 ms budget is 225);
 //! `--keep-table` keeps the table from one position to the next (as the
 //! service keeps its tables, and as Pons' `c4solver` reads its input)
 //! instead of clearing it.
@@ -161,26 +161,25 @@ fn run<const B: usize>(options: &Options, mut solver: Solver<'_, B>) -> ExitCode
         }
         let start = Instant::now();
         solver.set_deadline(options.budget.map(|b| start + b));
-        let answer = if options.budget.is_some() && options.mode == Mode::Solve {
-            // Within the budget, or not at all.
-            if let Ok(score) = solver.solve(&position) {
-                (Some(score), score.to_string())
-            } else {
-                totals.over_budget += 1;
-                (expected, "-".to_owned())
-            }
-        } else if options.mode == Mode::Analyze {
-            let scores = solver.analyze(&position).expect("no deadline");
-            let best = scores.iter().flatten().max().copied();
-            let shown: Vec<String> = scores
-                .iter()
-                .map(|s| s.map_or_else(|| "-".to_owned(), |s| s.to_string()))
-                .collect();
-            (best, shown.join(" "))
-        } else {
-            let score = solver.solve(&position).expect("no deadline");
-            (Some(score), score.to_string())
+        // Without a budget there is no deadline, and every search finishes.
+        let answer = match options.mode {
+            Mode::Solve => solver
+                .solve(&position)
+                .map(|score| (Some(score), score.to_string())),
+            Mode::Analyze => solver.analyze(&position).map(|scores| {
+                let best = scores.iter().flatten().max().copied();
+                let shown: Vec<String> = scores
+                    .iter()
+                    .map(|s| s.map_or_else(|| "-".to_owned(), |s| s.to_string()))
+                    .collect();
+                (best, shown.join(" "))
+            }),
         };
+        // Over the budget: shown as `-`, and not counted as wrong.
+        let answer = answer.unwrap_or_else(|_| {
+            totals.over_budget += 1;
+            (expected, "-".to_owned())
+        });
         let elapsed = start.elapsed();
         totals.positions += 1;
         totals.time += elapsed;
