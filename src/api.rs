@@ -30,7 +30,7 @@ use utoipa_actix_web::{AppExt, scope};
 
 pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
-pub use extract::{BodyLimit, BodyTimeout, path_config, query_config};
+pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config, query_config};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 
 use crate::service::Service;

@@ -113,6 +113,7 @@ impl Application {
             .service(web::redirect("/docs", "/docs/"))
             .configure(browser::play::configure)
             .default_service(web::to(api::not_found))
+            .wrap(middleware::from_fn(api::close_stalled))
             .wrap(middleware::from_fn(api::head_as_get))
             .wrap(middleware::from_fn(api::rate_limit))
             // Outside the rate limiter and every handler, so that 429s and

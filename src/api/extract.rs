@@ -9,9 +9,11 @@ use std::fmt;
 use std::future::{Future, Ready, ready};
 use std::pin::Pin;
 
-use actix_web::dev::Payload;
+use actix_web::body::{BodySize, BoxBody, EitherBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::middleware::Next;
+use actix_web::{FromRequest, HttpMessage as _, HttpRequest, web};
 use futures_util::StreamExt;
 use futures_util::future::LocalBoxFuture;
 use serde::de::{DeserializeOwned, Error as _, MapAccess, SeqAccess, Visitor};
@@ -33,6 +35,58 @@ pub struct BodyLimit(pub usize);
 /// hold a connection and a worker's attention for as long as it likes.
 #[derive(Clone, Copy, Debug)]
 pub struct BodyTimeout(pub std::time::Duration);
+
+/// The unread rest of a body that stopped arriving, held by the request
+/// until its answer is sent.
+///
+/// actix-http drains a dropped chunked body before it closes the connection,
+/// waiting for its last chunk however long that takes, so a client that
+/// stalls mid-body would hold its socket open after the 408. A payload still
+/// held while the answer is written makes it close the connection instead.
+struct StalledBody(Payload);
+
+/// Keeps a stalled body's payload (see [`StalledBody`]) alive in the answer's
+/// body, so the connection closes as soon as the 408 is written.
+///
+/// # Errors
+/// Those of the inner services, unchanged.
+pub async fn close_stalled<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B, Holding>>, actix_web::Error> {
+    let res = next.call(req).await?;
+    let stalled = res.request().extensions_mut().remove::<StalledBody>();
+    Ok(match stalled {
+        None => res.map_into_left_body(),
+        Some(StalledBody(payload)) => res.map_body(|_, body| {
+            EitherBody::right(Holding {
+                body: BoxBody::new(body),
+                _payload: payload,
+            })
+        }),
+    })
+}
+
+/// An answer's body that holds an unread request payload until it is sent.
+pub struct Holding {
+    body: BoxBody,
+    _payload: Payload,
+}
+
+impl MessageBody for Holding {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<web::Bytes, Self::Error>>> {
+        Pin::new(&mut self.body).poll_next(cx)
+    }
+}
 
 /// A request body that passed the media-type and size checks. Empty when the
 /// client sent none.
@@ -202,6 +256,7 @@ impl FromRequest for Body {
             .map_or(std::time::Duration::from_secs(10), |t| t.0);
         let json = is_json(req);
         let mut payload = payload.take();
+        let req = req.clone();
         Box::pin(async move {
             if declared.is_some_and(|n| n > limit) {
                 return Err(ApiError::PayloadTooLarge(limit));
@@ -218,9 +273,12 @@ impl FromRequest for Body {
                 }
                 Ok(body)
             };
-            let body = tokio::time::timeout(timeout, read)
-                .await
-                .map_err(|_| ApiError::BodyTimeout(timeout.as_secs().max(1)))??;
+            let Ok(body) = tokio::time::timeout(timeout, read).await else {
+                // Kept alive until the 408 is sent (see `close_stalled`).
+                req.extensions_mut().insert(StalledBody(payload));
+                return Err(ApiError::BodyTimeout(timeout.as_secs().max(1)));
+            };
+            let body = body?;
             // No body is no body, whatever its declared type: clients send
             // a bodiless POST as `text/plain` or a form (`curl -d ''`).
             if body.is_empty() || json {

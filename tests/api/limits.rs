@@ -53,6 +53,33 @@ async fn a_body_that_stops_arriving_gets_408_and_the_connection_is_closed() {
 }
 
 #[tokio::test]
+async fn a_chunked_body_that_stops_arriving_gets_408_and_the_connection_is_closed() {
+    // actix-http drains the rest of a chunked body it was not asked for
+    // before closing: without the fix the socket stayed open for minutes.
+    let app = spawn_app_with(|s| s.body_timeout_secs = 1).await;
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&addr).await.unwrap();
+    let started = Instant::now();
+    stream
+        .write_all(
+            b"POST /v1/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\
+              Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+        )
+        .await
+        .unwrap();
+    let answer = read_until_closed(&mut stream).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"request_timeout\""), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "the connection was held {:?} after the 408",
+        started.elapsed()
+    );
+    let page = app.get_json("/v1/games").await;
+    assert_eq!(page["items"], json!([]));
+}
+
+#[tokio::test]
 async fn event_streams_past_the_cap_get_503_busy_until_one_closes() {
     let app = spawn_app_with(|s| {
         s.max_streams = 2;
