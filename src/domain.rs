@@ -199,34 +199,71 @@ pub enum Ending {
 /// The longest seat name, in characters.
 pub const NAME_MAX_CHARS: usize = 32;
 
-/// A seat's name: 1 to [`NAME_MAX_CHARS`] printable characters.
+/// A seat's name: 1 to [`NAME_MAX_CHARS`] characters, at least one of which
+/// prints, and none that hides or reorders text.
+///
+/// Refused, by their Unicode properties (ICU's data, not a table of our
+/// own): the general categories Other (controls, format characters such
+/// as direction isolates and soft hyphens, surrogates, private use,
+/// unassigned code points and noncharacters) and the line and paragraph
+/// separators; default-ignorable code points (fillers such as U+3164,
+/// variation selectors, the combining grapheme joiner); and a combining
+/// mark with no character before it to sit on.
 ///
 /// # Errors
 /// A message saying what is wrong with it.
 pub fn check_name(name: &str) -> Result<(), String> {
+    use icu_properties::props::{
+        DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    let category = CodePointMapData::<GeneralCategory>::new();
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
+    let space = CodePointSetData::new::<WhiteSpace>();
     let chars = name.chars().count();
-    if chars == 0 || name.trim().is_empty() {
-        return Err("`name` must have at least one visible character".into());
-    }
     if chars > NAME_MAX_CHARS {
         return Err(format!(
             "`name` has {chars} characters; at most {NAME_MAX_CHARS} are allowed"
         ));
     }
-    if let Some(c) = name.chars().find(|c| c.is_control() || is_invisible(*c)) {
-        return Err(format!(
-            "`name` may hold printable characters only, not U+{:04X}",
-            u32::from(c)
-        ));
+    let mut prints = false;
+    let mut after_base = false;
+    for c in name.chars() {
+        let gc = category.get(c);
+        let hidden = GeneralCategoryGroup::Other.contains(gc)
+            || matches!(
+                gc,
+                GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+            )
+            || ignorable.contains(c);
+        if hidden {
+            return Err(format!(
+                "`name` may hold printable characters only, not U+{:04X}",
+                u32::from(c)
+            ));
+        }
+        let blank = space.contains(c) || c == BRAILLE_BLANK;
+        if GeneralCategoryGroup::Mark.contains(gc) {
+            if !after_base {
+                return Err(format!(
+                    "`name` has a combining mark (U+{:04X}) with no character before it",
+                    u32::from(c)
+                ));
+            }
+        } else {
+            after_base = !blank;
+        }
+        prints |= !blank;
+    }
+    if !prints {
+        return Err("`name` must have at least one visible character".into());
     }
     Ok(())
 }
 
-/// Format characters that print nothing (zero-width spaces and joiners,
-/// direction marks and overrides, the byte-order mark).
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
-}
+/// U+2800 BRAILLE PATTERN BLANK: a symbol by category, but it prints
+/// nothing, so a name of it alone looks empty.
+const BRAILLE_BLANK: char = '\u{2800}';
 
 /// What an offer proposes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

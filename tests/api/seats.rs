@@ -7,6 +7,82 @@ use serde_json::{Value, json};
 use crate::helpers::{assert_problem, seat_of, spawn_app};
 
 #[tokio::test]
+async fn names_refuse_invisible_and_direction_changing_characters() {
+    let app = spawn_app().await;
+    // What a hostile probe got through before: isolates and the Arabic
+    // letter mark, fillers, the braille blank, soft hyphen, the combining
+    // grapheme joiner, the Mongolian vowel separator, a tag character, a
+    // variation selector, line and paragraph separators, a noncharacter,
+    // private use, an unassigned code point and a combining mark alone.
+    let hidden = [
+        '\u{2066}',
+        '\u{2067}',
+        '\u{2068}',
+        '\u{2069}',
+        '\u{061C}',
+        '\u{3164}',
+        '\u{FFA0}',
+        '\u{115F}',
+        '\u{1160}',
+        '\u{00AD}',
+        '\u{034F}',
+        '\u{180E}',
+        '\u{E0041}',
+        '\u{FE0F}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{FFFF}',
+        '\u{FDD0}',
+        '\u{E000}',
+        '\u{0378}',
+    ];
+    let mut bad: Vec<String> = hidden.iter().map(|c| format!("Ann{c}")).collect();
+    bad.extend(hidden.iter().map(char::to_string));
+    // Nothing that prints, or a mark with nothing to sit on.
+    bad.extend(
+        [
+            "\u{2800}",
+            "\u{2800} \u{2800}",
+            "\u{3000}",
+            "\u{0301}",
+            "\u{0301}Ann",
+            "Ann \u{0301}",
+        ]
+        .map(str::to_owned),
+    );
+    for name in &bad {
+        let res = app
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "tic_tac_toe", "name": name}),
+            )
+            .await;
+        let body = assert_problem(res, 422, "invalid_option").await;
+        assert!(
+            body["detail"].as_str().unwrap().contains("`name`"),
+            "{body}"
+        );
+    }
+    let page = app.get_json("/v1/games").await;
+    assert_eq!(page["items"], json!([]), "nothing was created");
+    // Names in any script, with combining marks on a letter, still pass.
+    for good in [
+        "Zoe\u{0308}",
+        "مريم",
+        "अनु",
+        "李小龍",
+        "Ann-Marie O'Neil",
+        "Ann \u{2800}✓",
+    ] {
+        let x = app
+            .create(json!({"kind": "tic_tac_toe", "name": good}))
+            .await;
+        assert_eq!(app.game(&x.id).await["seats"]["X"]["name"], good);
+    }
+}
+
+#[tokio::test]
 async fn names_are_shown_in_seats_and_checked() {
     let app = spawn_app().await;
     let x = app
