@@ -168,6 +168,15 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
+/// Why a request failed on the server's side, for its log line: the error
+/// chain, and whether it was a fault (logged at ERROR) or a refusal for
+/// load such as `busy` (at WARN).
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub cause: String,
+    pub fault: bool,
+}
+
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Middleware: gives each request an id (or keeps a sane `X-Request-Id` the
@@ -211,15 +220,32 @@ pub async fn observe(
             .with_label_values(&[&route])
             .observe(elapsed.as_secs_f64());
     }
-    tracing::info!(
-        request_id = %request_id,
-        method = %method,
-        path = %path,
-        route = %route,
-        status,
-        micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-        "request"
-    );
+    let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    // One line per request: a failure's cause goes on it, at ERROR for a
+    // fault and WARN for a refusal for load, never on a line of its own.
+    let failure = res.response().extensions().get::<Failure>().cloned();
+    macro_rules! line {
+        ($level:ident $(, $field:ident = $value:expr)?) => {
+            tracing::$level!(
+                request_id = %request_id,
+                method = %method,
+                path = %path,
+                route = %route,
+                status,
+                micros,
+                $($field = %$value,)?
+                "request"
+            )
+        };
+    }
+    match failure {
+        None => line!(info),
+        Some(Failure { cause, fault: true }) => line!(error, error = cause),
+        Some(Failure {
+            cause,
+            fault: false,
+        }) => line!(warn, error = cause),
+    }
     Ok(res)
 }
 

@@ -131,6 +131,11 @@ impl Drop for Running {
 /// Starts the binary at its default log level on `database_url` (a fresh
 /// SQLite file when `None`).
 async fn spawn(database_url: Option<&str>) -> Running {
+    spawn_with(database_url, &[]).await
+}
+
+/// As [`spawn`], with more settings in the environment.
+async fn spawn_with(database_url: Option<&str>, env: &[(&str, &str)]) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -146,6 +151,7 @@ async fn spawn(database_url: Option<&str>) -> Running {
         .env("DATABASE_URL", url)
         .env_remove("TABULA_LOG")
         .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(std::process::Stdio::inherit())
         .spawn()
@@ -300,4 +306,55 @@ async fn odd_methods_and_paths_do_not_grow_the_metrics() {
     }
     let after = request_series(&client, &service.base).await;
     assert_eq!(before, after, "300 odd methods made new series");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_for_load_is_one_line_at_warn_with_its_cause() {
+    let service = spawn_with(None, &[("TABULA_MAX_STREAMS", "1")]).await;
+    let client = reqwest::Client::new();
+    let created: serde_json::Value = client
+        .post(format!("{}/v1/games", service.base))
+        .json(&serde_json::json!({"kind": "tic_tac_toe"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let path = format!(
+        "{}/v1/games/{}/events",
+        service.base,
+        created["game"]["id"].as_str().unwrap()
+    );
+    let held = client.get(&path).send().await.unwrap();
+    assert_eq!(held.status(), 200);
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let refused = client.get(&path).send().await.unwrap();
+        assert_eq!(refused.status(), 503);
+        ids.push(
+            refused.headers()["x-request-id"]
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = std::fs::read_to_string(&service.log).unwrap();
+    assert!(
+        !log.contains("ERROR"),
+        "a refusal for load logged an error:\n{log}"
+    );
+    for id in &ids {
+        let lines: Vec<&str> = log.lines().filter(|l| l.contains(id.as_str())).collect();
+        assert_eq!(lines.len(), 1, "request {id}: {lines:?}");
+        assert!(lines[0].contains("WARN"), "{}", lines[0]);
+        assert!(lines[0].contains("status=503"), "{}", lines[0]);
+        assert!(
+            lines[0].contains("event streams"),
+            "the cause: {}",
+            lines[0]
+        );
+    }
+    drop(held);
 }

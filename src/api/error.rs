@@ -14,6 +14,7 @@ use crate::domain::GameRecord;
 use crate::rules::Refusal;
 use crate::rules::notation::Problem as LineProblem;
 use crate::service::ServiceError;
+use crate::telemetry::Failure;
 
 /// The stable error code of a problem: branch on it, not on `title` or `detail`.
 ///
@@ -344,9 +345,6 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let status = self.status_code();
-        if status.is_server_error() {
-            tracing::error!(error = %error_chain(self), "request failed");
-        }
         let mut res = HttpResponse::build(status);
         res.insert_header((
             header::CONTENT_TYPE,
@@ -374,6 +372,16 @@ impl ResponseError for ApiError {
             res.insert_header((header::ETAG, wire::etag(game.version)));
         }
         // The content type is set above; `json` answers 500 if this fails.
-        res.json(self.problem())
+        let mut res = res.json(self.problem());
+        if status.is_server_error() {
+            // Logged on the request's one line (`telemetry::observe`), at a
+            // level that says whether it was a fault or a refusal for load.
+            let fault = !matches!(self, ApiError::Service(ServiceError::Busy(_)));
+            res.extensions_mut().insert(Failure {
+                cause: error_chain(self),
+                fault,
+            });
+        }
+        res
     }
 }
