@@ -23,6 +23,21 @@ fn parse_expiry(age: &str) -> Result<ExpireAfter, String> {
     age.parse()
 }
 
+/// A wait of at least a second: a duration (`90s`, `2m`) or seconds.
+fn parse_wait(wait: &str) -> Result<Duration, String> {
+    let wait = wait.trim();
+    let parsed = match wait.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(wait).map_err(|e| {
+            format!("`{wait}` is not a duration ({e}): use e.g. 30s, 2m or seconds")
+        })?,
+    };
+    if parsed < Duration::from_secs(1) {
+        return Err(format!("`{wait}` is shorter than a second"));
+    }
+    Ok(parsed)
+}
+
 /// How long a game may stand in some state before it expires (is deleted);
 /// or never (`0`).
 ///
@@ -101,6 +116,7 @@ mod default {
     pub const EXPIRE_WAITING: &str = "24h";
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
+    pub const MATCH_WAIT: &str = "60s";
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }
@@ -202,6 +218,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_EXPIRE_IDLE", default_value = default::EXPIRE_IDLE, value_parser = parse_expiry)]
     pub expire_idle: ExpireAfter,
 
+    /// How long a game waits for quick match to find it an opponent: games waiting longer without a change are passed over (their people have likely gone). A duration (`30s`, `2m`) or seconds.
+    #[arg(long, env = "TABULA_MATCH_WAIT", default_value = default::MATCH_WAIT, value_parser = parse_wait)]
+    pub match_wait: Duration,
+
     /// How often the expiry sweeper looks for expired games. Not a flag:
     /// tests shorten it (with a manual clock) or lengthen it (to run the
     /// sweeper's steps by hand).
@@ -250,6 +270,7 @@ impl Settings {
             expire_waiting: default_expiry(default::EXPIRE_WAITING),
             expire_finished: default_expiry(default::EXPIRE_FINISHED),
             expire_idle: default_expiry(default::EXPIRE_IDLE),
+            match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
             expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),

@@ -22,6 +22,7 @@ mod bots;
 mod expiry;
 mod history;
 mod matches;
+pub use matches::{MatchRequest, Matched, RenderGrant};
 mod notation;
 mod offers;
 mod writes;
@@ -272,7 +273,13 @@ pub struct Service {
     clock: Clock,
     /// The ages after which games expire (see `expiry.rs`).
     expiry: Expiry,
+    /// How long a game waits for quick match to find it an opponent; older
+    /// ones are passed over (their people have likely gone).
+    match_wait: Duration,
 }
+
+/// How long a game waits for quick match by default (`--match-wait`).
+pub const DEFAULT_MATCH_WAIT: Duration = Duration::from_mins(1);
 
 /// Client searches that may wait per search slot before `Busy`.
 pub const QUEUE_PER_SLOT: usize = 8;
@@ -296,7 +303,15 @@ impl Service {
             queued: Arc::default(),
             clock,
             expiry: Expiry::default(),
+            match_wait: DEFAULT_MATCH_WAIT,
         }
+    }
+
+    /// Sets how long a game waits for quick match to find it an opponent.
+    #[must_use]
+    pub fn with_match_wait(mut self, wait: Duration) -> Service {
+        self.match_wait = wait;
+        self
     }
 
     /// The service's time source.

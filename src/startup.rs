@@ -74,7 +74,8 @@ impl Application {
             settings.max_searches(),
             settings.clock.clone(),
         )
-        .with_expiry(Expiry::of(settings));
+        .with_expiry(Expiry::of(settings))
+        .with_match_wait(settings.match_wait);
         service.spawn_expiry(settings.expire_sweep);
         let state = web::Data::new(AppState {
             service: service.clone(),

@@ -549,14 +549,18 @@ async fn unchanged_games_are_chosen_by_status_and_age_oldest_first_without_delet
     assert!(chosen.is_empty());
 }
 
+/// Quick match's candidates of any age.
+const ANY_AGE: chrono::DateTime<chrono::Utc> = chrono::DateTime::UNIX_EPOCH;
+
 /// Quick match's choice inside one job, as the service's match job makes it.
 fn choose(key: &'static str) -> JobFn<Option<Uuid>, StoreError> {
     Box::new(move |tx| {
         Box::pin(async move {
-            Ok(match tx.oldest_waiting(key).await? {
+            Ok(match tx.oldest_waiting(key, ANY_AGE, None).await? {
                 Waiting::Game(game) => Some(game.id),
                 Waiting::Nothing => None,
                 Waiting::Busy => panic!("busy on SQLite"),
+                Waiting::Own(_) => panic!("no caller's own game without its token"),
             })
         })
     })
@@ -583,7 +587,7 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                 // The committed games, oldest first, then this batch's own.
                 let mut seen = Vec::new();
                 for _ in 0..3 {
-                    let Waiting::Game(mut game) = tx.oldest_waiting("connect_four").await? else {
+                    let Waiting::Game(mut game) = tx.oldest_waiting("connect_four", ANY_AGE, None).await? else {
                         seen.push(None);
                         break;
                     };
@@ -600,11 +604,11 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                     }
                 }
                 assert!(matches!(
-                    tx.oldest_waiting("connect_four").await?,
+                    tx.oldest_waiting("connect_four", ANY_AGE, None).await?,
                     Waiting::Nothing
                 ));
                 assert!(matches!(
-                    tx.oldest_waiting("tic_tac_toe").await?,
+                    tx.oldest_waiting("tic_tac_toe", ANY_AGE, None).await?,
                     Waiting::Nothing
                 ));
                 Ok(seen)
@@ -659,10 +663,11 @@ async fn choice(store: &Store, key: &'static str) -> Result<Option<Uuid>, &'stat
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    Ok(match tx.oldest_waiting(key).await? {
+                    Ok(match tx.oldest_waiting(key, ANY_AGE, None).await? {
                         Waiting::Game(game) => Ok(Some(game.id)),
                         Waiting::Nothing => Ok(None),
                         Waiting::Busy => Err("busy"),
+                        Waiting::Own(_) => Err("own"),
                     })
                 })
             }),
@@ -719,7 +724,7 @@ async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding()
     let (release, task) = held_open(&a, None, move |tx| {
         Box::pin(async move {
             assert!(matches!(
-                tx.oldest_waiting("connect_four").await?,
+                tx.oldest_waiting("connect_four", ANY_AGE, None).await?,
                 Waiting::Nothing
             ));
             tx.insert_game(&created).await

@@ -5,13 +5,15 @@ use actix_web::{HttpResponse, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Body, NoQuery};
+use super::extract::{Bearer, Body, IdempotencyKey, NoQuery};
 use super::reply;
 use super::responses::{
     BadRequest, Internal, InvalidMatch, MatchUnavailable, PayloadTooLarge, RequestTimeout,
     UnsupportedMediaType,
 };
-use super::wire::{ETag, QuickMatch, SeatGrant};
+use super::wire::{ETag, QuickMatch, Replayed, SeatGrant};
+use crate::domain::StoredResponse;
+use crate::service::{MatchRequest, Matched, SeatTaken, ServiceError};
 
 /// Quick match: a seat in a game of this kind and options, with another person.
 ///
@@ -26,9 +28,20 @@ use super::wire::{ETag, QuickMatch, SeatGrant};
 ///
 /// Concurrent callers never get the same seat, and no caller creates a game
 /// while another waits under the same terms: at most one game created by
-/// quick match waits per kind and options.
+/// quick match waits per kind and options. A game that has waited longer
+/// than the match wait (`--match-wait`, default 60 s) without a change is
+/// passed over: its people have likely gone (ask again to wait anew).
+///
+/// A caller is never matched with itself: with the token of a seat in the
+/// game it would be given (`Authorization: Bearer`), that same game and seat
+/// come back, nothing written. A retry with the same `Idempotency-Key` (and
+/// the same body and token) returns the first answer, token included, with
+/// `Idempotent-Replayed: true`; the key with another request is refused with
+/// 422 `idempotency_key_reused`.
 #[utoipa::path(
     tag = "matches",
+    params(IdempotencyKey),
+    security((), ("bearer" = [])),
     request_body(content = QuickMatch, content_type = "application/json",
         examples(
             ("connect_four" = (summary = "Connect Four, with a name", value = json!({"kind": "connect_four", "name": "Bob"}))),
@@ -36,7 +49,10 @@ use super::wire::{ETag, QuickMatch, SeatGrant};
         )),
     responses(
         (status = 200, description = "Seated: the game, the caller's seat and its token (keep it: it is shown only here). In a game that was waiting (`status` `in_progress`), or in a new one that waits for an opponent (`status` `waiting`)", body = SeatGrant,
-            headers(("ETag" = ETag, description = "The game's version, quoted")),
+            headers(
+                ("ETag" = ETag, description = "The game's version, quoted"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            ),
             examples(
                 ("joined" = (summary = "A game was waiting: the caller takes its open seat, O", value = json!(super::examples::join_grant()))),
                 ("waiting" = (summary = "No game was waiting: a new one, the caller in seat X, waiting for an opponent", value = json!(super::examples::seat_grant()))),
@@ -54,13 +70,33 @@ use super::wire::{ETag, QuickMatch, SeatGrant};
 pub async fn quick_match(
     state: web::Data<AppState>,
     _: NoQuery,
+    bearer: Bearer,
+    key: IdempotencyKey,
     body: Body,
 ) -> Result<HttpResponse, ApiError> {
     let request: QuickMatch = body.json()?;
     let (setup, name) = request.into_parts()?;
-    let taken = state.service.quick_match(setup, name).await?;
-    Ok(reply::with_etag(
-        HttpResponse::Ok().json(SeatGrant::from(&taken)),
-        taken.game.version,
-    ))
+    let request = MatchRequest {
+        name,
+        token: bearer.0,
+        idempotency_key: key.key,
+    };
+    match state.service.quick_match(setup, request, grant).await? {
+        Matched::Seated(taken) => Ok(reply::with_etag(
+            HttpResponse::Ok().json(SeatGrant::from(taken.as_ref())),
+            taken.game.version,
+        )),
+        Matched::Replayed(stored) => Ok(reply::replayed(stored)),
+    }
+}
+
+/// The answer to a quick match as stored for its `Idempotency-Key`.
+fn grant(taken: &SeatTaken) -> Result<StoredResponse, ServiceError> {
+    let body = serde_json::to_string(&SeatGrant::from(taken))
+        .map_err(|e| ServiceError::Internal(format!("rendering a quick match: {e}")))?;
+    Ok(StoredResponse {
+        status: 200,
+        body,
+        version: taken.game.version,
+    })
 }

@@ -39,13 +39,16 @@ pub(super) fn played(result: MoveResult) -> HttpResponse {
             HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
             played.game.version,
         ),
-        MoveResult::Replayed(stored) => {
-            let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::CREATED);
-            HttpResponse::build(status)
-                .insert_header(("Idempotent-Replayed", "true"))
-                .insert_header((header::ETAG, wire::etag(stored.version)))
-                .content_type("application/json")
-                .body(stored.body)
-        }
+        MoveResult::Replayed(stored) => replayed(stored),
     }
+}
+
+/// A stored first answer, marked `Idempotent-Replayed`, with the `ETag` it had.
+pub(super) fn replayed(stored: StoredResponse) -> HttpResponse {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::CREATED);
+    HttpResponse::build(status)
+        .insert_header(("Idempotent-Replayed", "true"))
+        .insert_header((header::ETAG, wire::etag(stored.version)))
+        .content_type("application/json")
+        .body(stored.body)
 }

@@ -178,8 +178,10 @@ problem_responses! {
     /// (`hotseat` with a bot), or the bot level is not available for this kind.
     InvalidOption: [InvalidOption];
     /// `invalid_option`: an option is out of range or not of this kind, or `name` is
-    /// not 1 to 32 printable characters.
-    InvalidMatch: [InvalidOption];
+    /// not 1 to 32 printable characters. Or `idempotency_key_reused`: the
+    /// `Idempotency-Key` was first sent with another request (another body or
+    /// token); nothing was changed. Send a new key with a new request.
+    InvalidMatch: [InvalidOption, IdempotencyKeyReused];
     /// `storage_unavailable`: the database cannot take writes now; or `busy`: other
     /// servers kept matching the same kind and options for two seconds. Nothing was
     /// changed; retry after `Retry-After` seconds.

@@ -20,9 +20,11 @@ use uuid::Uuid;
 
 use super::writes::new_token;
 use super::{Result, SeatTaken, Service, ServiceError, event, save};
-use crate::domain::{EventType, GameRecord, Seat, TokenHash, check_name, match_key};
+use crate::domain::{
+    EventType, GameRecord, RequestHash, Seat, StoredResponse, TokenHash, check_name, match_key,
+};
 use crate::rules::{AnyGame, Player, Setup};
-use crate::store::Waiting;
+use crate::store::{MATCH_KEY_PREFIX, Waiting};
 
 /// How long a match that keeps finding another instance deciding under its
 /// key is tried again (every few milliseconds) before it answers `Busy`.
@@ -32,39 +34,122 @@ const PATIENCE: Duration = Duration::from_secs(2);
 enum Attempt {
     /// Seated: in a waiting game (`true`), or in a new one (`false`).
     Seated(Box<GameRecord>, Player, bool),
+    /// The caller's own game still waits: it is theirs again.
+    Own(Box<GameRecord>, Player),
+    /// A retry with the same `Idempotency-Key`: its first answer.
+    Replayed(StoredResponse),
     /// Another instance was deciding: nothing was written.
     Busy,
 }
 
+/// The answer to a quick match.
+#[derive(Debug)]
+pub enum Matched {
+    /// Seated now (or, for a caller whose own game still waits, in it again).
+    Seated(Box<SeatTaken>),
+    /// The stored first answer to a request with the same `Idempotency-Key`.
+    Replayed(StoredResponse),
+}
+
+/// Renders the answer to a quick match, for its idempotency record.
+pub type RenderGrant = fn(&SeatTaken) -> Result<StoredResponse>;
+
+/// Who asks for a quick match, and how to answer a retry.
+#[derive(Clone, Debug, Default)]
+pub struct MatchRequest {
+    /// The caller's name in the game.
+    pub name: Option<String>,
+    /// A seat token the caller sent: a game of theirs that still waits is
+    /// never matched with them, it is given back.
+    pub token: Option<String>,
+    /// `Idempotency-Key`: a retry gets the first answer.
+    pub idempotency_key: Option<String>,
+}
+
+/// The operation of a quick match, in its request's hash.
+const MATCH: &str = "match";
+
 impl Service {
     /// Seats the caller, under `name` if given, in the oldest public game
     /// waiting for an opponent of `setup`'s kind and options (the open seat,
-    /// whichever it is), or else in a new game of those terms (seat X) that
-    /// waits for the next caller.
+    /// whichever it is) that changed within the match wait, or else in a new
+    /// game of those terms (seat X) that waits for the next caller. A caller
+    /// whose token holds a seat of the game found gets that game back, never
+    /// itself as an opponent; a retry with the same `Idempotency-Key` gets
+    /// the first answer (the token in it is derived from the key and a
+    /// stored salt, so the store never holds the token itself).
     ///
     /// # Errors
-    /// `InvalidOption` (the name), `Busy` when other instances kept deciding
-    /// under these terms for [`PATIENCE`], store errors.
+    /// `InvalidOption` (the name), `IdempotencyKeyReused`, `Busy` when other
+    /// instances kept deciding under these terms for [`PATIENCE`], store
+    /// errors.
     #[tracing::instrument(name = "quick_match", skip_all, fields(game = tracing::field::Empty, joined = tracing::field::Empty))]
-    pub async fn quick_match(&self, setup: Setup, name: Option<String>) -> Result<SeatTaken> {
+    pub async fn quick_match(
+        &self,
+        setup: Setup,
+        request: MatchRequest,
+        render: RenderGrant,
+    ) -> Result<Matched> {
+        let MatchRequest {
+            name,
+            token: caller,
+            idempotency_key,
+        } = request;
         if let Some(name) = &name {
             check_name(name).map_err(ServiceError::InvalidOption)?;
         }
         let key = match_key(setup);
-        let token = new_token();
+        let caller_hash = caller.as_deref().map(TokenHash::of);
+        let request = RequestHash::of(
+            MATCH,
+            &serde_json::json!([key, name]).to_string(),
+            &TokenHash::of(caller.as_deref().unwrap_or("")),
+        );
+        // A keyed request's token is derived from its key and a salt kept
+        // in its record, so that a retry can be answered in full.
+        let (token, keyed) = match &idempotency_key {
+            None => (new_token(), None),
+            Some(k) => {
+                let salt = new_token();
+                (
+                    keyed_token(&salt, k),
+                    Some((format!("{MATCH_KEY_PREFIX}{k}"), salt)),
+                )
+            }
+        };
         let hash = TokenHash::of(&token);
         let deadline = tokio::time::Instant::now() + PATIENCE;
         while tokio::time::Instant::now() < deadline {
             let clock = self.clock.clone();
-            let (key, name) = (key.clone(), name.clone());
+            let since =
+                clock.now() - chrono::Duration::from_std(self.match_wait).unwrap_or_default();
+            let (key, name, keyed) = (key.clone(), name.clone(), keyed.clone());
+            let job_token = token.clone();
             let attempt = self
                 .write(
                     None,
                     Box::new(move |tx| {
                         Box::pin(async move {
                             let now = clock.now();
-                            match tx.oldest_waiting(&key).await? {
-                                Waiting::Busy => Ok(Attempt::Busy),
+                            if let Some((stored_key, _)) = &keyed
+                                && let Some((_, record)) = tx.match_idempotent(stored_key).await?
+                            {
+                                if !record.answers(&request) {
+                                    return Err(ServiceError::IdempotencyKeyReused);
+                                }
+                                return Ok(Attempt::Replayed(record.response));
+                            }
+                            let (game, seat, joined) = match tx
+                                .oldest_waiting(&key, since, caller_hash.as_ref())
+                                .await?
+                            {
+                                Waiting::Busy => return Ok(Attempt::Busy),
+                                Waiting::Own(game) => {
+                                    let seat = caller_hash
+                                        .and_then(|h| game.seat_of(&h))
+                                        .ok_or(ServiceError::NoOpenSeat)?;
+                                    return Ok(Attempt::Own(game, seat));
+                                }
                                 Waiting::Game(game) => {
                                     let mut game = *game;
                                     let seat = Player::BOTH
@@ -77,16 +162,27 @@ impl Service {
                                     save(tx, &mut game, now).await?;
                                     tx.insert_event(game.id, &event(&game, EventType::Join(seat)))
                                         .await?;
-                                    Ok(Attempt::Seated(Box::new(game), seat, true))
+                                    (game, seat, true)
                                 }
                                 Waiting::Nothing => {
                                     let game = new_waiting_game(setup, hash, name, now);
                                     tx.insert_game(&game).await?;
                                     tx.insert_event(game.id, &event(&game, EventType::Create))
                                         .await?;
-                                    Ok(Attempt::Seated(Box::new(game), Player::X, false))
+                                    (game, Player::X, false)
                                 }
+                            };
+                            if let Some((stored_key, salt)) = keyed {
+                                let taken = SeatTaken {
+                                    game: game.clone(),
+                                    seat,
+                                    token: job_token.clone(),
+                                    invite: None,
+                                };
+                                let answer = salted(render(&taken)?, &job_token, &salt)?;
+                                tx.remember(game.id, &stored_key, &request, &answer).await?;
                             }
+                            Ok(Attempt::Seated(Box::new(game), seat, joined))
                         })
                     }),
                 )
@@ -97,12 +193,24 @@ impl Service {
                     span.record("game", tracing::field::display(game.id));
                     span.record("joined", joined);
                     self.publish(game.id);
-                    return Ok(SeatTaken {
+                    return Ok(Matched::Seated(Box::new(SeatTaken {
                         game: *game,
                         seat,
                         token,
                         invite: None,
-                    });
+                    })));
+                }
+                Attempt::Own(game, seat) => {
+                    return Ok(Matched::Seated(Box::new(SeatTaken {
+                        game: *game,
+                        seat,
+                        token: caller.unwrap_or_default(),
+                        invite: None,
+                    })));
+                }
+                Attempt::Replayed(stored) => {
+                    let key = idempotency_key.as_deref().unwrap_or_default();
+                    return Ok(Matched::Replayed(unsalted(stored, key)?));
                 }
                 Attempt::Busy => {
                     let pause = rand::rng().random_range(2..=12);
@@ -114,6 +222,45 @@ impl Service {
             "quick match is busy for these terms: other servers kept matching them; retry",
         ))
     }
+}
+
+/// The token of a keyed quick match: derived from the client's key and a
+/// random salt, so the stored answer holds the salt, not the token.
+fn keyed_token(salt: &str, key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for part in ["tabula quick match token", salt, key] {
+        hash.update(part.len().to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    hex::encode(hash.finalize())
+}
+
+/// The answer as stored: its `token` replaced by `salt:<salt>`.
+fn salted(mut answer: StoredResponse, token: &str, salt: &str) -> Result<StoredResponse> {
+    let mut body: serde_json::Value = serde_json::from_str(&answer.body)
+        .map_err(|e| ServiceError::Internal(format!("a quick match's answer: {e}")))?;
+    if body["token"] != token {
+        return Err(ServiceError::Internal(
+            "a quick match's answer has no token".into(),
+        ));
+    }
+    body["token"] = format!("salt:{salt}").into();
+    answer.body = body.to_string();
+    Ok(answer)
+}
+
+/// A stored answer with its token derived again from its salt and `key`.
+fn unsalted(mut answer: StoredResponse, key: &str) -> Result<StoredResponse> {
+    let mut body: serde_json::Value = serde_json::from_str(&answer.body)
+        .map_err(|e| ServiceError::Internal(format!("a stored quick match: {e}")))?;
+    let salt = body["token"]
+        .as_str()
+        .and_then(|t| t.strip_prefix("salt:"))
+        .ok_or_else(|| ServiceError::Internal("a stored quick match has no salt".into()))?;
+    body["token"] = keyed_token(salt, key).into();
+    answer.body = body.to_string();
+    Ok(answer)
 }
 
 /// A public game of `setup` between two people, the caller in seat X (its

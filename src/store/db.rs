@@ -18,13 +18,14 @@ mod pending;
 mod pg_batch;
 mod postgres;
 mod rows;
+pub use rows::MATCH_KEY_PREFIX;
 mod sqlite;
 
 use super::StoreError;
 use super::writer::{Job, JobFn, TypedJob};
 use crate::domain::{
     EventRecord, GameRecord, GameStatus, IdempotentRecord, ListFilter, MoveRecord, RequestHash,
-    StoredResponse,
+    StoredResponse, TokenHash,
 };
 use crate::rules::GameKind;
 use batch::Batch;
@@ -412,9 +413,21 @@ pub enum Waiting {
     Game(Box<GameRecord>),
     /// No game waits under the key: the caller may create one.
     Nothing,
+    /// The oldest game waiting under the key is the caller's own (it holds
+    /// a seat of it): a caller is never matched with itself.
+    Own(Box<GameRecord>),
     /// PostgreSQL only: another instance is matching under the key, or
     /// holds a waiting game of it; nothing was decided. Retry shortly.
     Busy,
+}
+
+/// A waiting game found for quick match: the caller's own, or another's.
+fn own_or_other(game: GameRecord, own: Option<&TokenHash>) -> Waiting {
+    if own.is_some_and(|token| game.seat_of(token).is_some()) {
+        Waiting::Own(Box::new(game))
+    } else {
+        Waiting::Game(Box::new(game))
+    }
 }
 
 /// Candidates read at a time.
@@ -536,7 +549,13 @@ impl WriteTx {
     ///
     /// # Errors
     /// Database errors, or a row that does not decode.
-    pub async fn oldest_waiting(&mut self, key: &str) -> Result<Waiting, StoreError> {
+    pub async fn oldest_waiting(
+        &mut self,
+        key: &str,
+        since: DateTime<Utc>,
+        own: Option<&TokenHash>,
+    ) -> Result<Waiting, StoreError> {
+        let since_text = ts(since);
         if let Conn::Postgres(batch) = &mut self.conn
             && !batch.try_lock_key(key).await?
         {
@@ -547,8 +566,10 @@ impl WriteTx {
         let mut after = 0;
         loop {
             let page = match &mut self.conn {
-                Conn::Sqlite(batch) => batch.waiting(key, after, WAITING_PAGE).await?,
-                Conn::Postgres(batch) => batch.waiting(key, after, WAITING_PAGE).await?,
+                Conn::Sqlite(batch) => batch.waiting(key, after, WAITING_PAGE, &since_text).await?,
+                Conn::Postgres(batch) => {
+                    batch.waiting(key, after, WAITING_PAGE, &since_text).await?
+                }
             };
             let full = page.len() >= usize::try_from(WAITING_PAGE).unwrap_or(usize::MAX);
             for (seq, id) in page {
@@ -564,22 +585,48 @@ impl WriteTx {
                         game
                     }
                 };
-                if let Some(game) = game.filter(|g| pending::waits_under(g, key)) {
-                    return Ok(Waiting::Game(Box::new(game)));
+                if let Some(game) =
+                    game.filter(|g| pending::waits_under(g, key) && g.updated_at >= since)
+                {
+                    return Ok(own_or_other(game, own));
                 }
             }
             if !full {
                 break;
             }
         }
-        if let Some(game) = self.conn.pending().waiting(key, &listed) {
-            return Ok(Waiting::Game(Box::new(game)));
+        if let Some(game) = self.conn.pending().waiting(key, since, &listed) {
+            return Ok(own_or_other(game, own));
         }
         Ok(if locked_elsewhere {
             Waiting::Busy
         } else {
             Waiting::Nothing
         })
+    }
+
+    /// The record of a quick match's idempotency key (stored with
+    /// [`MATCH_KEY_PREFIX`]), in whichever game it was written.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn match_idempotent(
+        &mut self,
+        key: &str,
+    ) -> Result<Option<(Uuid, IdempotentRecord)>, StoreError> {
+        let row = match self.conn.pending().remembered_anywhere(key) {
+            Some(row) => Some(row),
+            None => match &mut self.conn {
+                Conn::Sqlite(batch) => batch.match_idempotent(key).await?,
+                Conn::Postgres(batch) => batch.match_idempotent(key).await?,
+            },
+        };
+        row.map(|row| {
+            let id = Uuid::parse_str(&row.game_id)
+                .map_err(|e| StoreError::Corrupt(format!("id {:?}: {e}", row.game_id)))?;
+            Ok((id, row.into_record()?))
+        })
+        .transpose()
     }
 
     /// Inserts a new game.

@@ -331,3 +331,109 @@ async fn thirty_two_concurrent_callers_through_two_instances_are_paired_once() {
         check_pairs(&a, &bodies, &answers).await;
     }
 }
+
+/// A quick match with headers: the answer's status, `Idempotent-Replayed`
+/// and body.
+async fn match_with(
+    app: &TestApp,
+    token: Option<&str>,
+    key: Option<&str>,
+    body: &Value,
+) -> (u16, bool, Value) {
+    let mut req = app.request(Method::POST, "/v1/matches").json(body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    if let Some(k) = key {
+        req = req.header("Idempotency-Key", k);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let replayed = res.headers().get("idempotent-replayed").is_some();
+    (status, replayed, res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn games_waiting_longer_than_the_match_wait_are_passed_over() {
+    let clock = tabula::clock::Clock::manual(chrono::Utc::now());
+    let app = crate::helpers::spawn_app_with(|s| {
+        s.clock = clock.clone();
+        s.match_wait = std::time::Duration::from_mins(1);
+    })
+    .await;
+    let stale = matched(&app, json!({"kind": "tic_tac_toe"})).await;
+    clock.advance(std::time::Duration::from_secs(61));
+    // Two people asking now meet each other, not the abandoned game.
+    let ann = matched(&app, json!({"kind": "tic_tac_toe", "name": "Ann"})).await;
+    let bob = matched(&app, json!({"kind": "tic_tac_toe", "name": "Bob"})).await;
+    assert_ne!(ann["game"]["id"], stale["game"]["id"]);
+    assert_eq!(ann["game"]["id"], bob["game"]["id"], "{ann} {bob}");
+    assert_eq!(bob["game"]["status"], "in_progress");
+    assert_eq!(
+        app.game(stale["game"]["id"].as_str().unwrap()).await["status"],
+        "waiting"
+    );
+    // Within the wait, a waiting game is still found.
+    let carol = matched(&app, json!({"kind": "tic_tac_toe"})).await;
+    clock.advance(std::time::Duration::from_secs(59));
+    let dan = matched(&app, json!({"kind": "tic_tac_toe"})).await;
+    assert_eq!(carol["game"]["id"], dan["game"]["id"]);
+}
+
+#[tokio::test]
+async fn a_caller_is_never_matched_with_their_own_waiting_game() {
+    let app = spawn_app().await;
+    let body = json!({"kind": "connect_four", "name": "Ann"});
+    let first = matched(&app, body.clone()).await;
+    let token = first["token"].as_str().unwrap();
+    // Asking again with the seat's token gives the same game back.
+    let (status, _, again) = match_with(&app, Some(token), None, &body).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["game"]["id"], first["game"]["id"]);
+    assert_eq!(again["seat"], "X");
+    assert_eq!(again["token"], token);
+    assert_eq!(again["game"]["status"], "waiting");
+    assert_eq!(again["game"]["version"], 1, "nothing written");
+    // Someone else takes the open seat.
+    let bob = matched(&app, json!({"kind": "connect_four"})).await;
+    assert_eq!(bob["game"]["id"], first["game"]["id"]);
+    assert_eq!(bob["seat"], "O");
+}
+
+#[tokio::test]
+async fn a_retried_quick_match_with_its_idempotency_key_gets_the_first_answer() {
+    let app = spawn_app().await;
+    let body = json!({"kind": "gomoku", "name": "Ann"});
+    let (status, replayed, first) = match_with(&app, None, Some("k-1"), &body).await;
+    assert_eq!((status, replayed), (200, false), "{first}");
+    let (status, replayed, retry) = match_with(&app, None, Some("k-1"), &body).await;
+    assert_eq!((status, replayed), (200, true), "{retry}");
+    assert_eq!(retry, first, "the same seat, game and token");
+    assert_eq!(
+        all_games(&app).await.len(),
+        1,
+        "one entry, not a game against itself"
+    );
+    // The token works.
+    let x = seat_of(&retry);
+    assert_eq!(app.game(&x.id).await["seats"]["X"]["name"], "Ann");
+    // The same key with another body: refused, nothing changed.
+    let (status, _, problem) = match_with(
+        &app,
+        None,
+        Some("k-1"),
+        &json!({"kind": "gomoku", "name": "Eve"}),
+    )
+    .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["code"], "idempotency_key_reused");
+    // Another caller with another key takes the open seat; a retry of the
+    // first still answers as it did.
+    let (_, _, bob) = match_with(&app, None, Some("k-2"), &json!({"kind": "gomoku"})).await;
+    assert_eq!(bob["game"]["id"], first["game"]["id"]);
+    assert_eq!(bob["seat"], "O");
+    let (_, replayed, late) = match_with(&app, None, Some("k-1"), &body).await;
+    assert!(replayed);
+    assert_eq!(late["token"], first["token"]);
+    assert_eq!(all_games(&app).await.len(), 1);
+}

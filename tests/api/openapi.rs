@@ -171,7 +171,8 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
         .filter(|(_, _, op)| op["security"] == bearer)
         .map(|(_, _, op)| op["operationId"].as_str().unwrap().to_owned())
         .collect();
-    // The analysis needs the token only while the round is in progress.
+    // The analysis needs the token only while the round is in progress;
+    // quick match takes one to give a caller's own waiting game back.
     let optional: Vec<String> = operations(&doc)
         .into_iter()
         .filter(|(_, _, op)| op["security"] != bearer && op["security"] != serde_json::json!([]))
@@ -180,7 +181,7 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
             op["operationId"].as_str().unwrap().to_owned()
         })
         .collect();
-    assert_eq!(optional, ["get_analysis"]);
+    assert_eq!(optional, ["quick_match", "get_analysis"]);
     secured.sort();
     assert_eq!(
         secured,
@@ -247,5 +248,5 @@ fn the_operations_that_take_an_idempotency_key_document_its_reuse() {
         keyed.push(op["operationId"].as_str().unwrap().to_owned());
     }
     keyed.sort();
-    assert_eq!(keyed, ["play_bot_move", "play_move"]);
+    assert_eq!(keyed, ["play_bot_move", "play_move", "quick_match"]);
 }

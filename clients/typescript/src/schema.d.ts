@@ -132,7 +132,16 @@ export interface paths {
          *
          *     Concurrent callers never get the same seat, and no caller creates a game
          *     while another waits under the same terms: at most one game created by
-         *     quick match waits per kind and options.
+         *     quick match waits per kind and options. A game that has waited longer
+         *     than the match wait (`--match-wait`, default 60 s) without a change is
+         *     passed over: its people have likely gone (ask again to wait anew).
+         *
+         *     A caller is never matched with itself: with the token of a seat in the
+         *     game it would be given (`Authorization: Bearer`), that same game and seat
+         *     come back, nothing written. A retry with the same `Idempotency-Key` (and
+         *     the same body and token) returns the first answer, token included, with
+         *     `Idempotent-Replayed: true`; the key with another request is refused with
+         *     422 `idempotency_key_reused`.
          */
         post: operations["quick_match"];
         delete?: never;
@@ -2057,7 +2066,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. */
+        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body or token); nothing was changed. Send a new key with a new request. */
         InvalidMatch: {
             headers: {
                 [name: string]: unknown;
@@ -2065,7 +2074,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option";
+                    code: "invalid_option" | "idempotency_key_reused";
                 };
             };
         };
@@ -2603,7 +2612,10 @@ export interface operations {
     quick_match: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2618,6 +2630,8 @@ export interface operations {
                 headers: {
                     /** @description The game's version, quoted */
                     ETag: components["schemas"]["ETag"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -40,8 +40,8 @@ use uuid::Uuid;
 use super::StoreError;
 use super::pending::{Pending, json_array};
 use super::rows::{
-    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MOVE_COLUMNS, MoveRow,
-    ROUND_MOVES, WAITING, ts, waiting_ids,
+    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MATCH_IDEMPOTENT,
+    MOVE_COLUMNS, MoveRow, ROUND_MOVES, WAITING, ts, waiting_ids,
 };
 use crate::domain::GameRecord;
 
@@ -307,15 +307,31 @@ impl Batch {
         key: &str,
         after: i64,
         limit: i64,
+        since: &str,
     ) -> Result<Vec<(i64, Uuid)>, StoreError> {
         let conn = self.begun().await?;
         let rows = sqlx::query_as(WAITING)
             .bind(key)
             .bind(after)
             .bind(limit)
+            .bind(since)
             .fetch_all(&mut **conn)
             .await?;
         waiting_ids(rows)
+    }
+
+    /// The stored record of a quick match's idempotency key, stored as
+    /// written (with its prefix).
+    pub(super) async fn match_idempotent(
+        &mut self,
+        key: &str,
+    ) -> Result<Option<IdempotencyRow>, StoreError> {
+        let conn = self.begun().await?;
+        let row = sqlx::query_as(MATCH_IDEMPOTENT)
+            .bind(key)
+            .fetch_optional(&mut **conn)
+            .await?;
+        Ok(row)
     }
 
     /// The stored record of an idempotency key (the batch's own are in

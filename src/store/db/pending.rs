@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::StoreError;
@@ -86,14 +87,19 @@ impl Pending {
     /// The first game the batch wrote, in the order first written, that is
     /// waiting for an opponent under quick match's key `key`, other than
     /// those in `skip`.
-    pub(super) fn waiting(&self, key: &str, skip: &HashSet<Uuid>) -> Option<GameRecord> {
+    pub(super) fn waiting(
+        &self,
+        key: &str,
+        since: DateTime<Utc>,
+        skip: &HashSet<Uuid>,
+    ) -> Option<GameRecord> {
         self.order
             .iter()
             .filter(|id| !skip.contains(id))
             .filter_map(|id| self.written.get(id))
             .filter(|w| !w.deleted)
             .map(|w| &w.state)
-            .find(|game| waits_under(game, key))
+            .find(|game| waits_under(game, key) && game.updated_at >= since)
             .cloned()
     }
 
@@ -129,6 +135,16 @@ impl Pending {
             .iter()
             .rev()
             .find(|r| r.id == id && r.row.key == key)
+            .map(|r| r.row.clone())
+    }
+
+    /// The last idempotency record the batch wrote under this key, in any
+    /// game (a quick match's: see [`MATCH_KEY_PREFIX`](super::rows::MATCH_KEY_PREFIX)).
+    pub(super) fn remembered_anywhere(&self, key: &str) -> Option<IdempotencyRow> {
+        self.remembered
+            .iter()
+            .rev()
+            .find(|r| r.row.key == key)
             .map(|r| r.row.clone())
     }
 

@@ -684,12 +684,25 @@ pub(super) struct IdempotencyRow {
 }
 
 /// Quick match's candidates: the games waiting for an opponent under the
-/// match key `$1`, oldest first, after `seq` `$2`, at most `$3`: each one's
-/// `seq` and id. (The partial index `games_matchable` serves it; its
-/// condition is repeated here literally so that SQLite can use it.)
+/// match key `$1`, oldest first, after `seq` `$2`, at most `$3`, changed at
+/// `$4` or later (older ones have waited too long: their people are likely
+/// gone): each one's `seq` and id. (The partial index `games_matchable`
+/// serves it; its condition is repeated here literally so that SQLite can
+/// use it.)
 pub(super) const WAITING: &str = "SELECT seq, id FROM games \
      WHERE match_key = $1 AND status = 'waiting' AND deleted_at IS NULL AND seq > $2 \
-     ORDER BY seq LIMIT $3";
+     AND updated_at >= $4 ORDER BY seq LIMIT $3";
+
+/// The record of a quick match's idempotency key `$1` (stored as
+/// [`MATCH_KEY_PREFIX`] and the client's key, on the game the caller got).
+/// The partial index `idempotency_matches` serves it; its condition is
+/// repeated literally.
+pub(super) const MATCH_IDEMPOTENT: &str = "SELECT game_id, key, request, status, body, version, created_at \
+     FROM idempotency WHERE key = $1 AND key LIKE 'match:%' LIMIT 1";
+
+/// How a quick match's idempotency key is stored: apart from the keys of
+/// moves, which belong to one game.
+pub const MATCH_KEY_PREFIX: &str = "match:";
 
 /// Reads `(seq, id)` rows into ids.
 pub(super) fn waiting_ids(rows: Vec<(i64, String)>) -> Result<Vec<(i64, Uuid)>, StoreError> {
