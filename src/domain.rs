@@ -379,7 +379,13 @@ pub struct GameRecord {
     pub round: u32,
     /// How the current round ended, if not on the board.
     pub ending: Option<Ending>,
+    /// The version this state is shown with (its `ETag`): the stored one,
+    /// or one past it when [`GameRecord::settle`] derived a timeout that is
+    /// not recorded yet, so that the two states never share a validator.
     pub version: i64,
+    /// Whether `version` is one past the stored version: a timeout found at
+    /// read time and not yet written (see [`GameRecord::settle`]).
+    pub derived: bool,
     /// Seat names, by [`Player::index`].
     pub names: [Option<String>; 2],
     /// Private: not listed; joining needs the invite code.
@@ -489,8 +495,11 @@ impl GameRecord {
     }
 
     /// Ends the round by timeout if the running side's time is out at
-    /// `now`; true if it did. Does not bump the version: a read shows the
-    /// timeout so, and a write records it.
+    /// `now`; true if it did. A read shows the timeout so, and a write
+    /// records it. The state so derived is another state than the stored
+    /// one: it is shown one version past it ([`GameRecord::derived`]), the
+    /// version the timeout sweeper records it with, so `If-Match` with the
+    /// stored version's `ETag` no longer matches and a cache revalidates.
     pub fn settle(&mut self, now: DateTime<Utc>) -> bool {
         self.as_of = now;
         let Some(side) = self.clock_running() else {
@@ -506,7 +515,18 @@ impl GameRecord {
         clock.since = None;
         self.ending = Some(Ending::Timeout(side));
         self.offer = None;
+        if !self.derived {
+            self.version += 1;
+            self.derived = true;
+        }
         true
+    }
+
+    /// The version in the store (one less than `version` while a derived
+    /// timeout is shown).
+    #[must_use]
+    pub fn stored_version(&self) -> i64 {
+        self.version - i64::from(self.derived)
     }
 
     /// The status, winner and end reason of the current round.

@@ -513,8 +513,10 @@ fn event(game: &GameRecord, event: EventType) -> EventRecord {
 /// so the version check cannot fail unless the database was changed behind
 /// the service's back.
 async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Result<()> {
-    let expected = game.version;
-    game.version = expected + 1;
+    // Past a derived timeout's version too: the state written is another.
+    let expected = game.stored_version();
+    game.version += 1;
+    game.derived = false;
     game.updated_at = now;
     game.as_of = now;
     if tx.update_game(game, expected).await? {

@@ -60,6 +60,7 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
         round: 1,
         ending: None,
         version: 1,
+        derived: false,
         created_at: now,
         updated_at: now,
         names: [None, None],

@@ -45,6 +45,7 @@ fn new_game() -> GameRecord {
         round: 1,
         ending: None,
         version: 1,
+        derived: false,
         created_at: now,
         updated_at: now,
         names: [None, None],
@@ -70,6 +71,7 @@ fn column(ply: u32, column: i64) -> MoveRecord {
 fn at_version(game: &GameRecord, version: i64) -> GameRecord {
     GameRecord {
         version,
+        derived: false,
         ..game.clone()
     }
 }
@@ -587,7 +589,9 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                 // The committed games, oldest first, then this batch's own.
                 let mut seen = Vec::new();
                 for _ in 0..3 {
-                    let Waiting::Game(mut game) = tx.oldest_waiting("connect_four", ANY_AGE, None).await? else {
+                    let Waiting::Game(mut game) =
+                        tx.oldest_waiting("connect_four", ANY_AGE, None).await?
+                    else {
                         seen.push(None);
                         break;
                     };

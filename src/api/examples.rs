@@ -73,6 +73,7 @@ fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) 
         round: 1,
         ending: None,
         version,
+        derived: false,
         created_at: at(0),
         updated_at: moves.last().map_or(at(0), |m| m.at),
         names: [Some("Ann".into()), joined.then(|| "Bob".into())],

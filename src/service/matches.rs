@@ -282,6 +282,7 @@ fn new_waiting_game(
         round: 1,
         ending: None,
         version: 1,
+        derived: false,
         created_at: now,
         updated_at: now,
         names: [name, None],

@@ -136,6 +136,7 @@ mod tests {
             round: 1,
             ending: None,
             version: 1,
+            derived: false,
             created_at: now,
             updated_at: now,
             names: [None, None],

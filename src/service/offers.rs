@@ -361,6 +361,9 @@ impl Service {
                             let Some(crate::domain::Ending::Timeout(loser)) = game.ending else {
                                 return Ok(false);
                             };
+                            // Recorded under the version reads showed it with.
+                            game.version = game.stored_version();
+                            game.derived = false;
                             save(tx, &mut game, now).await?;
                             tx.insert_event(id, &event(&game, EventType::Timeout(loser)))
                                 .await?;

@@ -69,6 +69,7 @@ impl Service {
             round: 1,
             ending: None,
             version: 1,
+            derived: false,
             created_at: now,
             updated_at: now,
             names,

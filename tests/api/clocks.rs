@@ -124,6 +124,65 @@ async fn a_game_lost_on_time_is_over_for_reads_and_refuses_late_moves() {
 }
 
 #[tokio::test]
+async fn a_timeout_found_at_read_time_has_its_own_etag_the_one_the_sweeper_records() {
+    let clock = Clock::manual(start());
+    let app = app_at(&clock).await;
+    let (x, o) = app
+        .pair_with(json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}))
+        .await;
+    app.play_ok(&x, json!({"row": 1, "col": 1})).await;
+    let path = format!("/v1/games/{}", x.id);
+    let etag = |res: &reqwest::Response| res.headers()["etag"].to_str().unwrap().to_owned();
+    let before = app.get(&path).await;
+    let seen = etag(&before);
+    let g: Value = before.json().await.unwrap();
+    assert_eq!(
+        (g["status"].as_str(), g["version"].as_i64()),
+        (Some("in_progress"), Some(3))
+    );
+    assert_eq!(seen, "\"3\"");
+    // The flag falls; whether or not the sweeper has written it yet, the
+    // state read is another one, under another validator.
+    clock.advance(Duration::from_secs(6));
+    let after = app.get(&path).await;
+    let tag = etag(&after);
+    let g: Value = after.json().await.unwrap();
+    assert_eq!(g["end_reason"], "timeout");
+    assert_ne!(tag, seen, "in_progress and timeout under one ETag");
+    assert_eq!(
+        tag,
+        format!("\"{}\"", g["version"]),
+        "the ETag is the body's version"
+    );
+    assert_eq!(g["version"], 4);
+    // A write conditioned on the state seen before is refused.
+    let res = app
+        .request(reqwest::Method::POST, &format!("{path}/restart"))
+        .bearer_auth(&o.token)
+        .header("If-Match", seen.as_str())
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 412, "version_mismatch").await;
+    // Recorded by the sweeper (or found again): the same version and state.
+    app.service.end_overdue().await.unwrap();
+    let recorded = app.get(&path).await;
+    assert_eq!(etag(&recorded), tag);
+    let r: Value = recorded.json().await.unwrap();
+    assert_eq!((&r["status"], &r["winner"]), (&g["status"], &g["winner"]));
+    // A write conditioned on the timeout's tag goes through, past it.
+    let res = app
+        .request(reqwest::Method::POST, &format!("{path}/restart"))
+        .bearer_auth(&o.token)
+        .header("If-Match", tag.as_str())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(etag(&res), "\"5\"");
+}
+
+#[tokio::test]
 async fn the_sweeper_ends_overdue_games_with_a_timeout_event() {
     let clock = Clock::manual(start());
     let app = app_at(&clock).await;
