@@ -116,6 +116,7 @@ impl Application {
             .default_service(web::to(api::not_found))
             .wrap(middleware::from_fn(api::close_stalled))
             .wrap(middleware::from_fn(api::head_as_get))
+            .wrap(middleware::from_fn(browser::docs::headers))
             .wrap(middleware::from_fn(api::rate_limit))
             // Outside the rate limiter and every handler, so that 429s and
             // errors carry the CORS headers too (a page must be able to read

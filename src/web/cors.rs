@@ -127,7 +127,9 @@ impl fmt::Display for CorsOrigins {
 /// allow (another origin, method or header) with a plain-text 400; this
 /// answers it as every other error is answered, problem+json with
 /// `malformed_request` and the reason in `detail`. Browsers do not show a
-/// preflight's body, but `curl` users and logs do.
+/// preflight's body, but `curl` users and logs do. And a request without
+/// `Origin` is no cross-origin request: actix-cors still adds
+/// `Access-Control-Expose-Headers` to it, which this takes off again.
 ///
 /// # Errors
 /// Passes on the inner service's error.
@@ -139,7 +141,14 @@ pub async fn preflight_problem<B: MessageBody + 'static>(
         && req
             .headers()
             .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
-    let res = next.call(req).await?;
+    let cross_origin = req.headers().contains_key(header::ORIGIN);
+    let mut res = next.call(req).await?;
+    if !cross_origin {
+        let headers = res.headers_mut();
+        headers.remove(header::ACCESS_CONTROL_EXPOSE_HEADERS);
+        headers.remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+        headers.remove(header::ACCESS_CONTROL_ALLOW_CREDENTIALS);
+    }
     let plain_refusal = preflight
         && res.status().is_client_error()
         && !res

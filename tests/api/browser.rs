@@ -316,3 +316,61 @@ async fn the_play_page_answers_other_methods_with_405_and_is_not_in_the_api_docu
     let paths = doc["paths"].as_object().unwrap();
     assert!(!paths.keys().any(|p| p == "/" || p.starts_with("/play")));
 }
+
+#[tokio::test]
+async fn a_request_without_origin_gets_no_cors_headers_even_when_cors_is_on() {
+    for origins in [VITE, "*"] {
+        let app = app_allowing(origins).await;
+        for path in ["/v1/kinds", "/v1/games/nope"] {
+            let res = app.request(Method::GET, path).send().await.unwrap();
+            let cors: Vec<&str> = res
+                .headers()
+                .keys()
+                .map(reqwest::header::HeaderName::as_str)
+                .filter(|h| h.starts_with("access-control-"))
+                .collect();
+            assert_eq!(cors, Vec::<&str>::new(), "{origins} {path}");
+        }
+        // With an Origin, still exposed.
+        let res = app
+            .request(Method::GET, "/v1/kinds")
+            .header("origin", VITE)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            header(&res, "access-control-expose-headers").is_some(),
+            "{origins}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_api_page_sends_a_content_security_policy_and_nosniff() {
+    let app = spawn_app().await;
+    for path in [
+        "/docs/",
+        "/docs/swagger-initializer.js",
+        "/docs/swagger-ui.css",
+    ] {
+        let res = app.request(Method::GET, path).send().await.unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            header(&res, "x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        let csp = header(&res, "content-security-policy").unwrap_or_default();
+        for directive in [
+            "default-src 'self'",
+            "object-src 'none'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(csp.contains(directive), "{path}: {csp}");
+        }
+        assert!(
+            !csp.contains("script-src") || !csp.contains("unsafe"),
+            "{csp}"
+        );
+    }
+}

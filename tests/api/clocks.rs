@@ -278,6 +278,28 @@ async fn clocks_are_checked() {
         )
         .await;
     assert_problem(res, 400, "malformed_request").await;
+    // An empty clock is told what it lacks, not that it mixes two forms.
+    for (bad, says) in [
+        (json!({}), "needs a time control"),
+        (json!({"increment_ms": 1000}), "without `initial_ms`"),
+        (
+            json!({"initial_ms": 60000, "per_move_ms": 1000}),
+            "not a mix",
+        ),
+    ] {
+        let res = app
+            .post(
+                "/v1/games",
+                None,
+                &json!({"kind": "tic_tac_toe", "clock": bad}),
+            )
+            .await;
+        let body = assert_problem(res, 422, "invalid_option").await;
+        assert!(
+            body["detail"].as_str().unwrap().contains(says),
+            "{bad}: {body}"
+        );
+    }
     let g = app.create_kind("tic_tac_toe").await;
     assert_eq!(app.game(&g.id).await["clock"], Value::Null);
 }

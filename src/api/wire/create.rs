@@ -198,6 +198,14 @@ impl ClockRequest {
                 increment_ms: increment.unwrap_or(0),
             }),
             (None, None, Some(per_move_ms)) => Ok(TimeControl::PerMove { per_move_ms }),
+            (None, None, None) => Err(service::ServiceError::InvalidOption(
+                r#"`clock` needs a time control: {"initial_ms": …, "increment_ms": …} (Fischer) or {"per_move_ms": …}"#
+                    .into(),
+            )),
+            (None, Some(_), None) => Err(service::ServiceError::InvalidOption(
+                r#"`clock` has `increment_ms` without `initial_ms`: {"initial_ms": …, "increment_ms": …}"#
+                    .into(),
+            )),
             _ => Err(service::ServiceError::InvalidOption(
                 r#"`clock` is {"initial_ms": …, "increment_ms": …} or {"per_move_ms": …}, not a mix"#
                     .into(),
