@@ -114,6 +114,10 @@ pub enum ServiceError {
     /// Any other failure of the database.
     #[error("storage error")]
     Store(#[source] StoreError),
+    /// A seat made offers faster than [`offers::OFFER_BURST`] in a row, then
+    /// one every [`offers::OFFER_EVERY`]: retry after that many seconds.
+    #[error("offers come too fast from this seat: wait {0} s before the next one")]
+    TooManyOffers(u64),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -276,6 +280,8 @@ pub struct Service {
     /// How long a game waits for quick match to find it an opponent; older
     /// ones are passed over (their people have likely gone).
     match_wait: Duration,
+    /// Offers per game and seat between two people.
+    offer_limiter: offers::OfferLimiter,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -304,6 +310,7 @@ impl Service {
             clock,
             expiry: Expiry::default(),
             match_wait: DEFAULT_MATCH_WAIT,
+            offer_limiter: offers::OfferLimiter::new(),
         }
     }
 

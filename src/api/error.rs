@@ -201,6 +201,7 @@ impl ApiError {
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::BodyTimeout(_) => ErrorCode::RequestTimeout,
             ApiError::Service(e) => match e {
+                ServiceError::TooManyOffers(_) => ErrorCode::RateLimited,
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
                 ServiceError::Busy(_) => ErrorCode::Busy,
                 ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
@@ -358,7 +359,9 @@ impl ResponseError for ApiError {
             // read for another request.
             res.force_close();
         }
-        if let ApiError::RateLimited(secs) = self {
+        if let ApiError::RateLimited(secs) | ApiError::Service(ServiceError::TooManyOffers(secs)) =
+            self
+        {
             res.insert_header((header::RETRY_AFTER, secs.to_string()));
         }
         if let ApiError::MethodNotAllowed(allow) = self

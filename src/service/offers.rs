@@ -41,7 +41,12 @@ impl Service {
             let seen = self.game(id).await?;
             // Who may ask is checked before a bot thinks (the write checks
             // again, with the rest).
-            seen.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+            let seat = seen.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+            // Between two people each offer is an event to the other: a
+            // seat may make a few in a row, then one every few seconds.
+            if tries == 0 && !seen.hotseat && bot_seat(&seen).is_none() {
+                self.offer_limiter.check(id, seat)?;
+            }
             if bot_seat(&seen).is_some() {
                 check_version(&seen, if_match)?;
                 check_playable(&seen, None)?;
@@ -394,5 +399,46 @@ impl Service {
                 tracing::warn!(error = %e, "ending overdue games failed; retrying");
             }
         }
+    }
+}
+
+/// How many offers a seat of a game between two people may make in a row,
+/// and how fast it may make more: one every [`OFFER_EVERY`].
+pub const OFFER_BURST: u32 = 5;
+/// See [`OFFER_BURST`].
+pub const OFFER_EVERY: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// Offers per game and seat (GCRA buckets, the `governor` crate), so that
+/// one seat cannot flood the other with offer events.
+#[derive(Clone)]
+pub(super) struct OfferLimiter(std::sync::Arc<governor::DefaultKeyedRateLimiter<(Uuid, Player)>>);
+
+impl OfferLimiter {
+    pub(super) fn new() -> OfferLimiter {
+        let burst = std::num::NonZeroU32::new(OFFER_BURST).unwrap_or(std::num::NonZeroU32::MIN);
+        let quota = governor::Quota::with_period(OFFER_EVERY)
+            .unwrap_or_else(|| governor::Quota::per_second(std::num::NonZeroU32::MIN))
+            .allow_burst(burst);
+        OfferLimiter(std::sync::Arc::new(governor::RateLimiter::keyed(quota)))
+    }
+
+    /// `TooManyOffers` with the seconds to wait, if `seat` of `game` is over
+    /// its quota.
+    fn check(&self, game: Uuid, seat: Player) -> Result<()> {
+        use governor::clock::{Clock, DefaultClock};
+        // Seats that have not offered lately are forgotten now and then.
+        if self.0.len() > 10_000 {
+            self.0.retain_recent();
+        }
+        self.0.check_key(&(game, seat)).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            ServiceError::TooManyOffers(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+        })
+    }
+}
+
+impl std::fmt::Debug for OfferLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OfferLimiter").finish_non_exhaustive()
     }
 }

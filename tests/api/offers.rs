@@ -448,3 +448,38 @@ async fn two_concurrent_accepts_carry_the_offer_out_once() {
         assert_history_replays(&app, &x.id).await;
     }
 }
+
+#[tokio::test]
+async fn offers_from_one_seat_are_rate_limited_and_a_refused_one_changes_nothing() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    // A few in a row are fine (offer, withdraw, offer again…).
+    for _ in 0..5 {
+        offer_ok(&app, &x, "draw").await;
+        assert_eq!(withdraw(&app, &x).await.status(), 200);
+    }
+    let version = app.game(&x.id).await["version"].clone();
+    let res = offer(&app, &x, "draw").await;
+    let wait: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=6).contains(&wait), "Retry-After {wait}");
+    let body = assert_problem(res, 429, "rate_limited").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("offers"),
+        "{body}"
+    );
+    let game = app.game(&x.id).await;
+    assert_eq!(game["version"], version, "nothing changed");
+    assert_eq!(game["offer"], Value::Null);
+    // The other seat's quota is its own.
+    offer_ok(&app, &o, "draw").await;
+    // Ten events reached the stream (five offers, five withdrawals), then O's.
+    for _ in 0..10 {
+        stream.next().await.unwrap();
+    }
+    assert_eq!(stream.next().await.unwrap().name, "offer");
+}

@@ -281,6 +281,9 @@ export interface paths {
          *     at once (it takes back and restarts; it agrees a draw only when its own
          *     search finds the position drawn or lost for it), and in a hotseat game
          *     the offer is carried out at once (a takeback there undoes the last move).
+         *     Between two people a seat may make 5 offers in a row, then one every 6 s
+         *     (each is an event to the other): past that, 429 `rate_limited` with
+         *     `Retry-After`, nothing changed.
          */
         post: operations["make_offer"];
         /** Withdraw your own pending offer. */
