@@ -5,6 +5,7 @@ mod bots;
 mod client_ip;
 mod error;
 mod events;
+pub use events::StreamClients;
 mod examples;
 mod extract;
 mod games;
@@ -45,6 +46,8 @@ pub struct AppState {
     pub heartbeat: std::time::Duration,
     /// One permit per event stream that may be open (`--max-streams`).
     pub streams: std::sync::Arc<tokio::sync::Semaphore>,
+    /// The streams each client holds (`--max-streams-per-client`).
+    pub stream_clients: events::StreamClients,
 }
 
 struct BearerAuth;

@@ -111,6 +111,7 @@ mod default {
     pub const SHUTDOWN_TIMEOUT: u64 = 10;
     pub const BODY_TIMEOUT_SECS: u64 = 10;
     pub const MAX_STREAMS: usize = 0;
+    pub const MAX_STREAMS_PER_CLIENT: usize = 64;
     pub const TRUSTED_PROXIES: &str = "";
     pub const CORS_ORIGINS: &str = "";
     pub const EXPIRE_WAITING: &str = "24h";
@@ -198,6 +199,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_MAX_STREAMS", default_value_t = default::MAX_STREAMS)]
     pub max_streams: usize,
 
+    /// Event streams one client (address; behind trusted proxies the one they name) may hold at once (0: no limit); past it: 503 `busy`.
+    #[arg(long, env = "TABULA_MAX_STREAMS_PER_CLIENT", default_value_t = default::MAX_STREAMS_PER_CLIENT)]
+    pub max_streams_per_client: usize,
+
     /// Reverse proxies whose `X-Forwarded-For` names the client, comma-separated addresses or networks (e.g. `10.0.0.0/8,::1`); empty: trust none.
     #[arg(long, env = "TABULA_TRUSTED_PROXIES", default_value = default::TRUSTED_PROXIES, value_parser = parse_proxies)]
     pub trusted_proxies: TrustedProxies,
@@ -265,6 +270,7 @@ impl Settings {
             rate_burst: default::RATE_BURST,
             body_timeout_secs: default::BODY_TIMEOUT_SECS,
             max_streams: default::MAX_STREAMS,
+            max_streams_per_client: default::MAX_STREAMS_PER_CLIENT,
             trusted_proxies: TrustedProxies::default(),
             cors_origins: CorsOrigins::default(),
             expire_waiting: default_expiry(default::EXPIRE_WAITING),

@@ -82,6 +82,10 @@ impl Application {
             metrics: metrics.clone(),
             heartbeat: Duration::from_secs(settings.sse_heartbeat_secs.max(1)),
             streams: Arc::new(tokio::sync::Semaphore::new(capacity.streams)),
+            stream_clients: api::StreamClients::new(
+                settings.max_streams_per_client,
+                settings.trusted_proxies.clone(),
+            ),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
         let metrics = web::Data::new(metrics);
@@ -125,6 +129,9 @@ impl Application {
             .wrap(middleware::from_fn(browser::cors::preflight_problem))
             .wrap(middleware::from_fn(telemetry::observe))
         })
+        // A client that closes its connection is seen at once, also while
+        // an event stream is being sent to it, so its place frees then.
+        .h1_allow_half_closed(false)
         .listen(listener)?
         .max_connections(capacity.connections_per_worker)
         .shutdown_timeout(settings.shutdown_timeout);

@@ -254,8 +254,10 @@ fn name_of(t: EventType) -> &'static str {
 /// after a delete, a client that resumes with an earlier `Last-Event-ID`
 /// still gets the changes it missed and `deleted`; otherwise the events of
 /// a deleted game are 404 (which stops an `EventSource` from reconnecting).
-/// The server holds a bounded number of streams (`--max-streams`); past it
-/// a new one is refused with 503 `busy` and `Retry-After`.
+/// The server holds a bounded number of streams (`--max-streams`), and each
+/// client address a share of them (`--max-streams-per-client`); past either
+/// a new one is refused with 503 `busy` and `Retry-After`. A stream's place
+/// is freed as soon as its client closes the connection.
 #[utoipa::path(
     tag = "games",
     params(
@@ -295,11 +297,14 @@ pub async fn game_events(
         .service
         .events_start(id, header_id.or(query.last_event_id))
         .await?;
-    // Held by the body: the slot frees when the client goes away (noticed
-    // when a write fails, at the next heartbeat at the latest).
+    // Held by the body: the places free when the client goes away (the
+    // server reads the connection while it streams, so a close is seen at
+    // once: `h1_allow_half_closed(false)` in `startup`).
+    let client = state.stream_clients.take(&req)?;
     let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
         ServiceError::Busy("as many event streams are open as the server holds; retry later")
     })?;
+    let permit = (permit, client);
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     tokio::spawn(follow(
         state.service.clone(),
@@ -319,6 +324,69 @@ pub async fn game_events(
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(body))
+}
+
+/// The event streams each client holds (by address, the one trusted proxies
+/// name), so that one client cannot take every stream the server holds.
+#[derive(Clone, Debug)]
+pub struct StreamClients {
+    /// Streams one client may hold at once; 0: no limit.
+    cap: usize,
+    proxies: super::client_ip::TrustedProxies,
+    open: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+/// A client's place among its streams, given back when dropped.
+pub struct ClientStream {
+    ip: std::net::IpAddr,
+    open: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+impl StreamClients {
+    #[must_use]
+    pub fn new(cap: usize, proxies: super::client_ip::TrustedProxies) -> StreamClients {
+        StreamClients {
+            cap,
+            proxies,
+            open: std::sync::Arc::default(),
+        }
+    }
+
+    /// A place for one more stream of the client of `req`, or `Busy`.
+    fn take(&self, req: &HttpRequest) -> Result<ClientStream, ServiceError> {
+        let peer = req
+            .peer_addr()
+            .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+        let ip = self.proxies.client(peer, req.headers());
+        let mut open = self
+            .open
+            .lock()
+            .map_err(|_| ServiceError::Internal("stream count poisoned".into()))?;
+        let held = open.entry(ip).or_insert(0);
+        if self.cap > 0 && *held >= self.cap {
+            return Err(ServiceError::Busy(
+                "this client holds as many event streams as one client may (--max-streams-per-client); close one first",
+            ));
+        }
+        *held += 1;
+        Ok(ClientStream {
+            ip,
+            open: self.open.clone(),
+        })
+    }
+}
+
+impl Drop for ClientStream {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.open.lock()
+            && let Some(held) = open.get_mut(&self.ip)
+        {
+            *held -= 1;
+            if *held == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// Sends the changes of game `id` after version `last` to `tx` until the

@@ -186,3 +186,71 @@ async fn query_parameters_a_route_does_not_read_are_refused_and_change_nothing()
     let res = app.get(&format!("/v1/games/{}/moves?round=1", x.id)).await;
     assert_eq!(res.status(), 200);
 }
+
+/// Opens event streams on `path` until one is refused or `deadline`; the
+/// streams opened, and whether the last try was refused.
+async fn open_stream_before(app: &TestApp, path: &str, deadline: Instant) -> Option<Response> {
+    loop {
+        let res = app.get(path).await;
+        if res.status() == StatusCode::OK {
+            return Some(res);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_closed_event_stream_frees_its_place_at_once_not_at_the_next_heartbeat() {
+    let app = spawn_app_with(|s| {
+        s.max_streams = 3;
+        s.sse_heartbeat_secs = 60;
+    })
+    .await;
+    let x = app.create_kind("tic_tac_toe").await;
+    let path = format!("/v1/games/{}/events", x.id);
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let res = app.get(&path).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        open.push(res);
+    }
+    assert_eq!(
+        app.get(&path).await.status(),
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    // The clients go away; the heartbeat is a minute off, so only noticing
+    // the close itself frees the places in time.
+    drop(open);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut again = Vec::new();
+    for _ in 0..3 {
+        let res = open_stream_before(&app, &path, deadline).await;
+        again.push(res.expect("a closed stream's place was still held"));
+    }
+}
+
+#[tokio::test]
+async fn one_client_may_hold_only_its_share_of_event_streams() {
+    let app = spawn_app_with(|s| s.max_streams_per_client = 2).await;
+    let x = app.create_kind("tic_tac_toe").await;
+    let path = format!("/v1/games/{}/events", x.id);
+    let first = app.get(&path).await;
+    let second = app.get(&path).await;
+    assert_eq!(
+        (first.status(), second.status()),
+        (StatusCode::OK, StatusCode::OK)
+    );
+    let refused = app.get(&path).await;
+    assert!(refused.headers().contains_key("retry-after"));
+    let body = assert_problem(refused, 503, "busy").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("client"),
+        "{body}"
+    );
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    assert!(open_stream_before(&app, &path, deadline).await.is_some());
+}

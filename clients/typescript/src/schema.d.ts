@@ -421,8 +421,10 @@ export interface paths {
          *     after a delete, a client that resumes with an earlier `Last-Event-ID`
          *     still gets the changes it missed and `deleted`; otherwise the events of
          *     a deleted game are 404 (which stops an `EventSource` from reconnecting).
-         *     The server holds a bounded number of streams (`--max-streams`); past it
-         *     a new one is refused with 503 `busy` and `Retry-After`.
+         *     The server holds a bounded number of streams (`--max-streams`), and each
+         *     client address a share of them (`--max-streams-per-client`); past either
+         *     a new one is refused with 503 `busy` and `Retry-After`. A stream's place
+         *     is freed as soon as its client closes the connection.
          */
         get: operations["game_events"];
         put?: never;
