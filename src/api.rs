@@ -48,6 +48,8 @@ pub struct AppState {
     pub streams: std::sync::Arc<tokio::sync::Semaphore>,
     /// The streams each client holds (`--max-streams-per-client`).
     pub stream_clients: events::StreamClients,
+    /// The proxies whose `X-Forwarded-For` names the client.
+    pub proxies: client_ip::TrustedProxies,
 }
 
 struct BearerAuth;
@@ -111,6 +113,7 @@ impl Modify for BearerAuth {
         responses::TooManyRequests,
         responses::Internal,
         responses::Unavailable,
+        responses::MoveUnavailable,
         responses::BotUnavailable,
         responses::StreamUnavailable,
         responses::RequestTimeout,

@@ -463,8 +463,15 @@ impl GameRecord {
     /// Starts or stops the clock after a change made at `now`: it runs
     /// from `now` for the side to move if it should run, and is stopped
     /// otherwise. A side's time is charged by [`GameRecord::charge_move`].
+    ///
+    /// A bot's clock is not started here: it runs only while the bot
+    /// searches (the service sets `since` to the search's start when it
+    /// records the reply), so a bot never loses on time while its reply
+    /// waits for a free search slot on a busy server.
     pub fn sync_clock(&mut self, now: DateTime<Utc>) {
-        let running = self.clock_running().is_some();
+        let running = self
+            .clock_running()
+            .is_some_and(|side| !matches!(self.seat(side), Seat::Bot { .. }));
         if let Some(clock) = &mut self.clock {
             clock.since = match clock.since {
                 Some(since) if running => Some(since),
@@ -724,6 +731,69 @@ pub struct StoredResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bots_clock_runs_only_from_its_search_not_while_its_reply_waits() {
+        let t0 = DateTime::parse_from_rfc3339("2026-11-24T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let at = |ms: i64| t0 + chrono::TimeDelta::milliseconds(ms);
+        let mut game = GameRecord {
+            id: Uuid::nil(),
+            position: AnyGame::new(crate::rules::Setup::default_for(
+                crate::rules::GameKind::ConnectFour,
+            )),
+            seats: [
+                Seat::Human {
+                    token: Some(TokenHash::of("x")),
+                },
+                Seat::Bot {
+                    level: Level::Hard,
+                    seed: 1,
+                },
+            ],
+            hotseat: false,
+            round: 1,
+            ending: None,
+            version: 1,
+            derived: false,
+            names: [None, None],
+            private: false,
+            invite: None,
+            offer: None,
+            clock: Some(GameClock::new(TimeControl::Fischer {
+                initial_ms: 3000,
+                increment_ms: 0,
+            })),
+            as_of: t0,
+            created_at: t0,
+            updated_at: t0,
+        };
+        game.sync_clock(t0);
+        assert_eq!(game.deadline(), Some(at(3000)), "the person's clock runs");
+        let mv = crate::rules::MoveInput::Column { column: 3 };
+        game.position.play_input(mv).unwrap();
+        game.charge_move(Player::X, at(1000));
+        game.sync_clock(at(1000));
+        // The bot is to move: its reply may wait in a queue for as long as
+        // the server is busy, and its time does not run meanwhile.
+        assert_eq!(game.deadline(), None);
+        assert!(!game.settle(at(60_000)), "no timeout while the reply waits");
+        // Its search starts at 60 s and is recorded 200 ms later.
+        if let Some(clock) = &mut game.clock {
+            clock.since = Some(at(60_000));
+        }
+        game.position.play_input(mv).unwrap();
+        game.charge_move(Player::O, at(60_200));
+        game.sync_clock(at(60_200));
+        let clock = game.clock.unwrap();
+        assert_eq!(clock.remaining_ms, [2000, 2800]);
+        assert_eq!(
+            game.deadline(),
+            Some(at(62_200)),
+            "the person's clock runs again"
+        );
+    }
 
     #[test]
     fn levels_round_trip_through_their_names() {

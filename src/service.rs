@@ -27,7 +27,7 @@ mod notation;
 mod offers;
 mod writes;
 
-pub use bots::available_levels;
+pub use bots::{CLIENT_SHARE, available_levels};
 
 use std::time::Duration;
 
@@ -272,7 +272,7 @@ pub struct Service {
     queue_limit: usize,
     /// Client searches running or waiting, and the games they are for (one
     /// search per game at a time).
-    queued: Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
+    queued: Arc<std::sync::Mutex<bots::Queued>>,
     /// Where "now" comes from.
     clock: Clock,
     /// The ages after which games expire (see `expiry.rs`).
@@ -282,6 +282,9 @@ pub struct Service {
     match_wait: Duration,
     /// Offers per game and seat between two people.
     offer_limiter: offers::OfferLimiter,
+    /// Bot replies running or waiting for a slot (past it, a move that a
+    /// bot would answer is refused with `Busy`).
+    reply_queue: bots::ReplyQueue,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -311,6 +314,7 @@ impl Service {
             expiry: Expiry::default(),
             match_wait: DEFAULT_MATCH_WAIT,
             offer_limiter: offers::OfferLimiter::new(),
+            reply_queue: bots::ReplyQueue::new(max_searches.max(1) * QUEUE_PER_SLOT),
         }
     }
 

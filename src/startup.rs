@@ -86,6 +86,7 @@ impl Application {
                 settings.max_streams_per_client,
                 settings.trusted_proxies.clone(),
             ),
+            proxies: settings.trusted_proxies.clone(),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
         let metrics = web::Data::new(metrics);

@@ -4,6 +4,7 @@
 use actix_web::{HttpResponse, get, post, web};
 
 use super::AppState;
+use super::client_ip::ClientAddr;
 use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
@@ -47,9 +48,13 @@ pub async fn get_hint(
     game: GameId,
     token: Bearer,
     query: web::Query<HintQuery>,
+    client: ClientAddr,
 ) -> ApiResult {
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
-    let hint = state.service.hint(game.id, token.token(), level).await?;
+    let hint = state
+        .service
+        .hint(game.id, token.token(), level, client.0)
+        .await?;
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
 
@@ -87,6 +92,10 @@ pub async fn get_hint(
     ),
 )]
 #[post("/games/{id}/bot-move")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "actix passes each part of the request as an extractor of its own"
+)]
 pub async fn play_bot_move(
     state: web::Data<AppState>,
     game: GameId,
@@ -94,6 +103,7 @@ pub async fn play_bot_move(
     if_match: IfMatch,
     key: IdempotencyKey,
     _: NoQuery,
+    client: ClientAddr,
     body: Body,
 ) -> ApiResult {
     let request: BotMoveRequest = body.json_or_default()?;
@@ -101,7 +111,7 @@ pub async fn play_bot_move(
     let pre = extract::preconditions(if_match, key);
     let result = state
         .service
-        .bot_move(game.id, token.token(), pre, level, reply::render)
+        .bot_move(game.id, token.token(), pre, level, reply::render, client.0)
         .await?;
     Ok(reply::played(result))
 }
@@ -135,11 +145,12 @@ pub async fn get_analysis(
     game: GameId,
     token: Bearer,
     query: web::Query<AnalysisQuery>,
+    client: ClientAddr,
 ) -> ApiResult {
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
     let analysis = state
         .service
-        .analysis(game.id, token.token(), level)
+        .analysis(game.id, token.token(), level, client.0)
         .await?;
     Ok(HttpResponse::Ok().json(AnalysisView::from(&analysis)))
 }

@@ -150,3 +150,25 @@ mod tests {
         assert_eq!(t.client(ip("10.0.0.1"), &HeaderMap::new()), ip("10.0.0.1"));
     }
 }
+
+/// The client of a request, as [`TrustedProxies::client`] finds it (`None`
+/// when the connection has no peer address, as in some tests): the key of
+/// per-client shares (bot searches).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddr(pub Option<IpAddr>);
+
+impl actix_web::FromRequest for ClientAddr {
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<ClientAddr, std::convert::Infallible>>;
+
+    fn from_request(req: &actix_web::HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let proxies = req
+            .app_data::<actix_web::web::Data<super::AppState>>()
+            .map(|state| &state.proxies);
+        let client = req.peer_addr().map(|peer| match proxies {
+            Some(proxies) => proxies.client(peer.ip(), req.headers()),
+            None => peer.ip(),
+        });
+        std::future::ready(Ok(ClientAddr(client)))
+    }
+}

@@ -13,7 +13,7 @@ use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuer
 use super::reply;
 use super::responses::{
     BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, PayloadTooLarge, PositionNotFound,
-    PreconditionFailed, RequestTimeout, Unauthorized, Unavailable, UnprocessableMove,
+    PreconditionFailed, RequestTimeout, MoveUnavailable, Unauthorized, Unavailable, UnprocessableMove,
     UnsupportedMediaType,
 };
 use super::wire::{
@@ -80,7 +80,7 @@ impl FromRequest for Ply {
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = UnprocessableMove),
         (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        (status = 503, response = MoveUnavailable),
     ),
 )]
 #[post("/games/{id}/moves")]

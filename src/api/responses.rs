@@ -199,8 +199,13 @@ problem_responses! {
     /// `storage_unavailable`: the database cannot take writes now. Nothing was changed;
     /// retry after `Retry-After` seconds.
     Unavailable: [StorageUnavailable] with [RetryAfter];
+    /// `storage_unavailable`: the database cannot take writes now; or `busy`: the bot
+    /// opponent could not answer soon (its replies' queue is full: the move was not
+    /// played). Nothing was changed; retry after `Retry-After` seconds.
+    MoveUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
     /// `storage_unavailable`: the database cannot take writes now; or `busy`: the bots
-    /// are at capacity, or already thinking about this game. Nothing was changed; retry
+    /// are at capacity, or already thinking about this game (a client holds at most a
+    /// quarter of the places). Nothing was changed; retry
     /// after `Retry-After` seconds.
     BotUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
     /// `storage_unavailable`: the database cannot be read now; or `busy`: as many event

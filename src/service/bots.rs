@@ -1,6 +1,7 @@
 //! Bots: hints, moves the server plays for a seat, and a bot opponent's
 //! replies. Searches run off the async workers, bounded in number.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use rand::RngCore;
@@ -33,6 +34,7 @@ impl Service {
         pre: Preconditions,
         level: Level,
         render: Render,
+        client: Option<IpAddr>,
     ) -> Result<MoveResult> {
         // Check who may ask before thinking, then think outside the transaction.
         let game = self.game(id).await?;
@@ -50,7 +52,7 @@ impl Service {
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         let seed = rand::rng().next_u64();
-        let suggestion = self.think_for_client(&game, level, seed).await?;
+        let suggestion = self.think_for_client(&game, level, seed, client).await?;
         let expected = game.version;
         let pre = Preconditions {
             if_match: Some(expected),
@@ -67,12 +69,18 @@ impl Service {
     /// `MissingToken`, `InvalidToken`, `GameOver`, `WaitingForOpponent`,
     /// `NotYourTurn`, `InvalidOption`, store errors.
     #[tracing::instrument(name = "hint", skip_all, fields(game = %id))]
-    pub async fn hint(&self, id: Uuid, token: Option<&str>, level: Level) -> Result<Hint> {
+    pub async fn hint(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        level: Level,
+        client: Option<IpAddr>,
+    ) -> Result<Hint> {
         let game = self.game(id).await?;
         authorize_turn(&game, token)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
-        let suggestion = self.think_for_client(&game, level, 0).await?;
+        let suggestion = self.think_for_client(&game, level, 0, client).await?;
         Ok(Hint { suggestion, level })
     }
 
@@ -91,6 +99,7 @@ impl Service {
         id: Uuid,
         token: Option<&str>,
         level: Level,
+        client: Option<IpAddr>,
     ) -> Result<MoveAnalysis> {
         let game = self.game(id).await?;
         let over = game.is_over();
@@ -106,7 +115,7 @@ impl Service {
             };
             return Ok(MoveAnalysis { analysis, level });
         }
-        let _place = QueuePlace::take(self, game.id)?;
+        let _place = QueuePlace::take(self, game.id, client)?;
         let permit = self
             .thinkers
             .clone()
@@ -128,19 +137,21 @@ impl Service {
     }
 
     /// A search a client asked for (hint, bot move): one per game at a
-    /// time and at most `queue_limit` running or waiting, else `Busy`.
+    /// time, at most `queue_limit` running or waiting, and at most a
+    /// [`CLIENT_SHARE`]th of them for one client (by address), else `Busy`.
     /// `random` and `easy` take microseconds: they wait for nobody.
     pub(super) async fn think_for_client(
         &self,
         game: &GameRecord,
         level: Level,
         seed: u64,
+        client: Option<IpAddr>,
     ) -> Result<Suggestion> {
         let budget = self.budget_for(game);
         if level <= Level::Easy {
             return self.think(&game.position, level, seed, None, budget).await;
         }
-        let _place = QueuePlace::take(self, game.id)?;
+        let _place = QueuePlace::take(self, game.id, client)?;
         self.think(&game.position, level, seed, Some(&self.thinkers), budget)
             .await
     }
@@ -191,11 +202,26 @@ impl Service {
             let Seat::Bot { level, seed } = *game.seat(game.position.to_move()) else {
                 break;
             };
-            let slots = (level > Level::Easy).then_some(&self.repliers);
+            // The bot's clock starts with its search, not while it waits
+            // for a slot (see `GameRecord::sync_clock`); its budget is what
+            // its clock allows then.
+            let permit = if level > Level::Easy {
+                Some(
+                    self.repliers
+                        .clone()
+                        .acquire_owned()
+                        .await
+                        .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?,
+                )
+            } else {
+                None
+            };
+            let started = self.clock.now();
             let budget = self.budget_for(game);
             let suggestion = self
-                .think(&game.position, level, seed, slots, budget)
+                .think(&game.position, level, seed, None, budget)
                 .await?;
+            drop(permit);
             let (id, seen) = (game.id, game.version);
             let record = record.clone();
             let so_far = replies.clone();
@@ -209,6 +235,11 @@ impl Service {
                             let mut current = load(tx, id, now).await?;
                             if current.version != seen || current.is_over() {
                                 return Ok(None);
+                            }
+                            if let Some(clock) = &mut current.clock
+                                && clock.since.is_none()
+                            {
+                                clock.since = Some(started);
                             }
                             let mv = apply(&mut current, suggestion.mv.input(), now)?;
                             tx.insert_move(id, &mv).await?;
@@ -271,33 +302,110 @@ impl Service {
     }
 }
 
+/// The bot replies that may run or wait for a search slot at once: a move
+/// that a bot would have to answer past it is refused before it is played
+/// (`Busy`, with `Retry-After`), rather than answered after a wait that
+/// grows with the load.
+#[derive(Clone, Debug)]
+pub(super) struct ReplyQueue {
+    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    limit: usize,
+}
+
+/// A place in the [`ReplyQueue`], given back when dropped.
+#[derive(Debug)]
+pub(super) struct ReplyPlace(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl ReplyQueue {
+    pub(super) fn new(limit: usize) -> ReplyQueue {
+        ReplyQueue {
+            held: std::sync::Arc::default(),
+            limit: limit.max(1),
+        }
+    }
+
+    /// A place for the reply of the bot to move in `game`, if one searches
+    /// (above `easy`); `None` when no bot searches next.
+    ///
+    /// # Errors
+    /// `Busy` when the queue is full.
+    pub(super) fn for_reply(&self, game: &GameRecord) -> Result<Option<ReplyPlace>> {
+        use std::sync::atomic::Ordering;
+        if game.is_over() || game.has_open_seat() {
+            return Ok(None);
+        }
+        let Seat::Bot { level, .. } = *game.seat(game.position.to_move()) else {
+            return Ok(None);
+        };
+        if level <= Level::Easy {
+            return Ok(None);
+        }
+        if self.held.fetch_add(1, Ordering::AcqRel) >= self.limit {
+            self.held.fetch_sub(1, Ordering::AcqRel);
+            return Err(ServiceError::Busy(
+                "the bots are at capacity and could not answer this move soon; nothing was played, retry in a moment",
+            ));
+        }
+        Ok(Some(ReplyPlace(self.held.clone())))
+    }
+}
+
+impl Drop for ReplyPlace {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// A client may hold at most this fraction of the client searches' queue
+/// (a quarter), so that one client's flood leaves the others served.
+pub const CLIENT_SHARE: usize = 4;
+
+/// The client searches running or waiting: the games they are for (one
+/// search per game) and how many each client holds.
+#[derive(Debug, Default)]
+pub(super) struct Queued {
+    games: std::collections::HashSet<Uuid>,
+    clients: std::collections::HashMap<IpAddr, usize>,
+}
+
 /// A client search's place in the bots' queue, given back when dropped
 /// (also when the request goes away while waiting).
 struct QueuePlace {
-    queued: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<Uuid>>>,
+    queued: std::sync::Arc<std::sync::Mutex<Queued>>,
     game: Uuid,
+    client: Option<IpAddr>,
 }
 
 impl QueuePlace {
-    fn take(service: &Service, game: Uuid) -> Result<QueuePlace> {
+    fn take(service: &Service, game: Uuid, client: Option<IpAddr>) -> Result<QueuePlace> {
         let mut queued = service
             .queued
             .lock()
             .map_err(|_| ServiceError::Internal("bot queue poisoned".into()))?;
-        if queued.contains(&game) {
+        if queued.games.contains(&game) {
             return Err(ServiceError::Busy(
                 "a bot is already thinking about this game; retry when it has answered",
             ));
         }
-        if queued.len() >= service.queue_limit {
+        if queued.games.len() >= service.queue_limit {
             return Err(ServiceError::Busy(
                 "the bots are at capacity; retry in a moment",
             ));
         }
-        queued.insert(game);
+        let share = (service.queue_limit / CLIENT_SHARE).max(1);
+        if let Some(ip) = client {
+            if queued.clients.get(&ip).is_some_and(|&n| n >= share) {
+                return Err(ServiceError::Busy(
+                    "your searches already hold this client's share of the bots; retry when one has answered",
+                ));
+            }
+            *queued.clients.entry(ip).or_insert(0) += 1;
+        }
+        queued.games.insert(game);
         Ok(QueuePlace {
             queued: service.queued.clone(),
             game,
+            client,
         })
     }
 }
@@ -305,7 +413,15 @@ impl QueuePlace {
 impl Drop for QueuePlace {
     fn drop(&mut self) {
         if let Ok(mut queued) = self.queued.lock() {
-            queued.remove(&self.game);
+            queued.games.remove(&self.game);
+            if let Some(ip) = self.client
+                && let Some(n) = queued.clients.get_mut(&ip)
+            {
+                *n -= 1;
+                if *n == 0 {
+                    queued.clients.remove(&ip);
+                }
+            }
         }
     }
 }
@@ -329,9 +445,12 @@ mod tests {
             Clock::system(),
         );
         let games: Vec<Uuid> = (0..30).map(|_| Uuid::new_v4()).collect();
+        // Each from a client of its own (one client's share is below).
+        let client = |n: usize| Some(IpAddr::from([10, 0, 0, n as u8]));
         let mut places: Vec<_> = games
             .iter()
-            .map(|&game| QueuePlace::take(&service, game))
+            .enumerate()
+            .map(|(n, &game)| QueuePlace::take(&service, game, client(n)))
             .collect();
         let limit = slots * crate::service::QUEUE_PER_SLOT;
         assert!(places[..limit].iter().all(Result::is_ok));
@@ -344,17 +463,52 @@ mod tests {
         drop(places.pop());
         drop(places.swap_remove(0));
         assert!(matches!(
-            QueuePlace::take(&service, games[1]),
+            QueuePlace::take(&service, games[1], client(99)),
             Err(ServiceError::Busy(_))
         ));
         // A place given back (a search done, or its request gone) is free again.
-        let again = QueuePlace::take(&service, games[0]);
+        let again = QueuePlace::take(&service, games[0], client(0));
         assert!(again.is_ok());
         assert!(matches!(
-            QueuePlace::take(&service, games[limit]),
+            QueuePlace::take(&service, games[limit], client(limit)),
             Err(ServiceError::Busy(_))
         ));
         drop(places);
-        assert!(QueuePlace::take(&service, games[limit]).is_ok());
+        assert!(QueuePlace::take(&service, games[limit], client(limit)).is_ok());
+    }
+
+    #[tokio::test]
+    async fn one_client_holds_at_most_its_share_of_the_queue() {
+        let store = Store::open("sqlite::memory:", 1).await.unwrap();
+        let slots = 2;
+        let service = Service::new(
+            store,
+            Duration::from_millis(10),
+            Metrics::new(),
+            slots,
+            Clock::system(),
+        );
+        let share = slots * crate::service::QUEUE_PER_SLOT / CLIENT_SHARE;
+        let flood = Some(IpAddr::from([10, 0, 0, 1]));
+        let games: Vec<Uuid> = (0..20).map(|_| Uuid::new_v4()).collect();
+        let places: Vec<_> = games
+            .iter()
+            .map(|&game| QueuePlace::take(&service, game, flood))
+            .collect();
+        assert_eq!(places.iter().filter(|p| p.is_ok()).count(), share);
+        // Others are served meanwhile, up to the queue's bound.
+        let others: Vec<_> = (0..20)
+            .map(|n| QueuePlace::take(&service, Uuid::new_v4(), Some(IpAddr::from([10, 0, 1, n]))))
+            .collect();
+        let limit = slots * crate::service::QUEUE_PER_SLOT;
+        assert_eq!(others.iter().filter(|p| p.is_ok()).count(), limit - share);
+        // Places the flooding client gives back are its own again.
+        drop(places);
+        let again: Vec<_> = games
+            .iter()
+            .map(|&game| QueuePlace::take(&service, game, flood))
+            .collect();
+        assert_eq!(again.iter().filter(|p| p.is_ok()).count(), share);
+        drop(others);
     }
 }

@@ -219,7 +219,7 @@ impl Service {
             return Ok(false);
         }
         // A search a client asked for: it queues as hints do (one per game).
-        let suggestion = self.think_for_client(game, level, seed).await?;
+        let suggestion = self.think_for_client(game, level, seed, None).await?;
         let eval = suggestion.evaluation;
         // The evaluation is the side to move's.
         let for_bot = if game.position.to_move() == bot {

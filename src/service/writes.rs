@@ -196,6 +196,7 @@ impl Service {
         let metrics = self.metrics.clone();
         let clock = self.clock.clone();
         let key = pre.idempotency_key.clone();
+        let replies = self.reply_queue.clone();
         let outcome = self
             .write(
                 Some(id),
@@ -212,9 +213,11 @@ impl Service {
                         let kind = game.kind().as_str();
                         let checked = check_version(&game, pre.if_match)
                             .and_then(|()| check_playable(&game, Some(seat)))
-                            .and_then(|()| apply(&mut game, input, now));
+                            .and_then(|()| apply(&mut game, input, now))
+                            // A bot that must answer needs a place to do so.
+                            .and_then(|mv| Ok((mv, replies.for_reply(&game)?)));
                         metrics.count_move(kind, checked.is_ok());
-                        let mv = checked?;
+                        let (mv, place) = checked?;
                         tx.insert_move(id, &mv).await?;
                         save(tx, &mut game, now).await?;
                         let played = Played {
@@ -225,12 +228,12 @@ impl Service {
                         if let Some(key) = &key {
                             tx.remember(id, key, &request, &render(&played)?).await?;
                         }
-                        Ok(Ok(played))
+                        Ok(Ok((played, place)))
                     })
                 }),
             )
             .await?;
-        let mut played = match outcome {
+        let (mut played, _place) = match outcome {
             Ok(done) => done,
             Err(stored) => return Ok(MoveResult::Replayed(stored)),
         };

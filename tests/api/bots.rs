@@ -42,16 +42,33 @@ async fn a_second_search_for_the_same_game_is_refused_as_busy() {
     assert!(busy >= 1, "six hard hints on one game all searched");
 }
 
+/// One search slot, behind a proxy on 127.0.0.1 whose `X-Forwarded-For`
+/// names the client: so a test can speak as many clients.
+async fn one_slot_behind_a_proxy() -> TestApp {
+    spawn_app_with(|s| {
+        s.bot_threads = 1;
+        s.bot_budget_ms = 400;
+        s.trusted_proxies = "127.0.0.1".parse().unwrap();
+    })
+    .await
+}
+
 #[tokio::test]
 async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answer() {
-    let app = one_slot().await;
+    let app = one_slot_behind_a_proxy().await;
     let mut games = Vec::new();
     for _ in 0..20 {
         games.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
     }
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let hints = join_all(games.iter().map(|g| async {
-        let res = hard_hint(&app, &g.id, &g.token).send().await;
+    // Each hint from a client of its own: the queue's bound, not a client's
+    // share, is what refuses them.
+    let (app, finished) = (&app, &finished);
+    let hints = join_all(games.iter().enumerate().map(|(n, g)| async move {
+        let res = hard_hint(app, &g.id, &g.token)
+            .header("x-forwarded-for", format!("10.0.0.{n}"))
+            .send()
+            .await;
         let done = finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         (done, res)
     }));
@@ -95,4 +112,143 @@ async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answe
     // no timing can blur, is the service's unit test
     // `client_searches_take_one_place_per_game_up_to_the_queue_limit`.
     assert!((1..=refused).contains(&busy), "{busy} refused");
+}
+
+#[tokio::test]
+async fn moves_a_bot_would_answer_past_its_queue_are_refused_before_they_are_played() {
+    let app = spawn_app_with(|s| {
+        s.bot_threads = 1;
+        s.bot_budget_ms = 500;
+    })
+    .await;
+    let mut games = Vec::new();
+    for _ in 0..24 {
+        games.push(
+            app.create(json!({"kind": "gomoku", "opponent": {"type": "bot", "level": "hard"}}))
+                .await,
+        );
+    }
+    let answers = join_all(
+        games
+            .iter()
+            .map(|g| app.play(g, json!({"row": 7, "col": 7}))),
+    )
+    .await;
+    let (mut played, mut refused) = (0, 0);
+    for (game, res) in games.iter().zip(answers) {
+        if res.status() == 201 {
+            let body: Value = res.json().await.unwrap();
+            assert_eq!(body["replies"].as_array().map(Vec::len), Some(1), "{body}");
+            played += 1;
+        } else {
+            assert_eq!(res.headers()["retry-after"], "1");
+            let body = assert_problem(res, 503, "busy").await;
+            assert!(
+                body["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("nothing was played")
+            );
+            // Refused before it was played: nothing changed.
+            let g = app.game(&game.id).await;
+            assert_eq!(
+                (g["version"].as_i64(), g["ply"].as_i64()),
+                (Some(1), Some(0)),
+                "{g}"
+            );
+            refused += 1;
+        }
+    }
+    // One slot: eight replies may run or wait; the rest cannot be answered
+    // soon and are refused, unless replies finished while requests arrived.
+    assert!(played >= tabula::service::QUEUE_PER_SLOT, "{played} played");
+    assert!(
+        refused >= 1,
+        "24 moves against hard bots on one slot all queued"
+    );
+}
+
+#[tokio::test]
+async fn a_bot_does_not_lose_on_time_while_its_reply_waits_for_a_busy_slot() {
+    let app = spawn_app_with(|s| {
+        s.bot_threads = 1;
+        s.bot_budget_ms = 2000;
+    })
+    .await;
+    // A long search (Monte Carlo: it takes its whole budget) takes the one
+    // reply slot…
+    let busy = app
+        .create(
+            json!({"kind": "ultimate_tic_tac_toe", "opponent": {"type": "bot", "level": "hard"}}),
+        )
+        .await;
+    // …while a Connect Four bot on a one-second clock per move must answer.
+    let timed = app
+        .create(json!({
+            "kind": "connect_four",
+            "opponent": {"type": "bot", "level": "hard"},
+            "clock": {"per_move_ms": 1000}
+        }))
+        .await;
+    let long = app.play(&busy, json!({"board": 4, "cell": 4}));
+    let short = async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        app.play(&timed, json!({"column": 3})).await
+    };
+    let (long, short) = tokio::join!(long, short);
+    assert_eq!(long.status(), 201);
+    let body: Value = short.json().await.unwrap();
+    assert_eq!(
+        body["replies"].as_array().map(Vec::len),
+        Some(1),
+        "the bot's reply was lost: {body}"
+    );
+    let g = app.game(&timed.id).await;
+    assert_eq!(g["status"], "in_progress", "{g}");
+    assert_eq!(g["ply"], 2);
+    assert_eq!(g["clock"]["running"], "X", "the person's clock runs again");
+}
+
+#[tokio::test]
+async fn one_clients_flood_of_searches_leaves_the_others_served() {
+    let app = one_slot_behind_a_proxy().await;
+    let mut flood = Vec::new();
+    for _ in 0..20 {
+        flood.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+    }
+    let mut others = Vec::new();
+    for _ in 0..3 {
+        others.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+    }
+    let analyses = join_all(flood.iter().map(|g| {
+        app.request(
+            Method::GET,
+            &format!("/v1/games/{}/analysis?level=hard", g.id),
+        )
+        .bearer_auth(&g.token)
+        .header("x-forwarded-for", "203.0.113.7")
+        .send()
+    }));
+    let hints = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        join_all(others.iter().enumerate().map(|(n, g)| {
+            hard_hint(&app, &g.id, &g.token)
+                .header("x-forwarded-for", format!("198.51.100.{n}"))
+                .send()
+        }))
+        .await
+    };
+    let (analyses, hints) = tokio::join!(analyses, hints);
+    let share = tabula::service::QUEUE_PER_SLOT / tabula::service::CLIENT_SHARE;
+    let served = analyses
+        .into_iter()
+        .filter(|r| r.as_ref().unwrap().status() == 200)
+        .count();
+    // The flooding client holds at most its share at a time (more were
+    // served only if some finished while its requests arrived).
+    assert!(served >= share && served < 20, "{served} analyses served");
+    for res in hints {
+        let res = res.unwrap();
+        assert_eq!(res.status(), 200, "another client's hint was refused");
+    }
 }

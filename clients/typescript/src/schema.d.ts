@@ -1997,7 +1997,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bots are at capacity, or already thinking about this game. Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bots are at capacity, or already thinking about this game (a client holds at most a quarter of the places). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -2130,6 +2130,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "not_your_turn" | "game_over" | "waiting_for_opponent";
+                };
+            };
+        };
+        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bot opponent could not answer soon (its replies' queue is full: the move was not played). Nothing was changed; retry after `Retry-After` seconds. */
+        MoveUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "storage_unavailable" | "busy";
                 };
             };
         };
@@ -2730,7 +2744,7 @@ export interface operations {
             422: components["responses"]["UnprocessableMove"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["MoveUnavailable"];
         };
     };
     get_position: {
