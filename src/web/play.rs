@@ -101,6 +101,43 @@ async fn style(req: HttpRequest) -> HttpResponse {
     STYLE.serve(&req)
 }
 
+/// The icon: an X and an O, as SVG (browsers ask for `/favicon.ico` and
+/// take an SVG from it; the page links it too).
+const FAVICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 32 32\">\
+<rect width=\"32\" height=\"32\" rx=\"6\" fill=\"#0f766e\"/>\
+<path d=\"M6 6l9 9M15 6l-9 9\" stroke=\"#fff\" stroke-width=\"3\" stroke-linecap=\"round\"/>\
+<circle cx=\"21.5\" cy=\"21.5\" r=\"5\" fill=\"none\" stroke=\"#fde68a\" stroke-width=\"3\"/></svg>";
+
+async fn favicon() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "image/svg+xml"))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(FAVICON)
+}
+
+/// Any other address under `/play/`: a page that says so, with the way back.
+const NOT_FOUND: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<meta name=\"color-scheme\" content=\"light dark\"><title>Tabula: not found</title>\
+<link rel=\"icon\" href=\"/favicon.ico\" type=\"image/svg+xml\">\
+<link rel=\"stylesheet\" href=\"/play/play.css\"></head><body>\
+<header><a href=\"/play\" class=\"brand\">Tabula</a></header>\
+<main><section class=\"card\"><h2>No such page</h2>\
+<p>There is nothing at this address. Games are at <code>/play/games/&lt;id&gt;</code>.</p>\
+<p><a href=\"/play\">Lobby</a></p></section></main></body></html>";
+
+async fn not_found_page() -> HttpResponse {
+    HttpResponse::NotFound()
+        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(NOT_FOUND)
+}
+
 /// `/` leads to the page.
 async fn home() -> HttpResponse {
     HttpResponse::Found()
@@ -138,5 +175,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .get(style)
             .default_service(web::to(get_only))
             .wrap(middleware::Compress::default()),
+    )
+    .service(
+        web::resource("/favicon.ico")
+            .get(favicon)
+            .default_service(web::to(get_only)),
+    )
+    // Last: every other address under `/play/`.
+    .service(
+        web::resource("/play/{rest:.*}")
+            .get(not_found_page)
+            .default_service(web::to(get_only)),
     );
 }

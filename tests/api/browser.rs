@@ -374,3 +374,33 @@ async fn the_api_page_sends_a_content_security_policy_and_nosniff() {
         );
     }
 }
+
+#[tokio::test]
+async fn other_play_addresses_answer_an_html_404_with_the_way_back_and_the_icon_is_served() {
+    let app = spawn_app().await;
+    for path in [
+        "/play/typo",
+        "/play/games",
+        "/play/games/x/y",
+        "/play/new/again",
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(
+            header(&res, "content-type"),
+            Some("text/html; charset=utf-8"),
+            "{path}"
+        );
+        let html = res.text().await.unwrap();
+        assert!(
+            html.contains(r#"<a href="/play">Lobby</a>"#),
+            "{path}: {html}"
+        );
+    }
+    // The API's own 404s stay problem+json.
+    assert_problem(app.get("/v1/nothing").await, 404, "not_found").await;
+    let res = app.get("/favicon.ico").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(header(&res, "content-type"), Some("image/svg+xml"));
+    assert!(res.text().await.unwrap().starts_with("<svg"));
+}

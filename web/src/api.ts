@@ -48,7 +48,8 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
 }
 
 /** A seat this browser holds: kept in localStorage, per game, never in a URL. */
-export type Held = { seat: Side; token: string; hotseat: boolean };
+/** `invite`: a private game's invite code, kept by its creator to share the link. */
+export type Held = { seat: Side; token: string; hotseat: boolean; invite?: string | undefined };
 
 const KEY = "tabula.seat.";
 

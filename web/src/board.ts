@@ -27,6 +27,16 @@ export function moveName(m: Move): string {
   return `row ${m.row + 1}, column ${m.col + 1}`;
 }
 
+/** A move in the kind's notation (the API's `/notation`): Connect Four
+ * `1`..`7`, tic-tac-toe `1`..`9`, Gomoku a letter and a row counted from the
+ * bottom (`h8`), Ultimate the board's and the cell's digits (`53`). */
+export function notation(setup: { kind: Kind; size: number }, m: Move): string {
+  if ("column" in m) return String(m.column + 1);
+  if ("board" in m) return `${m.board + 1}${m.cell + 1}`;
+  if (setup.kind === "gomoku") return `${String.fromCharCode(97 + m.col)}${setup.size - m.row}`;
+  return String(m.row * 3 + m.col + 1);
+}
+
 /** The 9x9 coordinates of an ultimate move. */
 function ultimateCell(board: number, cell: number): [number, number] {
   return [3 * Math.floor(board / 3) + Math.floor(cell / 3), 3 * (board % 3) + (cell % 3)];
@@ -71,6 +81,9 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
   for (const t of marks.threats) threatKeys.set(moveKey(t.move), t.player);
   const hintKey = marks.hint ? moveKey(marks.hint) : null;
   const lastKeys = new Set(marks.last.map(moveKey));
+  // The very last move carries `aria-current` (one cell).
+  const lastMove = marks.last.at(-1);
+  const currentKey = lastMove ? moveKey(lastMove) : null;
   const winning = new Set((game.winning_line ?? []).map((p) => `${p.row}.${p.col}`));
 
   const button = (cell: Cell, move: Move, content: (HTMLElement | null)[], extra: string, title?: string) => {
@@ -91,6 +104,7 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
         "data-r": String(cell.r),
         "data-c": String(cell.c),
         "data-move": cell.key,
+        "aria-current": cell.key === currentKey ? "true" : null,
         tabindex: "-1",
         title: title ?? null,
       },
@@ -117,6 +131,8 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
         const cls = ["slot"];
         if (winning.has(`${r}.${c}`)) cls.push("win");
         if (r === land) cls.push("landing");
+        // The disc the last move dropped: the top one of its column.
+        if (currentKey === `c${c}` && r === land + 1) cls.push("top");
         discs.push(h("span", { class: cls.join(" "), "aria-hidden": "true" }, stone(ch)));
       }
       const filled = contents.length;

@@ -19,7 +19,7 @@ import {
   type MoveRecord,
   type Side,
 } from "./api.js";
-import { applyLocally, drawBoard, KIND_NAMES, moveKey, moveName } from "./board.js";
+import { applyLocally, drawBoard, KIND_NAMES, moveKey, moveName, notation } from "./board.js";
 import { button, h } from "./dom.js";
 
 const LEVELS: Level[] = ["random", "easy", "medium", "hard", "perfect"];
@@ -33,7 +33,8 @@ let leave: () => void = () => {};
 
 function showError(e: unknown): void {
   const text = e instanceof ApiFailure || e instanceof Error ? e.message : String(e);
-  errorBox.textContent = text;
+  // Problem details quote field names in backticks: plain text here.
+  errorBox.textContent = text.replaceAll("`", "");
   errorBox.hidden = false;
 }
 
@@ -107,11 +108,21 @@ async function showLobby(): Promise<void> {
   const opponent = select("opponent", [["human", "A friend (invite link)"], ["bot", "A bot"], ["hotseat", "Same screen"]], "bot");
   const level = select("level", LEVELS.map((l) => [l, l]), "easy");
   const seat = select("seat", [["X", "X (moves first)"], ["O", "O"]], "X");
+  const name = h("input", { name: "name", type: "text", maxlength: "32", autocomplete: "nickname", value: savedName() });
+  const priv = h("input", { name: "private", type: "checkbox" });
+  const clock = select("clock", CLOCKS.map(([v, text]) => [v, text]), "");
   const gomokuFields = h("div", { class: "row" }, field("Size", size), field("Rule", rule));
   const levelField = field("Bot level", level);
+  const privateField = h("div", { class: "field check" }, priv, h("label", { for: (priv.id ||= `field-${++fields}`) }, "Private"));
+  const friendFields = h("div", { class: "row" }, privateField, field("Clock", clock));
   const sync = () => {
     gomokuFields.hidden = kind.value !== "gomoku";
     levelField.hidden = opponent.value !== "bot";
+    friendFields.hidden = opponent.value !== "human";
+    // Only the levels this kind offers (`perfect` is Connect Four's).
+    const offered = levelsOf(info, kind.value as Kind);
+    const keep = offered.includes(level.value as Level) ? level.value : offered.includes("easy") ? "easy" : offered[0];
+    level.replaceChildren(...offered.map((l) => h("option", { value: l, selected: l === keep ? "" : null }, l)));
   };
   kind.addEventListener("change", sync);
   opponent.addEventListener("change", sync);
@@ -123,12 +134,17 @@ async function showLobby(): Promise<void> {
     h("div", { class: "row" }, field("Game", kind), field("Opponent", opponent)),
     gomokuFields,
     h("div", { class: "row" }, levelField, field("Your seat", seat)),
+    h("div", { class: "row" }, field("Your name", name)),
+    friendFields,
     h("button", { type: "submit", class: "primary" }, "Create game"),
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const q = new URLSearchParams({ kind: kind.value, opponent: opponent.value, seat: seat.value });
     if (opponent.value === "bot") q.set("level", level.value);
+    if (name.value.trim()) q.set("name", name.value.trim());
+    if (opponent.value === "human" && priv.checked) q.set("private", "1");
+    if (opponent.value === "human" && clock.value) q.set("clock", clock.value);
     if (kind.value === "gomoku") {
       q.set("size", size.value);
       q.set("rule", rule.value);
@@ -158,9 +174,12 @@ async function showLobby(): Promise<void> {
           "li",
           {},
           h("span", {}, `${KIND_NAMES[g.kind]}${g.kind === "gomoku" ? ` ${g.options.rows}x${g.options.columns}` : ""}`),
-          h("small", {}, ` ${openSeat(g) ?? ""} open · ${ago(g.created_at)}`),
-          button("Join", () => void join(g.id).catch(showError)),
-          h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Watch"),
+          h("small", {}, ` ${openSeat(g) ?? ""} open${creator(g)} · ${ago(g.created_at)}`),
+          // Never `Join` a game this browser already holds a seat in.
+          heldSeat(g.id)
+            ? h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Your game")
+            : button("Join", () => void join(g.id).catch(showError)),
+          heldSeat(g.id) ? "" : h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Watch"),
         ),
       ),
     );
@@ -175,20 +194,99 @@ async function showLobby(): Promise<void> {
     void load(0).catch(showError);
   });
 
+  // Quick match: a seat in the next game of a kind, with whoever asks next.
+  const matchKind = select("match-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), "connect_four");
+  const quick = h(
+    "form",
+    { class: "quick" },
+    h("h2", {}, "Quick match"),
+    h("div", { class: "row" }, field("Kind", matchKind), h("button", { type: "submit", class: "primary" }, "Quick match")),
+  );
+  quick.addEventListener("submit", (e) => {
+    e.preventDefault();
+    void quickMatch(matchKind.value as Kind, name.value.trim()).catch(showError);
+  });
+
   const mine = heldGames();
+  const yours = h("ul", { class: "games", "aria-label": "Your games" });
   main.replaceChildren(
     h("section", { class: "card" }, form),
+    h("section", { class: "card" }, quick),
     h("section", { class: "card" }, h("h2", {}, "Open games"), field("Show", filter), list, pager),
-    mine.length
-      ? h(
-          "section",
-          { class: "card" },
-          h("h2", {}, "Your games"),
-          h("ul", { class: "games" }, ...mine.map((id) => h("li", {}, h("a", { href: `/play/games/${id}`, "data-link": "" }, `Game ${id.slice(0, 8)}`)))),
-        )
-      : "",
+    mine.length ? h("section", { class: "card" }, h("h2", {}, "Your games"), yours) : "",
   );
-  await load(0);
+  await Promise.all([load(0), listMine(mine, yours)]);
+}
+
+/** The games this browser holds a seat in: kind, status and seat, newest first. */
+async function listMine(ids: string[], list: HTMLElement): Promise<void> {
+  const games = await Promise.all(
+    ids.map(async (id) => {
+      const res = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+      if (res.response.status === 404) forgetSeat(id);
+      return res.data;
+    }),
+  );
+  const found = games.filter((g): g is Game => g !== undefined).sort((a, b) => b.created_at.localeCompare(a.created_at));
+  list.replaceChildren(
+    ...found.map((g) => {
+      const held = heldSeat(g.id);
+      const seat = held?.hotseat ? "both seats" : `you play ${held?.seat ?? "?"}`;
+      const label = `${KIND_NAMES[g.kind]} · ${statusWord(g)} · ${seat} · ${ago(g.created_at)}`;
+      return h("li", {}, h("a", { href: `/play/games/${g.id}`, "data-link": "" }, label));
+    }),
+  );
+}
+
+function statusWord(g: Game): string {
+  if (g.status === "waiting") return "waiting for an opponent";
+  if (g.status === "in_progress") return `${g.turn} to move`;
+  if (g.status === "draw") return "draw";
+  return `${g.winner} won`;
+}
+
+function creator(g: Game): string {
+  const by = g.seats.X.name ?? g.seats.O.name;
+  return by ? ` · ${by}` : "";
+}
+
+const CLOCKS: [string, string][] = [
+  ["", "No clock"],
+  ["1+0", "1 min"],
+  ["3+2", "3 min + 2 s"],
+  ["5+0", "5 min"],
+  ["10+5", "10 min + 5 s"],
+  ["m30", "30 s a move"],
+  ["m60", "1 min a move"],
+];
+
+/** A clock choice (`5+3`: minutes and increment seconds; `m30`: per move) as the API's. */
+function clockOf(choice: string | null): { initial_ms: number; increment_ms: number } | { per_move_ms: number } | undefined {
+  if (!choice) return undefined;
+  const perMove = /^m(\d+)$/.exec(choice);
+  if (perMove) return { per_move_ms: Number(perMove[1]) * 1000 };
+  const fischer = /^(\d+)\+(\d+)$/.exec(choice);
+  if (fischer) return { initial_ms: Number(fischer[1]) * 60_000, increment_ms: Number(fischer[2]) * 1000 };
+  return undefined;
+}
+
+function levelsOf(info: KindInfo[], kind: Kind): Level[] {
+  return info.find((k) => k.kind === kind)?.levels ?? LEVELS;
+}
+
+const NAME_KEY = "tabula.name";
+function savedName(): string {
+  return localStorage.getItem(NAME_KEY) ?? "";
+}
+function saveName(name: string | null | undefined): void {
+  if (name) localStorage.setItem(NAME_KEY, name);
+}
+
+async function quickMatch(kind: Kind, name: string): Promise<void> {
+  const grant = await ok(api.POST("/v1/matches", { body: name ? { kind, name } : { kind }, headers: { "Idempotency-Key": key() } }));
+  saveName(name);
+  holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: false });
+  navigate(`/play/games/${grant.game.id}`);
 }
 
 function openSeat(g: Game): Side | null {
@@ -201,7 +299,9 @@ function ago(when: string): string {
 }
 
 async function join(id: string): Promise<void> {
-  const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } } }));
+  if (heldSeat(id)) return navigate(`/play/games/${id}`);
+  const name = savedName();
+  const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body: name ? { name } : {} }));
   holdSeat(id, { seat: grant.seat, token: grant.token, hotseat: false });
   navigate(`/play/games/${id}`);
 }
@@ -216,30 +316,58 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
   if (q.get("size")) options.size = Number(q.get("size"));
   const rule = q.get("rule");
   if (rule === "freestyle" || rule === "standard") options.rule = rule;
+  const name = q.get("name") ?? "";
+  const friend = opponent === "human";
+  const clock = friend ? clockOf(q.get("clock")) : undefined;
   status.textContent = "Creating the game…";
-  const grant = await ok(
-    api.POST("/v1/games", {
-      body: {
-        kind,
-        options,
-        seat,
-        hotseat: opponent === "hotseat",
-        opponent: opponent === "bot" ? { type: "bot", level } : { type: "human" },
-      },
-    }),
-  );
-  holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: opponent === "hotseat" });
-  navigate(`/play/games/${grant.game.id}`, true);
+  let grant;
+  try {
+    grant = await ok(
+      api.POST("/v1/games", {
+        body: {
+          kind,
+          options,
+          seat,
+          hotseat: opponent === "hotseat",
+          opponent: opponent === "bot" ? { type: "bot", level } : { type: "human" },
+          ...(name ? { name } : {}),
+          ...(friend && q.get("private") ? { visibility: "private" as const } : {}),
+          ...(clock ? { clock } : {}),
+        },
+      }),
+    );
+  } catch (e) {
+    // Back to the form, with the reason.
+    history.replaceState(null, "", "/play");
+    await showLobby();
+    status.textContent = "The game could not be created";
+    throw e;
+  }
+  saveName(name);
+  const invite = grant.invite ?? undefined;
+  holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: opponent === "hotseat", invite });
+  navigate(`/play/games/${grant.game.id}${invite ? `#invite=${encodeURIComponent(invite)}` : ""}`, true);
 }
 
 // ----------------------------------------------------------------- game
 
 function statusText(g: Game, held: Held | null): string {
+  // A viewer holding one seat hears the result as theirs.
+  const mine = held && !held.hotseat ? held.seat : null;
   if (g.status === "won") {
-    const how = g.end_reason === "resignation" ? ` (${g.winner === "X" ? "O" : "X"} resigned)` : "";
-    return `${g.winner} wins${how}`;
+    const how =
+      g.end_reason === "resignation"
+        ? ` (${g.winner === "X" ? "O" : "X"} resigned)`
+        : g.end_reason === "timeout"
+          ? ` (${g.winner === "X" ? "O" : "X"} ran out of time)`
+          : "";
+    const verdict = mine ? (mine === g.winner ? "You won: " : "You lost: ") : "";
+    return `${verdict}${g.winner} wins${how}`;
   }
-  if (g.status === "draw") return "It's a draw between X and O";
+  if (g.status === "draw") {
+    const agreed = g.end_reason === "agreement" ? " (agreed)" : "";
+    return `${mine ? "Draw: " : ""}It's a draw between X and O${agreed}`;
+  }
   const open = openSeat(g);
   if (g.status === "waiting" && open) return `Waiting for ${open} to join; ${g.turn} to move`;
   const who = g.turn ?? "X";
@@ -249,9 +377,22 @@ function statusText(g: Game, held: Held | null): string {
 }
 
 async function showGame(id: string): Promise<void> {
-  let game = await ok(api.GET("/v1/games/{id}", { params: { path: { id } } }));
+  let game: Game;
+  try {
+    game = await ok(api.GET("/v1/games/{id}", { params: { path: { id } } }));
+  } catch (e) {
+    status.textContent = "No such game";
+    main.replaceChildren(h("section", { class: "card" }, h("p", {}, "This game does not exist (any more)."), h("a", { href: "/play", "data-link": "" }, "Lobby")));
+    throw e;
+  }
   let held = heldSeat(id);
   let last: Move[] = [];
+  // The round's moves, for the move list and the last-move marker (read
+  // back after any load, so a reload or a spectator sees them too).
+  let moves: MoveRecord[] = [];
+  let confirm: "resign" | "restart" | null = null;
+  // The hint levels of this kind (drawn with all until /v1/kinds answers).
+  let levels: Level[] = LEVELS;
   let hint: { move: Move; level: Level } | null = null;
   let busy = false;
   let note = "";
@@ -259,6 +400,8 @@ async function showGame(id: string): Promise<void> {
   let view: { round: number; ply: number; plies: number; game: Game } | null = null;
   let live = "connecting";
   let hintLevel: Level = "medium";
+  // Hints and threat marks: off by default between two people.
+  let showThreats = !(!held?.hotseat && game.seats.X.type === "human" && game.seats.O.type === "human");
 
   const title = h("h2", {});
   const boardBox = h("div", { class: "board-box" });
@@ -267,11 +410,62 @@ async function showGame(id: string): Promise<void> {
   const controls = h("div", { class: "controls" });
   const stepper = h("nav", { class: "stepper", "aria-label": "History" });
   const invite = h("div", { class: "invite" });
-  main.replaceChildren(h("section", { class: "card game" }, title, info, boardBox, threats, controls, stepper, invite));
+  const clocks = h("div", { class: "clocks" });
+  const offerBox = h("div", { class: "offer-box" });
+  const dialogBox = h("div", {});
+  const moveList = h("ol", { class: "moves", role: "list", "aria-label": "Moves" });
+  main.replaceChildren(
+    h("section", { class: "card game" }, title, info, clocks, boardBox, threats, offerBox, controls, dialogBox, stepper, moveList, invite),
+  );
   document.title = `Tabula: ${KIND_NAMES[game.kind]}`;
 
   const canMove = (g: Game) =>
     !busy && !view && g.status === "in_progress" && held !== null && (held.hotseat || held.seat === g.turn);
+  const people = () => !held?.hotseat && game.seats.X.type === "human" && game.seats.O.type === "human";
+
+  /** Reads the round's moves again when the game moved on without them. */
+  const syncMoves = async () => {
+    const current = moves.length === game.ply && (moves[0]?.round ?? game.round) === game.round;
+    if (!current) {
+      const res = await ok(api.GET("/v1/games/{id}/moves", { params: { path: { id }, query: { round: game.round } } }));
+      moves = res.items;
+    }
+    // The marker is the round's last move, whatever view drew before.
+    const end = moves.at(-1);
+    const marked = end ? moveKey(end.move) : null;
+    if (!current || (last.at(-1) ? moveKey(last.at(-1) as Move) : null) !== marked) {
+      last = end ? [end.move] : [];
+      render();
+    }
+  };
+
+  const fmt = (ms: number) => {
+    const t = Math.max(0, Math.ceil(ms / 1000));
+    const hh = Math.floor(t / 3600);
+    const mm = Math.floor((t % 3600) / 60);
+    const ss = String(t % 60).padStart(2, "0");
+    return hh ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
+  };
+  /** The clocks, counted down from the server's deadline for the side to move. */
+  const renderClocks = () => {
+    const c = game.clock;
+    if (!c) return void clocks.replaceChildren();
+    const deadline = c.deadline ? Date.parse(c.deadline) : null;
+    clocks.replaceChildren(
+      ...(["X", "O"] as Side[]).map((s) => {
+        const running = c.running === s && deadline !== null && game.status === "in_progress";
+        const ms = running ? deadline - Date.now() : c[s].remaining_ms;
+        const name = game.seats[s].name;
+        return h(
+          "span",
+          { class: `clock${running ? " running" : ""}${ms <= 10_000 && running ? " low" : ""}` },
+          h("span", { class: "who" }, `${name ? `${name} ` : ""}(${s})`),
+          h("span", { role: "timer", "aria-label": `${s} clock`, "aria-live": "off" }, fmt(ms)),
+        );
+      }),
+    );
+  };
+  const tick = window.setInterval(renderClocks, 250);
 
   const render = () => {
     const shown = view?.game ?? game;
@@ -286,7 +480,7 @@ async function showGame(id: string): Promise<void> {
     boardBox.replaceChildren(
       drawBoard(
         shown,
-        { playable, threats: view ? [] : game.threats, hint: view ? null : (hint?.move ?? null), last: view ? [] : last },
+        { playable, threats: view || !showThreats ? [] : game.threats, hint: view ? null : (hint?.move ?? null), last: view ? [] : last },
         (m) => void play(m),
       ),
     );
@@ -299,7 +493,7 @@ async function showGame(id: string): Promise<void> {
     const role = held ? (held.hotseat ? "You play both seats on this screen" : `You play ${held.seat}`) : "You are watching";
     const seats = (["X", "O"] as Side[]).map((s) => {
       const seat = game.seats[s];
-      return `${s}: ${seat.type === "bot" ? `bot (${seat.level ?? "?"})` : seat.taken ? "human" : "open"}`;
+      return `${s}: ${seat.type === "bot" ? `bot (${seat.level ?? "?"})` : seat.taken ? (seat.name ?? "human") : "open"}`;
     });
     info.replaceChildren(
       h("span", {}, role),
@@ -311,39 +505,145 @@ async function showGame(id: string): Promise<void> {
       ? ""
       : [
           note,
-          ...game.threats.map((t) => `${t.player} wins at ${moveName(t.move)} next move`),
+          ...(showThreats ? game.threats.map((t) => `${t.player} wins at ${moveName(t.move)} next move`) : []),
           hint ? `Hint (${hint.level}): ${moveName(hint.move)}` : "",
         ]
           .filter(Boolean)
           .join(". ");
     const actions: (HTMLElement | string)[] = [];
     if (!held && openSeat(game) && game.status === "waiting") {
-      actions.push(button("Join", () => void joinHere(), { class: "primary" }));
+      const yourName = h("input", { type: "text", maxlength: "32", value: savedName(), class: "name" });
+      actions.push(field("Your name", yourName), button("Join", () => void joinHere(yourName.value.trim()), { class: "primary" }));
     }
     if (held && !view) {
-      if (canMove(game)) {
-        const lv = select("hint-level", LEVELS.map((l) => [l, l]), hintLevel);
+      if (canMove(game) && showThreats) {
+        const lv = select("hint-level", levels.map((l) => [l, l]), levels.includes(hintLevel) ? hintLevel : (levels[0] ?? "easy"));
         lv.addEventListener("change", () => (hintLevel = lv.value as Level));
         actions.push(h("span", { class: "hint-box" }, button("Hint", () => void askHint()), field("level", lv)));
       }
-      if (game.status === "in_progress") actions.push(button("Resign", () => void act("resign")));
-      if (game.status === "won" || game.status === "draw" || game.ply > 0) {
-        actions.push(button("Restart", () => void act("restart"), { class: game.status === "in_progress" ? null : "primary" }));
+      if (game.status === "in_progress") actions.push(button("Resign", () => ((confirm = "resign"), render())));
+      const over = game.status === "won" || game.status === "draw";
+      // Between two people a round in progress restarts by agreement only.
+      if (over || (game.ply > 0 && !people())) {
+        const again = () => (game.seats.X.type === "bot" || game.seats.O.type === "bot") && !over ? ((confirm = "restart"), render()) : void act("restart");
+        actions.push(button("Restart", again, { class: over ? "primary" : null }));
       }
+      if (people() && game.status === "in_progress" && !game.offer) {
+        actions.push(button("Offer draw", () => void offer("draw")));
+        actions.push(button("Take back", () => void offer("takeback"), { disabled: game.ply === 0 ? "" : null }));
+        actions.push(button("Offer restart", () => void offer("restart")));
+      }
+    }
+    if (held && !held.hotseat && !view && people()) {
+      actions.push(
+        h(
+          "label",
+          { class: "toggle" },
+          h("input", { type: "checkbox", checked: showThreats ? "" : null }),
+          " Hints and threats",
+        ),
+      );
     }
     actions.push(h("a", { href: "/play", "data-link": "" }, "Lobby"));
     controls.replaceChildren(...actions);
+    controls.querySelector<HTMLInputElement>(".toggle input")?.addEventListener("change", (e) => {
+      showThreats = (e.target as HTMLInputElement).checked;
+      render();
+    });
+    renderOffer();
+    renderDialog();
+    renderClocks();
+    renderMoves();
     renderStepper();
     const open = openSeat(game);
     invite.replaceChildren(
       ...(held && open && !held.hotseat && game.seats[open].type === "human"
         ? [
             h("span", {}, `Invite a friend to play ${open}: `),
-            h("input", { readonly: "", value: location.href, "aria-label": "Invite link", class: "link" }),
-            button("Copy link", () => void navigator.clipboard?.writeText(location.href)),
+            h("input", { readonly: "", value: inviteLink(), "aria-label": "Invite link", class: "link" }),
+            button("Copy link", () => void navigator.clipboard?.writeText(inviteLink())),
           ]
         : []),
     );
+  };
+
+  const inviteLink = () =>
+    `${location.origin}/play/games/${id}${held?.invite ? `#invite=${encodeURIComponent(held.invite)}` : ""}`;
+
+  const renderMoves = () => {
+    const setup = { kind: game.kind, size: game.options.rows };
+    moveList.replaceChildren(
+      ...moves.map((m, i) =>
+        h(
+          "li",
+          {},
+          button(`${i + 1}. ${notation(setup, m.move)}`, () => void step(game.round, i + 1), {
+            "aria-current": view ? (view.ply === i + 1 ? "step" : null) : i === moves.length - 1 ? "step" : null,
+          }),
+        ),
+      ),
+    );
+  };
+
+  const renderOffer = () => {
+    const o = game.offer;
+    if (!o || !held || held.hotseat || view) return void offerBox.replaceChildren();
+    const what = o.type === "draw" ? "a draw" : o.type === "takeback" ? "to take back a move" : "a new round";
+    if (o.by === held.seat) {
+      offerBox.replaceChildren(h("p", {}, `You offered ${what}. `, button("Withdraw", () => void answer("withdraw"))));
+    } else {
+      offerBox.replaceChildren(
+        h(
+          "div",
+          { role: "alertdialog", "aria-label": `${o.by} offers ${what}`, class: "dialog" },
+          h("p", {}, `${game.seats[o.by].name ?? o.by} offers ${what}.`),
+          button("Accept", () => void answer("accept"), { class: "primary" }),
+          button("Decline", () => void answer("decline")),
+        ),
+      );
+    }
+  };
+
+  const renderDialog = () => {
+    if (!confirm) return void dialogBox.replaceChildren();
+    const what = confirm;
+    const text = what === "resign" ? "Resign this round? Your opponent wins it." : "Restart? This round is lost for good.";
+    const yes = what === "resign" ? "Resign" : "Restart";
+    dialogBox.replaceChildren(
+      h(
+        "div",
+        { role: "dialog", "aria-modal": "true", "aria-label": `${yes}?`, class: "dialog" },
+        h("p", {}, text),
+        button(yes, () => ((confirm = null), void act(what)), { class: "danger" }),
+        button("Cancel", () => ((confirm = null), render())),
+      ),
+    );
+    dialogBox.querySelector<HTMLElement>("button:last-child")?.focus();
+  };
+
+  const offer = async (type: "draw" | "takeback" | "restart") => {
+    if (!held) return;
+    try {
+      const g = await ok(api.POST("/v1/games/{id}/offers", { params: { path: { id } }, headers: bearer(held.token), body: { type } }));
+      clearError();
+      update(g);
+    } catch (e) {
+      showError(e);
+    }
+  };
+
+  const answer = async (what: "accept" | "decline" | "withdraw") => {
+    if (!held) return;
+    try {
+      const g =
+        what === "withdraw"
+          ? await ok(api.DELETE("/v1/games/{id}/offers", { params: { path: { id } }, headers: bearer(held.token) }))
+          : await ok(api.POST(`/v1/games/{id}/offers/${what}`, { params: { path: { id } }, headers: bearer(held.token) }));
+      clearError();
+      update(g);
+    } catch (e) {
+      showError(e);
+    }
   };
 
   const renderStepper = () => {
@@ -400,6 +700,7 @@ async function showGame(id: string): Promise<void> {
     if (g.version > game.version) hint = null;
     game = g;
     render();
+    void syncMoves().catch(() => {});
   };
 
   const play = async (m: Move) => {
@@ -461,7 +762,6 @@ async function showGame(id: string): Promise<void> {
     try {
       const path = what === "restart" ? "/v1/games/{id}/restart" : "/v1/games/{id}/resign";
       const g = await ok(api.POST(path, { params: { path: { id } }, headers: bearer(held.token) }));
-      last = [];
       note = "";
       view = null;
       clearError();
@@ -471,9 +771,12 @@ async function showGame(id: string): Promise<void> {
     }
   };
 
-  const joinHere = async () => {
+  const joinHere = async (name: string) => {
     try {
-      const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } } }));
+      const code = new URLSearchParams(location.hash.slice(1)).get("invite");
+      const body = { ...(name ? { name } : {}), ...(code ? { invite: code } : {}) };
+      const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body }));
+      saveName(name);
       held = { seat: grant.seat, token: grant.token, hotseat: false };
       holdSeat(id, held);
       clearError();
@@ -523,8 +826,16 @@ async function showGame(id: string): Promise<void> {
   leave = () => {
     source?.close();
     window.clearTimeout(retry);
+    window.clearInterval(tick);
   };
   render();
+  void kinds()
+    .then((info) => {
+      levels = levelsOf(info, game.kind);
+      render();
+    })
+    .catch(() => {});
+  await syncMoves().catch(() => {});
 }
 
 function key(): string {

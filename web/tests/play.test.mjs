@@ -148,7 +148,8 @@ for (const [kind, extra] of [
       if (/wins|draw/.test(await statusText(page))) break;
       await page.locator(".board .legal").first().click();
     }
-    assert.match(await statusText(page), /^(X wins|O wins|It's a draw between X and O)/);
+    // The viewer holds a seat: the result is told as theirs.
+    assert.match(await statusText(page), /^(You won: X wins|You won: O wins|You lost: X wins|You lost: O wins|Draw: It's a draw between X and O)/);
     assert.equal(await page.locator(".board .legal").count(), 0);
     if (kind === "ultimate_tic_tac_toe") {
       // Finished inner boards are shown as won or drawn.
@@ -218,7 +219,13 @@ test("a threat is highlighted, a hint shown, the history stepped through, the ro
   await until(page, () => document.querySelectorAll(".board .stone").length === 5);
   assert.equal(await statusText(page), "O to move (you)");
 
+  // Resign asks first: Cancel keeps playing, Resign in the dialog resigns.
   await page.getByRole("button", { name: "Resign" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+  assert.equal(await page.getByRole("dialog").count(), 0);
+  assert.equal(await statusText(page), "O to move (you)");
+  await page.getByRole("button", { name: "Resign" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Resign" }).click();
   await until(page, () => /wins \(. resigned\)/.test(document.querySelector("[role=status]").textContent));
   await page.getByRole("button", { name: "Restart" }).click();
   await until(page, () => document.querySelector("[role=status]").textContent === "X to move (you)");

@@ -1,0 +1,217 @@
+// The page for two people (issue 26): names, private invites, clocks,
+// offers, resign that asks first, quick match, the move list and the
+// last-move marker, "You won / You lost", the own-game Join case, the 404
+// page. Two browser contexts are two people; a third watches.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { DESKTOP, PHONE, launch, screenshotDir, startService, statusText, until } from "./helpers.mjs";
+
+let service;
+let browser;
+
+before(async () => {
+  service = await startService();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+async function person(viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport, baseURL: service.base });
+  if (process.env.PLAY_FROM_DISK) {
+    await context.route(/\/play\/play\.(js|css)$/, (route) =>
+      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
+    );
+  }
+  const page = await context.newPage();
+  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
+  return page;
+}
+
+/** Creates a game from the lobby's form; returns its address (with any fragment). */
+async function createFromForm(page, { kind = "connect_four", name, priv = false, clock } = {}) {
+  await page.goto("/play");
+  await page.getByLabel("Game", { exact: true }).selectOption(kind);
+  await page.getByLabel("Opponent", { exact: true }).selectOption("human");
+  if (name) await page.getByLabel("Your name").first().fill(name);
+  if (priv) await page.getByLabel("Private", { exact: true }).check();
+  if (clock) await page.getByLabel("Clock", { exact: true }).selectOption(clock);
+  await page.getByRole("button", { name: "Create game" }).click();
+  await page.waitForURL(/\/play\/games\/[0-9a-f-]+/);
+  await page.getByRole("grid").waitFor();
+  return page.url();
+}
+
+async function joinAs(page, url, name) {
+  await page.goto(url);
+  await page.getByRole("button", { name: "Join" }).waitFor();
+  if (name) await page.getByLabel("Your name").fill(name);
+  await page.getByRole("button", { name: "Join" }).click();
+  await until(page, () => /\(you\)|to move/.test(document.querySelector("[role=status]").textContent));
+}
+
+test("joining your own waiting game from the lobby is never offered, and a reload keeps your seat", async () => {
+  const x = await person();
+  const url = await createFromForm(x, { name: "Ann" });
+  const id = new URL(url).pathname.split("/").pop();
+  const token = JSON.parse(await x.evaluate((id) => localStorage.getItem(`tabula.seat.${id}`), id)).token;
+  await x.goto("/play");
+  const row = x.getByRole("list", { name: "Open games" }).getByRole("listitem").filter({ hasText: "Ann" });
+  await row.waitFor();
+  assert.equal(await row.getByRole("button", { name: "Join" }).count(), 0);
+  await row.getByRole("link", { name: "Your game" }).click();
+  await x.getByRole("grid").waitFor();
+  assert.equal(await x.getByRole("button", { name: "Join" }).count(), 0);
+  await x.reload();
+  await x.getByRole("grid").waitFor();
+  const held = JSON.parse(await x.evaluate((id) => localStorage.getItem(`tabula.seat.${id}`), id));
+  assert.deepEqual([held.seat, held.token], ["X", token]);
+  // "Your games" names the kind and the state, not a truncated id.
+  await x.goto("/play");
+  const mine = x.getByRole("list", { name: "Your games" });
+  await mine.getByRole("link").first().waitFor();
+  assert.match(await mine.getByRole("link").first().textContent(), /Connect Four · waiting for an opponent · you play X/);
+  await x.context().close();
+});
+
+test("two people with names and a clock play, offer both ways, resign after confirming; a spectator watches", async () => {
+  const x = await person();
+  const url = await createFromForm(x, { name: "Ann", clock: "5+0" });
+  const o = await person(PHONE);
+  await joinAs(o, url, "Bob");
+  const watcher = await person();
+  await watcher.goto(url);
+  await watcher.getByRole("grid").waitFor();
+  for (const page of [x, o, watcher]) {
+    await until(page, () => /Ann/.test(document.querySelector(".info").textContent) && /Bob/.test(document.querySelector(".info").textContent));
+    assert.match(await page.getByRole("timer", { name: "X clock" }).textContent(), /^[45]:\d\d$/);
+    assert.match(await page.getByRole("timer", { name: "O clock" }).textContent(), /^5:00$/);
+    // Hints and threat marks are off between two people.
+    assert.equal(await page.getByRole("button", { name: "Hint" }).count(), 0);
+  }
+  // X's clock runs: it counts down.
+  const first = await x.getByRole("timer", { name: "X clock" }).textContent();
+  await until(x, (t) => document.querySelector('[aria-label="X clock"]').textContent !== t, first, 3000);
+
+  await x.getByRole("button", { name: "Column 4", exact: true }).click();
+  await until(o, () => document.querySelectorAll(".board .stone").length === 1);
+  await o.getByRole("button", { name: "Column 4", exact: true }).click();
+  await until(x, () => document.querySelectorAll(".board .stone").length === 2);
+  // The move list, in notation, and one cell marked as the last move.
+  for (const page of [x, o, watcher]) {
+    await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 2);
+    assert.deepEqual(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").allTextContents(), ["1. 4", "2. 4"]);
+    assert.equal(await page.locator('.board [aria-current="true"]').count(), 1);
+    assert.equal(await page.locator('.board [aria-current="true"]').getAttribute("aria-label"), "Column 4");
+  }
+  // A reload keeps the marker.
+  await watcher.reload();
+  await until(watcher, () => document.querySelectorAll('.board [aria-current="true"]').length === 1);
+
+  // X offers a draw; O declines. O offers a takeback; X accepts.
+  await x.getByRole("button", { name: "Offer draw" }).click();
+  await x.getByRole("button", { name: "Withdraw" }).waitFor();
+  const ask = o.getByRole("alertdialog");
+  await ask.waitFor();
+  await ask.getByRole("button", { name: "Decline" }).click();
+  await until(x, () => document.querySelector(".offer-box").textContent === "");
+  await o.getByRole("button", { name: "Take back" }).click();
+  await x.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click();
+  await until(o, () => document.querySelectorAll(".board .stone").length === 1);
+  await until(watcher, () => document.querySelectorAll('[aria-label="Moves"] li').length === 1);
+
+  // O resigns, after confirming; each side hears the result as theirs.
+  await o.getByRole("button", { name: "Resign" }).click();
+  const dialog = o.getByRole("dialog");
+  await dialog.getByRole("button", { name: "Cancel" }).waitFor();
+  await dialog.getByRole("button", { name: "Resign" }).click();
+  await until(x, () => /^You won/.test(document.querySelector("[role=status]").textContent));
+  await until(o, () => /^You lost/.test(document.querySelector("[role=status]").textContent));
+  await until(watcher, () => /X wins/.test(document.querySelector("[role=status]").textContent));
+  assert.doesNotMatch(await statusText(watcher), /You/);
+  await x.screenshot({ path: join(screenshotDir, "people-desktop.png"), fullPage: true });
+  await o.screenshot({ path: join(screenshotDir, "people-phone.png"), fullPage: true });
+  for (const page of [x, o, watcher]) await page.context().close();
+});
+
+test("a private game is joined by its link and refused without the invite", async () => {
+  const x = await person();
+  const url = await createFromForm(x, { priv: true });
+  assert.match(url, /#invite=/);
+  const link = await x.getByLabel("Invite link").inputValue();
+  assert.match(link, /#invite=[^&]+$/);
+  const stranger = await person();
+  await stranger.goto(link.split("#")[0]);
+  await stranger.getByRole("button", { name: "Join" }).click();
+  await until(stranger, () => /invite/.test(document.getElementById("error").textContent));
+  const friend = await person();
+  await joinAs(friend, link);
+  await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  for (const page of [x, stranger, friend]) await page.context().close();
+});
+
+test("a per-move clock runs out and the round is lost on time", async () => {
+  const x = await person();
+  await x.goto("/play/new?kind=tic_tac_toe&opponent=human&clock=m2");
+  await x.waitForURL(/\/play\/games\//);
+  const url = x.url();
+  const o = await person();
+  await joinAs(o, url);
+  await until(x, () => /ran out of time/.test(document.querySelector("[role=status]").textContent), undefined, 8000);
+  assert.match(await statusText(x), /^You lost: O wins \(X ran out of time\)/);
+  await until(o, () => /^You won/.test(document.querySelector("[role=status]").textContent), undefined, 8000);
+  assert.equal(await x.getByRole("timer", { name: "X clock" }).textContent(), "0:00");
+  for (const page of [x, o]) await page.context().close();
+});
+
+test("quick match pairs two people", async () => {
+  const a = await person();
+  const b = await person();
+  await a.goto("/play");
+  await a.getByLabel("Kind", { exact: true }).selectOption("gomoku");
+  await a.getByRole("button", { name: "Quick match" }).click();
+  await a.waitForURL(/\/play\/games\//);
+  await a.getByRole("grid").waitFor();
+  await b.goto("/play");
+  await b.getByLabel("Kind", { exact: true }).selectOption("gomoku");
+  await b.getByRole("button", { name: "Quick match" }).click();
+  await b.waitForURL(/\/play\/games\//);
+  assert.equal(new URL(a.url()).pathname, new URL(b.url()).pathname);
+  await until(a, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  await until(b, () => document.querySelector("[role=status]").textContent === "X to move");
+  for (const page of [a, b]) await page.context().close();
+});
+
+test("the form offers each kind only its levels, and a refused create keeps the form", async () => {
+  const page = await person();
+  await page.goto("/play");
+  await page.getByLabel("Opponent", { exact: true }).selectOption("bot");
+  await page.getByLabel("Game", { exact: true }).selectOption("gomoku");
+  const levels = await page.getByLabel("Bot level").locator("option").allTextContents();
+  assert.ok(!levels.includes("perfect"), levels.join());
+  await page.getByLabel("Game", { exact: true }).selectOption("connect_four");
+  assert.ok((await page.getByLabel("Bot level").locator("option").allTextContents()).includes("perfect"));
+  await page.goto("/play/new?kind=gomoku&opponent=bot&level=perfect");
+  await page.getByRole("button", { name: "Create game" }).waitFor();
+  const error = await page.getByRole("alert").textContent();
+  assert.ok(error.length > 0 && !error.includes("`"), error);
+  assert.equal(await statusText(page), "The game could not be created");
+  await page.context().close();
+});
+
+test("another address under /play is a 404 page with the way back to the lobby", async () => {
+  const page = await person();
+  const res = await page.goto("/play/typo");
+  assert.equal(res.status(), 404);
+  await page.getByRole("link", { name: "Lobby" }).click();
+  await page.getByRole("button", { name: "Create game" }).waitFor();
+  await page.goto("/play/games/00000000-0000-4000-8000-000000000000");
+  await until(page, () => document.querySelector("[role=status]").textContent === "No such game");
+  await page.getByRole("main").getByRole("link", { name: "Lobby" }).waitFor();
+  await page.context().close();
+});
