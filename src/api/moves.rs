@@ -12,9 +12,9 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, PayloadTooLarge, PositionNotFound,
-    PreconditionFailed, RequestTimeout, MoveUnavailable, Unauthorized, Unavailable, UnprocessableMove,
-    UnsupportedMediaType,
+    BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, MoveUnavailable, PayloadTooLarge,
+    PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized, Unavailable,
+    UnprocessableMove, UnsupportedMediaType,
 };
 use super::wire::{
     self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, NotationView, Replayed,
