@@ -72,7 +72,8 @@ export type Marks = {
 type Cell = { r: number; c: number; key: string; name: string };
 
 const stone = (ch: string | undefined): HTMLElement | null =>
-  ch === "X" || ch === "O" ? h("span", { class: `stone ${ch}`, "aria-hidden": "true" }, ch) : null;
+  // The letter is drawn by CSS (`.stone.X::before`): the cell's name says it.
+  ch === "X" || ch === "O" ? h("span", { class: `stone ${ch}`, "aria-hidden": "true" }) : null;
 
 /** Draws `game` (the live game or a past position) with `marks`. */
 export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HTMLElement {
@@ -86,7 +87,9 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
   const currentKey = lastMove ? moveKey(lastMove) : null;
   const winning = new Set((game.winning_line ?? []).map((p) => `${p.row}.${p.col}`));
 
-  const button = (cell: Cell, move: Move, content: (HTMLElement | null)[], extra: string, title?: string) => {
+  // `inGrid`: the cell is a gridcell of the board's rows (not for Ultimate's
+  // small cells, which sit in a group inside one of the board's gridcells).
+  const button = (cell: Cell, move: Move, content: (HTMLElement | null)[], extra: string, title?: string, inGrid = true) => {
     const playable = marks.playable.has(cell.key);
     const threat = threatKeys.get(cell.key);
     const classes = ["cell", extra];
@@ -113,7 +116,7 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
     b.addEventListener("click", () => {
       if (marks.playable.has(cell.key)) play(move);
     });
-    return h("div", { role: "gridcell", class: "gc" }, b);
+    return h("div", { role: inGrid ? "gridcell" : null, class: "gc" }, b);
   };
 
   let grid: HTMLElement;
@@ -158,7 +161,7 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
           const [r, c] = ultimateCell(b, cell);
           const ch = game.board[r]?.[c];
           const name = `Board ${b + 1}, cell ${cell + 1}${ch === "X" || ch === "O" ? `, ${ch}` : ""}`;
-          cells.push(button({ r, c, key: `b${b}.${cell}`, name }, { board: b, cell }, [stone(ch)], "small"));
+          cells.push(button({ r, c, key: `b${b}.${cell}`, name }, { board: b, cell }, [stone(ch)], "small", undefined, false));
         }
         const cls = ["inner"];
         if (active) cls.push("active");
