@@ -206,6 +206,21 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
   // One cell is in the tab order: the first playable one (or the first).
   const first = board.querySelector<HTMLElement>(".legal") ?? board.querySelector<HTMLElement>(".cell");
   first?.setAttribute("tabindex", "0");
+  if (kind !== "gomoku") return board;
+  // Gomoku's coordinates, as its notation counts them: letters along the
+  // bottom, numbers from 1 at the bottom (drawn only; cells keep their names).
+  const n = game.board.length;
+  const cols = game.board[0]?.length ?? n;
+  const numbers = h("div", { class: "nums", "aria-hidden": "true" }, ...Array.from({ length: n }, (_, r) => h("span", {}, String(n - r))));
+  const letters = h(
+    "div",
+    { class: "lets", "aria-hidden": "true" },
+    ...Array.from({ length: cols }, (_, c) => h("span", {}, String.fromCharCode(97 + c))),
+  );
+  numbers.style.setProperty("--cols", String(cols));
+  letters.style.setProperty("--cols", String(cols));
+  board.classList.add("framed");
+  board.append(numbers, letters);
   return board;
 }
 

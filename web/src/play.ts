@@ -481,7 +481,7 @@ async function showGame(id: string): Promise<void> {
       drawBoard(
         shown,
         { playable, threats: view || !showThreats ? [] : game.threats, hint: view ? null : (hint?.move ?? null), last: view ? [] : last },
-        (m) => void play(m),
+        (m) => tap(m),
       ),
     );
     const again = focused ? boardBox.querySelector<HTMLElement>(`[data-move="${focused}"]`) : null;
@@ -701,6 +701,25 @@ async function showGame(id: string): Promise<void> {
     game = g;
     render();
     void syncMoves().catch(() => {});
+  };
+
+  // On a touch screen a cell smaller than a fingertip takes two taps: the
+  // first points at it, the second (on the same cell) plays it.
+  let pointer = "mouse";
+  let aim: string | null = null;
+  boardBox.addEventListener("pointerdown", (e) => (pointer = e.pointerType));
+  const tap = (m: Move) => {
+    const key = moveKey(m);
+    const cell = boardBox.querySelector<HTMLElement>(`[data-move="${key}"]`);
+    const small = (cell?.getBoundingClientRect().width ?? 99) < 30;
+    if (pointer === "touch" && small && aim !== key) {
+      aim = key;
+      for (const e of boardBox.querySelectorAll(".aim")) e.classList.remove("aim");
+      cell?.classList.add("aim");
+      return;
+    }
+    aim = null;
+    void play(m);
   };
 
   const play = async (m: Move) => {

@@ -215,3 +215,31 @@ test("another address under /play is a 404 page with the way back to the lobby",
   await page.getByRole("main").getByRole("link", { name: "Lobby" }).waitFor();
   await page.context().close();
 });
+
+test("gomoku shows its coordinates as its notation counts, and a small cell takes two taps on a phone", async () => {
+  const context = await browser.newContext({ viewport: PHONE, baseURL: service.base, hasTouch: true, isMobile: true });
+  if (process.env.PLAY_FROM_DISK) {
+    await context.route(/\/play\/play\.(js|css)$/, (route) =>
+      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
+    );
+  }
+  const page = await context.newPage();
+  await page.goto("/play/new?kind=gomoku&opponent=hotseat");
+  await page.getByRole("grid").waitFor();
+  const letters = await page.locator(".framed .lets span").allTextContents();
+  const numbers = await page.locator(".framed .nums span").allTextContents();
+  assert.equal(letters.join(""), "abcdefghijklmno");
+  assert.deepEqual([numbers[0], numbers.at(-1)], ["15", "1"]);
+  const centre = page.getByRole("button", { name: "Row 8, column 8", exact: true });
+  const width = (await centre.boundingBox()).width;
+  assert.ok(width < 30, `cells of ${width}px`);
+  await centre.tap();
+  assert.equal(await page.locator(".board .stone").count(), 0, "one tap only points");
+  assert.equal(await page.locator(".board .aim").count(), 1);
+  await page.getByRole("button", { name: "Row 8, column 8", exact: true }).tap();
+  await until(page, () => document.querySelectorAll(".board .stone").length === 1);
+  await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 1);
+  assert.equal(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").textContent(), "1. h8");
+  await page.screenshot({ path: join(screenshotDir, "phone-gomoku-coordinates.png") });
+  await context.close();
+});
