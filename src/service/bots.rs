@@ -433,17 +433,22 @@ mod tests {
     use crate::store::Store;
     use crate::telemetry::Metrics;
 
-    #[tokio::test]
-    async fn client_searches_take_one_place_per_game_up_to_the_queue_limit() {
+    /// A service on an in-memory store with `slots` search slots.
+    async fn service_with(slots: usize) -> Service {
         let store = Store::open("sqlite::memory:", 1).await.unwrap();
-        let slots = 2;
-        let service = Service::new(
+        Service::new(
             store,
             Duration::from_millis(10),
             Metrics::new(),
             slots,
             Clock::system(),
-        );
+        )
+    }
+
+    #[tokio::test]
+    async fn client_searches_take_one_place_per_game_up_to_the_queue_limit() {
+        let slots = 2;
+        let service = service_with(slots).await;
         let games: Vec<Uuid> = (0..30).map(|_| Uuid::new_v4()).collect();
         // Each from a client of its own (one client's share is below).
         let client = |n: usize| Some(IpAddr::from([10, 0, 0, n as u8]));
@@ -479,15 +484,8 @@ mod tests {
 
     #[tokio::test]
     async fn one_client_holds_at_most_its_share_of_the_queue() {
-        let store = Store::open("sqlite::memory:", 1).await.unwrap();
         let slots = 2;
-        let service = Service::new(
-            store,
-            Duration::from_millis(10),
-            Metrics::new(),
-            slots,
-            Clock::system(),
-        );
+        let service = service_with(slots).await;
         let share = slots * crate::service::QUEUE_PER_SLOT / CLIENT_SHARE;
         let flood = Some(IpAddr::from([10, 0, 0, 1]));
         let games: Vec<Uuid> = (0..20).map(|_| Uuid::new_v4()).collect();

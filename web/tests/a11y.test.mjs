@@ -3,10 +3,9 @@
 // contexts bypass it (only here).
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, startService, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, startService, until } from "./helpers.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let service;
@@ -22,16 +21,8 @@ after(async () => {
   await service?.stop();
 });
 
-async function person(viewport = DESKTOP, colorScheme = "light") {
-  const context = await browser.newContext({ viewport, baseURL: service.base, bypassCSP: true, colorScheme });
-  if (process.env.PLAY_FROM_DISK) {
-    await context.route(/\/play\/play\.(js|css)$/, (route) =>
-      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
-    );
-  }
-  const page = await context.newPage();
-  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
-  return page;
+function person(viewport = DESKTOP, colorScheme = "light") {
+  return openPage(browser, service.base, { viewport, colorScheme, bypassCSP: true });
 }
 
 /** The serious and critical findings of axe on the page as it is. */

@@ -4,6 +4,7 @@
 // TABULA_BIN names the binary (default ../target/release/tabula), CHROMIUM
 // the browser (default: chromium on the PATH, as Debian's package installs
 // it), SCREENSHOT_DIR where screenshots go (default test-results/).
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -112,4 +113,21 @@ export async function readyOrOver(page) {
 /** The number of X and O stones on the board. */
 export async function stones(page) {
   return page.locator(".board .stone").count();
+}
+
+/** A page in a context of its own (one person), on the service at `base`;
+ * `options` go to the context (viewport, colour scheme, touch…). With
+ * PLAY_FROM_DISK the page's script and style come from web/dist, so a
+ * change of web/src is tested without building the binary. A script error
+ * in the page fails the test. */
+export async function openPage(browser, base, options = {}) {
+  const context = await browser.newContext({ viewport: DESKTOP, baseURL: base, ...options });
+  if (process.env.PLAY_FROM_DISK) {
+    await context.route(/\/play\/play\.(js|css)$/, (route) =>
+      route.fulfill({ path: join(here, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
+    );
+  }
+  const page = await context.newPage();
+  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
+  return page;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, screenshotDir, startService, statusText, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusText, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -21,16 +21,8 @@ after(async () => {
   await service?.stop();
 });
 
-async function person(viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport, baseURL: service.base });
-  if (process.env.PLAY_FROM_DISK) {
-    await context.route(/\/play\/play\.(js|css)$/, (route) =>
-      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
-    );
-  }
-  const page = await context.newPage();
-  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
-  return page;
+function person(viewport = DESKTOP) {
+  return openPage(browser, service.base, { viewport });
 }
 
 /** Creates a game from the lobby's form; returns its address (with any fragment). */
@@ -217,13 +209,7 @@ test("another address under /play is a 404 page with the way back to the lobby",
 });
 
 test("gomoku shows its coordinates as its notation counts, and a small cell takes two taps on a phone", async () => {
-  const context = await browser.newContext({ viewport: PHONE, baseURL: service.base, hasTouch: true, isMobile: true });
-  if (process.env.PLAY_FROM_DISK) {
-    await context.route(/\/play\/play\.(js|css)$/, (route) =>
-      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
-    );
-  }
-  const page = await context.newPage();
+  const page = await openPage(browser, service.base, { viewport: PHONE, hasTouch: true, isMobile: true });
   await page.goto("/play/new?kind=gomoku&opponent=hotseat");
   await page.getByRole("grid").waitFor();
   const letters = await page.locator(".framed .lets span").allTextContents();
@@ -241,5 +227,5 @@ test("gomoku shows its coordinates as its notation counts, and a small cell take
   await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 1);
   assert.equal(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").textContent(), "1. h8");
   await page.screenshot({ path: join(screenshotDir, "phone-gomoku-coordinates.png") });
-  await context.close();
+  await page.context().close();
 });

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, readyOrOver, screenshotDir, startService, statusText, stones, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, readyOrOver, screenshotDir, startService, statusText, stones, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -19,17 +19,8 @@ after(async () => {
   await service?.stop();
 });
 
-async function newPage(viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport, baseURL: service.base });
-  if (process.env.PLAY_FROM_DISK) {
-    // While editing web/src: the page's assets from web/dist, not the binary.
-    await context.route(/\/play\/play\.(js|css)$/, (route) =>
-      route.fulfill({ path: join(import.meta.dirname, "../dist", new URL(route.request().url()).pathname.split("/").pop()) }),
-    );
-  }
-  const page = await context.newPage();
-  page.on("pageerror", (e) => assert.fail(`page error: ${e.message}`));
-  return page;
+function newPage(viewport = DESKTOP) {
+  return openPage(browser, service.base, { viewport });
 }
 
 /** Opens /play/new with `query` and waits for the game's address. */
