@@ -842,10 +842,29 @@ async function showGame(id: string): Promise<void> {
     });
   };
   connect();
+  // A stream can look open while the server is gone (it stops taking
+  // connections first): ask it now and then, and say so when it is away.
+  const ping = window.setInterval(() => {
+    if (live !== "live") return;
+    void fetch("/readyz", { cache: "no-store", signal: AbortSignal.timeout(3000) })
+      .then((r) => r.ok)
+      .catch(() => false)
+      .then((up) => {
+        if (!up && live === "live") {
+          live = "reconnecting";
+          render();
+          // Start the stream afresh: its `open` says when the server is back.
+          source?.close();
+          window.clearTimeout(retry);
+          retry = window.setTimeout(connect, 1000);
+        }
+      });
+  }, 4000);
   leave = () => {
     source?.close();
     window.clearTimeout(retry);
     window.clearInterval(tick);
+    window.clearInterval(ping);
   };
   render();
   void kinds()

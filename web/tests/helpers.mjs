@@ -57,6 +57,9 @@ export async function startService(env = {}) {
     base,
     /** Stops the service; `restart()` starts it again on the same port and database. */
     halt: () => halt(child),
+    /** Freezes the process (it answers nothing, its connections stay open) or thaws it. */
+    freeze: () => child.kill("SIGSTOP"),
+    thaw: () => child.kill("SIGCONT"),
     async restart() {
       child = await run();
     },

@@ -177,6 +177,16 @@ test("a page whose event stream drops catches up on the moves it missed, without
   await until(o, () => document.querySelector("[role=status]").textContent === "O to move (you)", undefined, 15000);
   assert.equal(await stones(o), 1);
   await until(o, () => document.querySelector(".live.live") !== null);
+
+  // A server that stops answering while the stream stays open is not shown
+  // as live; when it answers again, the page is live again.
+  service.freeze();
+  try {
+    await until(o, () => document.querySelector(".live.reconnecting") !== null, undefined, 12000);
+  } finally {
+    service.thaw();
+  }
+  await until(o, () => document.querySelector(".live.live") !== null, undefined, 15000);
   await x.context().close();
   await o.context().close();
 });
