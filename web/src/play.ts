@@ -111,6 +111,7 @@ async function showLobby(): Promise<void> {
   const name = h("input", { name: "name", type: "text", maxlength: "32", autocomplete: "nickname", value: savedName() });
   const priv = h("input", { name: "private", type: "checkbox" });
   const clock = select("clock", CLOCKS.map(([v, text]) => [v, text]), "");
+  const line = h("input", { name: "moves", type: "text", placeholder: "e.g. 4453", autocomplete: "off", spellcheck: "false" });
   const gomokuFields = h("div", { class: "row" }, field("Size", size), field("Rule", rule));
   const levelField = field("Bot level", level);
   const privateField = h("div", { class: "field check" }, priv, h("label", { for: (priv.id ||= `field-${++fields}`) }, "Private"));
@@ -134,7 +135,7 @@ async function showLobby(): Promise<void> {
     h("div", { class: "row" }, field("Game", kind), field("Opponent", opponent)),
     gomokuFields,
     h("div", { class: "row" }, levelField, field("Your seat", seat)),
-    h("div", { class: "row" }, field("Your name", name)),
+    h("div", { class: "row" }, field("Your name", name), field("Start from moves", line)),
     friendFields,
     h("button", { type: "submit", class: "primary" }, "Create game"),
   );
@@ -143,6 +144,7 @@ async function showLobby(): Promise<void> {
     const q = new URLSearchParams({ kind: kind.value, opponent: opponent.value, seat: seat.value });
     if (opponent.value === "bot") q.set("level", level.value);
     if (name.value.trim()) q.set("name", name.value.trim());
+    if (line.value.trim()) q.set("moves", line.value.trim());
     if (opponent.value === "human" && priv.checked) q.set("private", "1");
     if (opponent.value === "human" && clock.value) q.set("clock", clock.value);
     if (kind.value === "gomoku") {
@@ -333,6 +335,7 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
           ...(name ? { name } : {}),
           ...(friend && q.get("private") ? { visibility: "private" as const } : {}),
           ...(clock ? { clock } : {}),
+          ...(q.get("moves") ? { moves: q.get("moves") } : {}),
         },
       }),
     );
@@ -544,8 +547,9 @@ async function showGame(id: string): Promise<void> {
         ),
       );
     }
+    if (game.ply > 0 || game.round > 1) actions.push(button("Copy notation", () => void copyNotation()));
     actions.push(h("a", { href: "/play", "data-link": "" }, "Lobby"));
-    controls.replaceChildren(...actions);
+    controls.replaceChildren(...actions, notationBox);
     controls.querySelector<HTMLInputElement>(".toggle input")?.addEventListener("change", (e) => {
       showThreats = (e.target as HTMLInputElement).checked;
       render();
@@ -565,6 +569,21 @@ async function showGame(id: string): Promise<void> {
           ]
         : []),
     );
+  };
+
+  // The round as one line of the kind's notation: shown, and copied.
+  const notationBox = h("span", { class: "notation" });
+  const copyNotation = async () => {
+    try {
+      const round = view?.round ?? game.round;
+      const res = await ok(api.GET("/v1/games/{id}/notation", { params: { path: { id }, query: { round } } }));
+      const text = h("input", { readonly: "", value: res.moves, "aria-label": "Notation", class: "link" });
+      notationBox.replaceChildren(text);
+      text.select();
+      await navigator.clipboard?.writeText(res.moves).catch(() => {});
+    } catch (e) {
+      showError(e);
+    }
   };
 
   const inviteLink = () =>

@@ -229,3 +229,31 @@ test("gomoku shows its coordinates as its notation counts, and a small cell take
   await page.screenshot({ path: join(screenshotDir, "phone-gomoku-coordinates.png") });
   await page.context().close();
 });
+
+test("a game's notation is copied, and a game starts from a pasted line", async () => {
+  const page = await person();
+  await page.goto("/play/new?kind=connect_four&opponent=hotseat");
+  await page.getByRole("grid").waitFor();
+  for (const [n, column] of [4, 4, 5, 3].entries()) {
+    await page.getByRole("button", { name: `Column ${column}`, exact: true }).click();
+    await until(page, (n) => document.querySelectorAll(".board .stone").length === n, n + 1);
+  }
+  await page.getByRole("button", { name: "Copy notation" }).click();
+  await until(page, () => document.querySelector('[aria-label="Notation"]')?.value === "4453");
+  await page.goto("/play");
+  await page.getByLabel("Opponent", { exact: true }).selectOption("hotseat");
+  await page.getByLabel("Start from moves").fill("4453");
+  await page.getByRole("button", { name: "Create game" }).click();
+  await page.waitForURL(/\/play\/games\//);
+  await until(page, () => document.querySelectorAll(".board .stone").length === 4);
+  await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 4);
+  assert.equal(await statusText(page), "X to move (you)");
+  // A line that is not one is refused with its reason, and the form stays.
+  await page.goto("/play");
+  await page.getByLabel("Opponent", { exact: true }).selectOption("hotseat");
+  await page.getByLabel("Start from moves").fill("4 4");
+  await page.getByRole("button", { name: "Create game" }).click();
+  await until(page, () => document.getElementById("error").textContent.length > 0);
+  await page.getByRole("button", { name: "Create game" }).waitFor();
+  await page.context().close();
+});
