@@ -67,6 +67,8 @@ export type Marks = {
   threats: { player: Side; move: Move }[];
   hint: Move | null;
   last: Move[];
+  /** The move just played, drawn with a short animation (once). */
+  fresh?: Move | null;
 };
 
 type Cell = { r: number; c: number; key: string; name: string };
@@ -85,6 +87,7 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
   // The very last move carries `aria-current` (one cell).
   const lastMove = marks.last.at(-1);
   const currentKey = lastMove ? moveKey(lastMove) : null;
+  const freshKey = marks.fresh ? moveKey(marks.fresh) : null;
   const winning = new Set((game.winning_line ?? []).map((p) => `${p.row}.${p.col}`));
 
   // `inGrid`: the cell is a gridcell of the board's rows (not for Ultimate's
@@ -97,6 +100,7 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
     if (threat) classes.push(`threat threat-${threat}`);
     if (cell.key === hintKey) classes.push("hint");
     if (lastKeys.has(cell.key)) classes.push("last");
+    if (cell.key === freshKey) classes.push("fresh");
     const b = h(
       "button",
       {
@@ -140,9 +144,10 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
       }
       const filled = contents.length;
       const name = `Column ${c + 1}`;
-      columns.push(
-        button({ r: 0, c, key: `c${c}`, name }, { column: c }, discs, "column", `${name}: ${filled} of ${rows} filled`),
-      );
+      const column = button({ r: 0, c, key: `c${c}`, name }, { column: c }, discs, "column", `${name}: ${filled} of ${rows} filled`);
+      // How far the disc just dropped falls: from above the top row to its slot.
+      if (freshKey === `c${c}`) column.querySelector<HTMLElement>(".column")?.style.setProperty("--drop", String(land + 2));
+      columns.push(column);
     }
     grid = h("div", { class: "c4" }, h("div", { role: "row" }, ...columns));
     grid.style.setProperty("--cols", String(cols));

@@ -390,6 +390,8 @@ async function showGame(id: string): Promise<void> {
   }
   let held = heldSeat(id);
   let last: Move[] = [];
+  // A move just played: animated once, on the next drawing of the board.
+  let fresh: Move | null = null;
   // The round's moves, for the move list and the last-move marker (read
   // back after any load, so a reload or a spectator sees them too).
   let moves: MoveRecord[] = [];
@@ -483,10 +485,17 @@ async function showGame(id: string): Promise<void> {
     boardBox.replaceChildren(
       drawBoard(
         shown,
-        { playable, threats: view || !showThreats ? [] : game.threats, hint: view ? null : (hint?.move ?? null), last: view ? [] : last },
+        {
+          playable,
+          threats: view || !showThreats ? [] : game.threats,
+          hint: view ? null : (hint?.move ?? null),
+          last: view ? [] : last,
+          fresh: view ? null : fresh,
+        },
         (m) => tap(m),
       ),
     );
+    fresh = null;
     const again = focused ? boardBox.querySelector<HTMLElement>(`[data-move="${focused}"]`) : null;
     if (again) {
       boardBox.querySelector('[tabindex="0"]')?.setAttribute("tabindex", "-1");
@@ -751,6 +760,7 @@ async function showGame(id: string): Promise<void> {
     const started = performance.now();
     game = { ...game, board: applyLocally(game, m, player), threats: [], turn: player === "X" ? "O" : "X" };
     last = [m];
+    fresh = m;
     hint = null;
     note = "";
     render();
@@ -771,6 +781,7 @@ async function showGame(id: string): Promise<void> {
       if (res.replies.length) {
         note = res.replies.map((r) => `${r.player} (bot) played ${moveName(r.move)}`).join("; ");
       }
+      fresh = res.replies.at(-1)?.move ?? null;
       update(res.game, [res.move, ...res.replies]);
     } catch (e) {
       busy = false;
@@ -847,7 +858,10 @@ async function showGame(id: string): Promise<void> {
       source.addEventListener(type, (e) => {
         const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
         if (!event.game || busy) return;
-        if (event.type === "move" && event.move && event.version > game.version) last = [event.move.move];
+        if (event.type === "move" && event.move && event.version > game.version) {
+          last = [event.move.move];
+          fresh = event.move.move;
+        }
         if (event.type === "restart" || event.type === "takeback") last = [];
         update(event.game);
       });

@@ -96,6 +96,10 @@ test("two people play Connect Four to a win, each move appearing in the other's 
   for (const page of [x, o]) {
     await until(page, () => /X wins/.test(document.querySelector("[role=status]").textContent));
     assert.equal(await page.locator(".board .win").count(), 4);
+    // Each of the four discs wears the win ring, the last one played too.
+    const rings = await page.evaluate(() => [...document.querySelectorAll(".board .win .stone")].map((s) => getComputedStyle(s).boxShadow));
+    assert.equal(rings.length, 4);
+    for (const ring of rings) assert.match(ring, /rgb\(250, 204, 21\)/, rings.join(" | "));
   }
   // Nothing is playable once the round is over.
   assert.equal(await o.locator(".board .legal").count(), 0);
@@ -274,9 +278,17 @@ test("screenshots of each kind at desktop and phone width", async () => {
         await page.getByRole("button", { name: cell, exact: true }).click();
         await until(page, (n) => document.querySelectorAll(".board .stone").length === n && document.querySelector(".board .legal"), before + 1);
       }
-      // At phone width nothing sticks out sideways.
+      // At phone width nothing sticks out sideways, and the board stays
+      // inside its box (Ultimate's stuck out 32 px over the line below it).
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${kind} at ${name} width overflows by ${overflow} px`);
+      const out = await page.evaluate(() => {
+        const grid = document.querySelector(".board > div").getBoundingClientRect();
+        const box = document.querySelector(".board").getBoundingClientRect();
+        const below = document.querySelector(".threats").getBoundingClientRect();
+        return Math.max(grid.right - box.right, grid.bottom - box.bottom, box.bottom - below.top);
+      });
+      assert.ok(out <= 0.5, `${kind} at ${name} width: the board sticks out ${out} px`);
       await page.mouse.move(0, 0);
       await page.screenshot({ path: join(screenshotDir, `${name}-${kind}.png`), fullPage: true });
       await page.context().close();
