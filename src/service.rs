@@ -225,6 +225,15 @@ pub struct MoveAnalysis {
     pub level: Level,
 }
 
+/// Which position an analysis is of: the live one when both are `None`;
+/// else after `ply` moves (by default all) of `round` (by default the
+/// current one).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnalysisAt {
+    pub round: Option<u32>,
+    pub ply: Option<u32>,
+}
+
 /// A round's moves in the kind's notation, and how the round ended.
 #[derive(Clone, Debug)]
 pub struct RoundNotation {

@@ -10,13 +10,14 @@ use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuer
 use super::reply;
 use super::responses::{
     AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
-    MoveConflict, PayloadTooLarge, PreconditionFailed, RequestTimeout, Unauthorized,
+    MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized,
     UnprocessableBotMove, UnsupportedMediaType,
 };
 use super::wire::{
     AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed,
 };
 use crate::domain::Level;
+use crate::service::AnalysisAt;
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -118,9 +119,12 @@ pub async fn play_bot_move(
 
 /// Every legal move of the side to move, evaluated, best first.
 ///
-/// While the round is in progress: with the token of the seat to move (or
-/// the hotseat token), as for a hint. Once it is over no token is needed,
-/// and the list is empty. The level's bot evaluates the position after each
+/// The live position, or with `ply` (and `round`) one of a round's
+/// positions, as `GET /moves/{ply}` shows it: a finished game's review
+/// asks for each in turn. While the current round is in progress: with the
+/// token of the seat to move (or the hotseat token), as for a hint,
+/// whichever of its positions is asked for. A finished round's positions
+/// need no token; where the round is over the list is empty. The level's bot evaluates the position after each
 /// move within the time of one bot move (shared between the moves); `exact`
 /// says whether every evaluation is proven. Nothing is played.
 #[utoipa::path(
@@ -132,7 +136,7 @@ pub async fn play_bot_move(
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        (status = 404, response = PositionNotFound),
         (status = 409, response = AnalysisConflict),
         (status = 422, response = InvalidOption),
         (status = 500, response = Internal),
@@ -150,7 +154,16 @@ pub async fn get_analysis(
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
     let analysis = state
         .service
-        .analysis(game.id, token.token(), level, client.0)
+        .analysis(
+            game.id,
+            token.token(),
+            level,
+            AnalysisAt {
+                round: query.round,
+                ply: query.ply,
+            },
+            client.0,
+        )
         .await?;
     Ok(HttpResponse::Ok().json(AnalysisView::from(&analysis)))
 }

@@ -8,7 +8,7 @@ use rand::RngCore;
 use uuid::Uuid;
 
 use super::{
-    Analysis, Hint, MoveAnalysis, MoveResult, Played, Preconditions, Render, Result, Service,
+    Analysis, AnalysisAt, Hint, MoveAnalysis, MoveResult, Played, Preconditions, Render, Result, Service,
     ServiceError, apply, authorize_turn, check_playable, check_version, load, replay, save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
@@ -85,30 +85,52 @@ impl Service {
     }
 
     /// Every legal move of the side to move, evaluated at `level`, best
-    /// first. While the round is in progress the caller holds the seat to
-    /// move (or the hotseat token), as for a hint; once it is over no token
-    /// is needed and there is no move to analyze. One search per game, in
-    /// the queue of the hints.
+    /// first, in the live position or, with `at`, after `ply` moves of a
+    /// round (by default the current one; without `ply` its last position).
+    /// While the current round is in progress the caller holds the seat to
+    /// move (or the hotseat token), as for a hint, whichever of its
+    /// positions is asked for; positions of a finished round need no token.
+    /// A position where the round is over has no move to analyze. One
+    /// search per game, in the queue of the hints.
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `WaitingForOpponent`, `NotYourTurn`
-    /// (in progress only), `InvalidOption`, `Busy`, store errors.
+    /// (in progress only), `PositionNotFound` (no such round or ply),
+    /// `InvalidOption`, `Busy`, store errors.
     #[tracing::instrument(name = "analysis", skip_all, fields(game = %id))]
     pub async fn analysis(
         &self,
         id: Uuid,
         token: Option<&str>,
         level: Level,
+        at: AnalysisAt,
         client: Option<IpAddr>,
     ) -> Result<MoveAnalysis> {
-        let game = self.game(id).await?;
-        let over = game.is_over();
-        if !over {
-            authorize_turn(&game, token)?;
+        let live = self.game(id).await?;
+        let round = at.round.unwrap_or(live.round);
+        // Only the round in progress asks for the seat to move.
+        if round == live.round && !live.is_over() {
+            authorize_turn(&live, token)?;
         }
+        let game = match at {
+            AnalysisAt {
+                round: None,
+                ply: None,
+            } => live,
+            AnalysisAt { round, ply: None } => {
+                let (_, moves) = self.history(id, round).await?;
+                let ply = u32::try_from(moves.len())
+                    .map_err(|_| ServiceError::Internal("a round of over 4 billion moves".into()))?;
+                self.position(id, round, ply).await?
+            }
+            AnalysisAt {
+                round,
+                ply: Some(ply),
+            } => self.position(id, round, ply).await?,
+        };
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
-        if over {
+        if game.is_over() {
             let analysis = Analysis {
                 moves: Vec::new(),
                 exact: true,

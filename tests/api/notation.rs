@@ -581,6 +581,70 @@ async fn the_analysis_needs_the_token_to_move_while_the_round_is_in_progress() {
 }
 
 #[tokio::test]
+async fn a_finished_rounds_positions_are_analyzed_one_by_one_without_a_token() {
+    let app = spawn_app().await;
+    // X: 1, O: 2, X: 3, O: 7?? (only the centre holds the draw), then X
+    // wins with 9, O 4, X 5.
+    let won = create_from(&app, json!({"kind": "tic_tac_toe", "moves": "1237945"})).await;
+    let id = won["game"]["id"].as_str().unwrap();
+    let at = |ply: &str| format!("/v1/games/{id}/analysis?level=perfect&ply={ply}");
+    // After 3 moves O must take the centre; O played 7 instead.
+    let body = app.get_json(&at("3")).await;
+    assert_eq!(body["exact"], true, "{body}");
+    let moves = body["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6, "{body}");
+    assert_eq!(moves[0]["move"], json!({"row": 1, "col": 1}));
+    assert_eq!(moves[0]["evaluation"]["outcome"], "draw");
+    let played = moves
+        .iter()
+        .find(|m| m["move"] == json!({"row": 2, "col": 0}))
+        .unwrap();
+    assert_eq!(played["evaluation"]["outcome"], "loss", "{body}");
+    // The first position: nine moves; the last one (the win): none.
+    let first = app.get_json(&at("0")).await;
+    assert_eq!(first["moves"].as_array().unwrap().len(), 9);
+    let last = app.get_json(&at("7")).await;
+    assert_eq!(last["moves"], json!([]));
+    let res = app.get(&at("8")).await;
+    assert_problem(res, 404, "position_not_found").await;
+    let res = app
+        .get(&format!("/v1/games/{id}/analysis?ply=1&round=2"))
+        .await;
+    assert_problem(res, 404, "position_not_found").await;
+    let (x, o) = app.pair("tic_tac_toe").await;
+    for (seat, cell) in [(&x, 0), (&o, 4)] {
+        let res = app
+            .post(
+                &format!("/v1/games/{}/moves", x.id),
+                Some(&seat.token),
+                &json!({"row": cell / 3, "col": cell % 3}),
+            )
+            .await;
+        assert_eq!(res.status(), 201);
+    }
+    // While the round is in progress, even its earlier positions ask for
+    // the seat to move.
+    let early = format!("/v1/games/{}/analysis?ply=1", x.id);
+    assert_problem(app.get(&early).await, 401, "missing_token").await;
+    let res = app
+        .request(Method::GET, &early)
+        .bearer_auth(&o.token)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 409, "not_your_turn").await;
+    let res = app
+        .request(Method::GET, &early)
+        .bearer_auth(&x.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["moves"].as_array().unwrap().len(), 8, "{body}");
+}
+
+#[tokio::test]
 async fn the_analysis_of_a_finished_round_needs_no_token_and_lists_no_move() {
     let app = spawn_app().await;
     let won = create_from(&app, json!({"kind": "tic_tac_toe", "moves": "14253"})).await;

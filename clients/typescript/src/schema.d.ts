@@ -356,9 +356,12 @@ export interface paths {
         };
         /**
          * Every legal move of the side to move, evaluated, best first.
-         * @description While the round is in progress: with the token of the seat to move (or
-         *     the hotseat token), as for a hint. Once it is over no token is needed,
-         *     and the list is empty. The level's bot evaluates the position after each
+         * @description The live position, or with `ply` (and `round`) one of a round's
+         *     positions, as `GET /moves/{ply}` shows it: a finished game's review
+         *     asks for each in turn. While the current round is in progress: with the
+         *     token of the seat to move (or the hotseat token), as for a hint,
+         *     whichever of its positions is asked for. A finished round's positions
+         *     need no token; where the round is over the list is empty. The level's bot evaluates the position after each
          *     move within the time of one bot move (shared between the moves); `exact`
          *     says whether every evaluation is proven. Nothing is played.
          */
@@ -3112,6 +3115,14 @@ export interface operations {
             query?: {
                 /** @description The bot level whose search evaluates the moves (default `medium`). */
                 level?: components["schemas"]["BotLevel"];
+                /** @description The round whose position is analyzed (default: the current one). */
+                round?: number;
+                /**
+                 * @description Analyze the position after this many moves of the round (0: its
+                 *     first position) instead of the live one; without it, the round's
+                 *     last position. 404 `position_not_found` past the round's end.
+                 */
+                ply?: number;
             };
             header?: never;
             path: {
@@ -3134,7 +3145,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["GameNotFound"];
+            404: components["responses"]["PositionNotFound"];
             409: components["responses"]["AnalysisConflict"];
             422: components["responses"]["InvalidOption"];
             429: components["responses"]["TooManyRequests"];

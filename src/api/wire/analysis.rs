@@ -13,6 +13,13 @@ use crate::service::MoveAnalysis;
 pub struct AnalysisQuery {
     /// The bot level whose search evaluates the moves (default `medium`).
     pub level: Option<BotLevel>,
+    /// The round whose position is analyzed (default: the current one).
+    #[param(minimum = 1)]
+    pub round: Option<u32>,
+    /// Analyze the position after this many moves of the round (0: its
+    /// first position) instead of the live one; without it, the round's
+    /// last position. 404 `position_not_found` past the round's end.
+    pub ply: Option<u32>,
 }
 
 /// A legal move and how the side to move fares after it.
