@@ -17,6 +17,7 @@ import {
   type Level,
   type Move,
   type MoveRecord,
+  type Schemas,
   type Side,
 } from "./api.js";
 import { applyLocally, drawBoard, KIND_NAMES, moveKey, moveName, notation } from "./board.js";
@@ -405,6 +406,9 @@ async function showGame(id: string): Promise<void> {
   let view: { round: number; ply: number; plies: number; game: Game } | null = null;
   let live = "connecting";
   let hintLevel: Level = "medium";
+  // After a round: each of its moves against the best one (null until asked).
+  let review: Reviewed[] | null = null;
+  let reviewing: AbortController | null = null;
   // Hints and threat marks: off by default between two people.
   let showThreats = !(!held?.hotseat && game.seats.X.type === "human" && game.seats.O.type === "human");
 
@@ -419,8 +423,10 @@ async function showGame(id: string): Promise<void> {
   const offerBox = h("div", { class: "offer-box" });
   const dialogBox = h("div", {});
   const moveList = h("ol", { class: "moves", role: "list", "aria-label": "Moves" });
+  const reviewBox = h("section", { class: "review", "aria-label": "Analysis" });
   main.replaceChildren(
     h("section", { class: "card game" }, title, info, clocks, boardBox, threats, offerBox, controls, dialogBox, stepper, moveList, invite),
+    reviewBox,
   );
   document.title = `Tabula: ${KIND_NAMES[game.kind]}`;
 
@@ -488,7 +494,7 @@ async function showGame(id: string): Promise<void> {
         {
           playable,
           threats: view || !showThreats ? [] : game.threats,
-          hint: view ? null : (hint?.move ?? null),
+          hint: view ? (reviewAt(view)?.best.move ?? null) : (hint?.move ?? null),
           last: view ? [] : last,
           fresh: view ? null : fresh,
         },
@@ -513,8 +519,11 @@ async function showGame(id: string): Promise<void> {
       h("span", {}, `Round ${game.round}`),
       h("span", { class: `live ${live}` }, live === "live" ? "● live" : live === "connecting" ? "○ connecting…" : "○ reconnecting…"),
     );
+    const reviewed = view ? reviewAt(view) : undefined;
     threats.textContent = view
-      ? ""
+      ? reviewed && !sameMove(reviewed.best.move, reviewed.played.move)
+        ? `Best here: ${notationOf(reviewed.best.move)} (${evalText(reviewed.best.evaluation)}); played ${notationOf(reviewed.played.move)} (${evalText(reviewed.played.evaluation)})`
+        : ""
       : [
           note,
           ...(showThreats ? game.threats.map((t) => `${t.player} wins at ${moveName(t.move)} next move`) : []),
@@ -557,6 +566,7 @@ async function showGame(id: string): Promise<void> {
       );
     }
     if (game.ply > 0 || game.round > 1) actions.push(button("Copy notation", () => void copyNotation()));
+    if (roundOver() && moves.length > 0 && !review && !reviewing) actions.push(button("Analyze the game", () => void analyze()));
     actions.push(h("a", { href: "/play", "data-link": "" }, "Lobby"));
     controls.replaceChildren(...actions, notationBox);
     controls.querySelector<HTMLInputElement>(".toggle input")?.addEventListener("change", (e) => {
@@ -568,6 +578,7 @@ async function showGame(id: string): Promise<void> {
     renderClocks();
     renderMoves();
     renderStepper();
+    renderReview();
     const open = openSeat(game);
     invite.replaceChildren(
       ...(held && open && !held.hotseat && game.seats[open].type === "human"
@@ -610,6 +621,80 @@ async function showGame(id: string): Promise<void> {
           }),
         ),
       ),
+    );
+  };
+
+  const roundOver = () => game.status === "won" || game.status === "draw";
+  const setup = () => ({ kind: game.kind, size: game.options.rows });
+  const notationOf = (m: Move) => notation(setup(), m);
+  const reviewAt = (v: { round: number; ply: number }) => (v.round === game.round ? review?.[v.ply] : undefined);
+  const dropReview = () => {
+    reviewing?.abort();
+    reviewing = null;
+    review = null;
+  };
+
+  /** Every position of the finished round analyzed in turn (no token needed
+   * once it is over), at the strongest level the kind offers below `perfect`
+   * for the big boards: one bot budget a position. */
+  const analyze = async () => {
+    const abort = new AbortController();
+    reviewing = abort;
+    review = [];
+    const round = game.round;
+    const level: Level = levels.includes("perfect") ? "perfect" : levels.includes("hard") ? "hard" : (levels.at(-1) ?? "medium");
+    render();
+    try {
+      for (const [ply, m] of moves.entries()) {
+        const res = await ok(
+          api.GET("/v1/games/{id}/analysis", { params: { path: { id }, query: { level, round, ply } }, signal: abort.signal }),
+        );
+        if (abort.signal.aborted) return;
+        const played = res.moves.find((c) => sameMove(c.move, m.move));
+        const best = res.moves[0];
+        if (!played || !best) throw new Error(`move ${ply + 1} is not among the analysis' moves`);
+        review.push({ player: m.player, played, best, level: res.level });
+        renderReview();
+      }
+      reviewing = null;
+      render();
+    } catch (e) {
+      if (abort.signal.aborted) return;
+      reviewing = null;
+      review = null;
+      render();
+      showError(e);
+    }
+  };
+
+  const renderReview = () => {
+    if (!review) return void reviewBox.replaceChildren();
+    reviewBox.className = "card review";
+    const done = !reviewing;
+    const lost = done ? momentLost(review, game.status === "won" ? (game.winner === "X" ? "O" : "X") : null) : null;
+    const items = review.map((r, ply) => {
+      const worse = !sameMove(r.played.move, r.best.move) && r.best.evaluation.score > r.played.evaluation.score;
+      const label = `${ply + 1}. ${r.player} ${notationOf(r.played.move)}: ${evalText(r.played.evaluation)}${worse ? `; best ${notationOf(r.best.move)}: ${evalText(r.best.evaluation)}` : ""}`;
+      return h(
+        "li",
+        { class: `${worse ? "worse" : ""}${ply === lost ? " lost" : ""}` },
+        button(label, () => void step(game.round, ply), { "aria-current": view?.round === game.round && view.ply === ply ? "step" : null }),
+      );
+    });
+    const r = lost === null ? null : review[lost];
+    const verdict = !done
+      ? `Analyzing move ${review.length + 1} of ${moves.length}…`
+      : r && lost !== null
+        ? `The game was lost at move ${lost + 1}: ${r.player} played ${notationOf(r.played.move)} (${evalText(r.played.evaluation)}) where ${notationOf(r.best.move)} held (${evalText(r.best.evaluation)}).`
+        : game.status === "draw"
+          ? "A draw: neither side let the game slip."
+          : "No single move lost it at this level: the loser was behind from early on, or the search saw no difference.";
+    reviewBox.replaceChildren(
+      h("h2", {}, "Analysis"),
+      h("p", { class: "verdict-line", "aria-live": "polite" }, verdict),
+      evalGraph(review, moves.length, lost),
+      h("ol", { class: "review-list", role: "list", "aria-label": "Move evaluations" }, ...items),
+      h("p", { class: "muted" }, `Evaluations at ${review[0]?.level ?? "the bot's"} level, for the side that moved; a click shows the position with the best move marked.`),
     );
   };
 
@@ -723,6 +808,7 @@ async function showGame(id: string): Promise<void> {
   /** Takes a newer state of the game (from an answer or the stream). */
   const update = (g: Game, moves: MoveRecord[] = []) => {
     if (g.version < game.version) return;
+    if (g.round !== game.round || (g.status !== "won" && g.status !== "draw")) dropReview();
     if (g.round !== game.round) view = null;
     if (moves.length) last = moves.map((m) => m.move);
     if (g.version > game.version) hint = null;
@@ -894,6 +980,7 @@ async function showGame(id: string): Promise<void> {
       });
   }, 4000);
   leave = () => {
+    reviewing?.abort();
     source?.close();
     window.clearTimeout(retry);
     window.clearInterval(tick);
@@ -907,6 +994,72 @@ async function showGame(id: string): Promise<void> {
     })
     .catch(() => {});
   await syncMoves().catch(() => {});
+}
+
+// ---------------------------------------------------------------- review
+
+type Scored = { move: Move; evaluation: Schemas["EvaluationView"] };
+type Reviewed = { player: Side; played: Scored; best: Scored; level: Level };
+
+function sameMove(a: Move, b: Move): boolean {
+  return moveKey(a) === moveKey(b);
+}
+
+/** An evaluation in words, for the side that moves. */
+function evalText(e: Schemas["EvaluationView"]): string {
+  if (e.outcome === "win") return e.plies === 1 ? "wins at once" : `wins in ${e.plies}`;
+  if (e.outcome === "loss") return `loses in ${e.plies}`;
+  if (e.outcome === "draw") return "draws";
+  return `${e.score > 0 ? "+" : ""}${e.score}`;
+}
+
+/** Where the loser's game turned: the first of its moves after which the
+ * loss was proven although the best move was not lost; else (unproven, big
+ * boards) its move that gave away the most, if that is a clear mistake. */
+function momentLost(review: Reviewed[], loser: Side | null): number | null {
+  if (!loser) return null;
+  const mine = review.map((r, ply) => ({ r, ply })).filter(({ r }) => r.player === loser);
+  const proven = mine.find(({ r }) => r.played.evaluation.outcome === "loss" && r.best.evaluation.outcome !== "loss");
+  if (proven) return proven.ply;
+  let worst: { ply: number; drop: number } | null = null;
+  for (const { r, ply } of mine) {
+    const drop = r.best.evaluation.score - r.played.evaluation.score;
+    if (drop > (worst?.drop ?? 0)) worst = { ply, drop };
+  }
+  return worst && worst.drop >= 200 ? worst.ply : null;
+}
+
+/** X's evaluation after each move, as a small line: up is good for X. */
+function evalGraph(review: Reviewed[], plies: number, lost: number | null): SVGElement {
+  const ns = "http://www.w3.org/2000/svg";
+  const w = 300;
+  const hgt = 60;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("class", "eval-graph");
+  svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
+  svg.setAttribute("aria-hidden", "true");
+  const x = (ply: number) => (plies <= 1 ? w / 2 : (ply / (plies - 1)) * (w - 8) + 4);
+  const y = (r: Reviewed) => {
+    const e = r.played.evaluation;
+    const mover = e.outcome === "win" ? 1000 : e.outcome === "loss" ? -1000 : e.outcome === "draw" ? 0 : Math.max(-1000, Math.min(1000, e.score));
+    const forX = r.player === "X" ? mover : -mover;
+    return hgt / 2 - (forX / 1000) * (hgt / 2 - 4);
+  };
+  const mid = document.createElementNS(ns, "line");
+  const attrs = (e: Element, list: [string, string][]) => {
+    for (const [k, v] of list) e.setAttribute(k, v);
+  };
+  attrs(mid, [["x1", "0"], ["x2", String(w)], ["y1", String(hgt / 2)], ["y2", String(hgt / 2)], ["class", "axis"]]);
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", review.map((r, i) => `${x(i).toFixed(1)},${y(r).toFixed(1)}`).join(" "));
+  svg.append(mid, line);
+  if (lost !== null && review[lost]) {
+    const dot = document.createElementNS(ns, "circle");
+    attrs(dot, [["cx", x(lost).toFixed(1)], ["cy", y(review[lost]).toFixed(1)], ["r", "4"], ["class", "lost"]]);
+    svg.append(dot);
+  }
+  return svg;
 }
 
 function key(): string {

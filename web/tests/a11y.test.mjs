@@ -92,6 +92,13 @@ for (const scheme of ["light", "dark"]) {
     await x.getByRole("dialog").getByRole("button", { name: "Resign" }).click();
     await until(o, () => /^You won/.test(document.querySelector("[role=status]").textContent));
     await findings(o, "a finished game");
+    // A finished game's analysis, a position of it shown.
+    await x.goto("/play/new?kind=tic_tac_toe&opponent=hotseat&moves=15243");
+    await x.getByRole("button", { name: "Analyze the game" }).click();
+    await until(x, () => /lost at move/.test(document.querySelector(".verdict-line")?.textContent ?? ""), undefined, 15000);
+    await x.getByRole("list", { name: "Move evaluations" }).getByRole("button").nth(3).click();
+    await until(x, () => document.querySelector(".board .cell.hint") !== null);
+    await findings(x, "a finished game's analysis");
     await x.goto("/play/typo");
     await findings(x, "the 404 page");
     await x.context().close();

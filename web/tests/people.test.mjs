@@ -257,3 +257,30 @@ test("a game's notation is copied, and a game starts from a pasted line", async 
   await page.getByRole("button", { name: "Create game" }).waitFor();
   await page.context().close();
 });
+
+test("after a game its analysis shows every move against the best one and the moment it was lost", async () => {
+  // X 1, O 5, X 2, O 4?? (3 had to be blocked), X 3 wins.
+  for (const [viewport, scheme, name] of [
+    [DESKTOP, "light", "desktop-analysis"],
+    [PHONE, "dark", "phone-analysis-dark"],
+  ]) {
+    const page = await person(viewport);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto("/play/new?kind=tic_tac_toe&opponent=hotseat&moves=15243");
+    await until(page, () => /X wins/.test(document.querySelector("[role=status]").textContent));
+    await page.getByRole("button", { name: "Analyze the game" }).click();
+    const list = page.getByRole("list", { name: "Move evaluations" });
+    await until(page, () => /lost at move/.test(document.querySelector(".verdict-line")?.textContent ?? ""), undefined, 15000);
+    assert.equal(await list.getByRole("listitem").count(), 5);
+    assert.match(await page.locator(".verdict-line").textContent(), /lost at move 4: O played 4 \(loses in \d+\) where 3 held \(draws\)/);
+    assert.match(await list.getByRole("listitem").nth(3).textContent(), /^4\. O 4: loses in \d+; best 3: draws$/);
+    // A click shows the position before that move, with the best move marked.
+    await list.getByRole("button").nth(3).click();
+    await until(page, () => /after move 3 of 5/.test(document.querySelector("[role=status]").textContent));
+    assert.match(await page.locator(".threats").textContent(), /Best here: 3 \(draws\); played 4/);
+    assert.equal(await page.locator(".board .cell.hint").count(), 1);
+    assert.equal(await page.getByRole("button", { name: "Row 1, column 3", exact: true }).evaluate((e) => e.classList.contains("hint")), true);
+    await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+    await page.context().close();
+  }
+});

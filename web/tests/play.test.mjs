@@ -19,8 +19,8 @@ after(async () => {
   await service?.stop();
 });
 
-function newPage(viewport = DESKTOP) {
-  return openPage(browser, service.base, { viewport });
+function newPage(viewport = DESKTOP, colorScheme = "light") {
+  return openPage(browser, service.base, { viewport, colorScheme });
 }
 
 /** Opens /play/new with `query` and waits for the game's address. */
@@ -258,7 +258,7 @@ test("the board is played with the keyboard, and errors show the problem's detai
   await page.context().close();
 });
 
-test("screenshots of each kind at desktop and phone width", async () => {
+test("screenshots of each kind at desktop and phone width, light and dark", async () => {
   mkdirSync(screenshotDir, { recursive: true });
   const games = [
     ["tic_tac_toe", {}, ["Row 2, column 2", "Row 1, column 1", "Row 1, column 3", "Row 3, column 1"]],
@@ -266,12 +266,14 @@ test("screenshots of each kind at desktop and phone width", async () => {
     ["gomoku", { size: "15" }, ["Row 8, column 8", "Row 7, column 9", "Row 8, column 9", "Row 9, column 7", "Row 8, column 10", "Row 6, column 10"]],
     ["ultimate_tic_tac_toe", {}, ["Board 5, cell 5", "Board 5, cell 1", "Board 1, cell 5", "Board 5, cell 9", "Board 9, cell 5"]],
   ];
-  for (const [name, viewport] of [
-    ["desktop", DESKTOP],
-    ["phone", PHONE],
+  for (const [name, viewport, scheme] of [
+    ["desktop", DESKTOP, "light"],
+    ["phone", PHONE, "light"],
+    ["desktop-dark", DESKTOP, "dark"],
+    ["phone-dark", PHONE, "dark"],
   ]) {
     for (const [kind, extra, moves] of games) {
-      const page = await newPage(viewport);
+      const page = await newPage(viewport, scheme);
       await create(page, { kind, opponent: "hotseat", ...extra });
       for (const cell of moves) {
         const before = await stones(page);
