@@ -10,8 +10,8 @@ use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuer
 use super::reply;
 use super::responses::{
     AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
-    MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized,
-    UnprocessableBotMove, UnsupportedMediaType,
+    MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed, RequestTimeout,
+    Unauthorized, UnprocessableBotMove, UnsupportedMediaType,
 };
 use super::wire::{
     AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed,

@@ -8,8 +8,9 @@ use rand::RngCore;
 use uuid::Uuid;
 
 use super::{
-    Analysis, AnalysisAt, Hint, MoveAnalysis, MoveResult, Played, Preconditions, Render, Result, Service,
-    ServiceError, apply, authorize_turn, check_playable, check_version, load, replay, save,
+    Analysis, AnalysisAt, Hint, MoveAnalysis, MoveResult, Played, Preconditions, Render, Result,
+    Service, ServiceError, apply, authorize_turn, check_playable, check_version, load, replay,
+    save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
 use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl, TokenHash};
@@ -119,8 +120,9 @@ impl Service {
             } => live,
             AnalysisAt { round, ply: None } => {
                 let (_, moves) = self.history(id, round).await?;
-                let ply = u32::try_from(moves.len())
-                    .map_err(|_| ServiceError::Internal("a round of over 4 billion moves".into()))?;
+                let ply = u32::try_from(moves.len()).map_err(|_| {
+                    ServiceError::Internal("a round of over 4 billion moves".into())
+                })?;
                 self.position(id, round, ply).await?
             }
             AnalysisAt {
