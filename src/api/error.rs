@@ -279,7 +279,7 @@ impl ApiError {
                 problem.game = Some(Box::new(Game::from(game.as_ref())));
             }
             ApiError::Service(ServiceError::Unavailable(_)) => {
-                "the database cannot take writes now; nothing was changed, retry later"
+                "the database cannot serve this request now; nothing was changed, retry later"
                     .clone_into(&mut problem.detail);
             }
             ApiError::Service(ServiceError::Store(_) | ServiceError::Internal(_)) => {

@@ -182,7 +182,7 @@ problem_responses! {
     /// `Idempotency-Key` was first sent with another request (another body or
     /// token); nothing was changed. Send a new key with a new request.
     InvalidMatch: [InvalidOption, IdempotencyKeyReused];
-    /// `storage_unavailable`: the database cannot take writes now; or `busy`: other
+    /// `storage_unavailable`: the database cannot serve the request now; or `busy`: other
     /// servers kept matching the same kind and options for two seconds. Nothing was
     /// changed; retry after `Retry-After` seconds.
     MatchUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
@@ -196,14 +196,14 @@ problem_responses! {
     /// `internal`: an unexpected error. The body says nothing more; the cause is in the
     /// server's log.
     Internal: [Internal];
-    /// `storage_unavailable`: the database cannot take writes now. Nothing was changed;
+    /// `storage_unavailable`: the database cannot serve the request now. Nothing was changed;
     /// retry after `Retry-After` seconds.
     Unavailable: [StorageUnavailable] with [RetryAfter];
-    /// `storage_unavailable`: the database cannot take writes now; or `busy`: the bot
+    /// `storage_unavailable`: the database cannot serve the request now; or `busy`: the bot
     /// opponent could not answer soon (its replies' queue is full: the move was not
     /// played). Nothing was changed; retry after `Retry-After` seconds.
     MoveUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
-    /// `storage_unavailable`: the database cannot take writes now; or `busy`: the bots
+    /// `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots
     /// are at capacity, or already thinking about this game (a client holds at most a
     /// quarter of the places). Nothing was changed; retry
     /// after `Retry-After` seconds.

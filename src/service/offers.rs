@@ -386,17 +386,35 @@ impl Service {
     }
 
     /// Runs [`Service::end_overdue`] every [`SWEEP_EVERY`] until the store
-    /// closes.
+    /// closes. A failure is logged once, and then how long it lasted when
+    /// it is over (not four lines a second through a database outage).
     pub async fn sweep_timeouts(self) {
+        let mut failing: Option<(std::time::Instant, u64)> = None;
         loop {
             tokio::time::sleep(SWEEP_EVERY).await;
             if self.store.is_closed() {
                 return;
             }
-            if let Err(e) = self.end_overdue().await
-                && !self.store.is_closed()
-            {
-                tracing::warn!(error = %e, "ending overdue games failed; retrying");
+            match self.end_overdue().await {
+                Err(_) if self.store.is_closed() => return,
+                Err(e) => {
+                    if let Some((_, tries)) = &mut failing {
+                        *tries += 1;
+                    } else {
+                        tracing::warn!(error = %e, "ending overdue games failed; retrying quietly until it works");
+                        failing = Some((std::time::Instant::now(), 1));
+                    }
+                }
+                Ok(_) => {
+                    if let Some((since, tries)) = failing.take() {
+                        tracing::info!(
+                            failed_for_ms =
+                                u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
+                            tries,
+                            "ending overdue games works again"
+                        );
+                    }
+                }
             }
         }
     }

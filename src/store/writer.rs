@@ -29,6 +29,15 @@ use super::{StoreError, WriteTx};
 /// Most jobs run in one transaction.
 const MAX_BATCH: usize = 256;
 
+/// A PostgreSQL connection held this long without a batch is pinged before
+/// the next one: the server may have ended it meanwhile (a restart, a
+/// failover, an idle timeout), and a batch on a dead connection fails. Under
+/// load batches follow each other faster and pay nothing; a batch that
+/// finds the connection dead without the check is begun again on a new one
+/// if no job has run, but one of creations only is a single statement that
+/// commits itself, which is not sent twice (it may have committed).
+const IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// What a job does once the batch's commit is known.
 type Completion = Box<dyn FnOnce(Result<(), Arc<StoreError>>) + Send>;
 
@@ -139,8 +148,10 @@ pub(super) async fn run(target: Target, queue: Queue) {
     // The connection and the cache of committed games, carried from one
     // batch to the next; dropped with a failed batch (the next starts cold).
     let mut state = Some(WriterState::new(hold));
-    // PostgreSQL: the connection, held from one batch to the next.
-    let mut held = None;
+    // PostgreSQL: the connection, held from one batch to the next, and when
+    // it last committed one.
+    let mut held: Option<sqlx::pool::PoolConnection<sqlx::Postgres>> = None;
+    let mut used = std::time::Instant::now();
     // Closing the pool waits for the held connection: let go of it then.
     let closed = match &target {
         Target::Sqlite { pool, .. } => pool.close_event(),
@@ -171,7 +182,10 @@ pub(super) async fn run(target: Target, queue: Queue) {
             Target::Sqlite { pool, .. } => {
                 WriteTx::begin_sqlite(pool, state.take().unwrap_or_else(cold)).await
             }
-            Target::Postgres(pool) => Ok(WriteTx::begin_postgres(pool.clone(), held.take())),
+            Target::Postgres(pool) => Ok(WriteTx::begin_postgres(
+                pool.clone(),
+                alive(held.take(), used).await,
+            )),
         };
         let games: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
         let begun = match begun {
@@ -179,7 +193,23 @@ pub(super) async fn run(target: Target, queue: Queue) {
                 Ok(()) => Ok(tx),
                 Err(e) => {
                     tx.abandon().await;
-                    Err(e)
+                    // No job has run and nothing is written: on PostgreSQL a
+                    // connection that died since the check is replaced and
+                    // the batch begun once more before anyone gets a 503.
+                    match &target {
+                        Target::Postgres(pool) if lost_connection(&e) => {
+                            tracing::info!(error = %e, "the writer's connection was lost; retrying the batch on a new one");
+                            let mut tx = WriteTx::begin_postgres(pool.clone(), None);
+                            match tx.prefetch(&games).await {
+                                Ok(()) => Ok(tx),
+                                Err(e) => {
+                                    tx.abandon().await;
+                                    Err(e)
+                                }
+                            }
+                        }
+                        _ => Err(e),
+                    }
                 }
             },
             Err(e) => Err(e),
@@ -212,7 +242,10 @@ pub(super) async fn run(target: Target, queue: Queue) {
                 let (result, kept) = tx.commit(turn).await;
                 match kept {
                     Kept::Sqlite(kept) => state = Some(kept),
-                    Kept::Postgres(conn) => held = conn,
+                    Kept::Postgres(conn) => {
+                        held = conn;
+                        used = std::time::Instant::now();
+                    }
                 }
                 result.map_err(Arc::new)
             };
@@ -227,6 +260,41 @@ pub(super) async fn run(target: Target, queue: Queue) {
         for complete in done {
             complete(commit.clone());
         }
+    }
+}
+
+/// The held connection if it is still usable: pinged first when it has
+/// been idle past [`IDLE_CHECK`] (a round trip, only after a pause); dropped
+/// (closed) when the ping fails, so the batch takes a fresh one from the pool.
+async fn alive(
+    held: Option<sqlx::pool::PoolConnection<sqlx::Postgres>>,
+    used: std::time::Instant,
+) -> Option<sqlx::pool::PoolConnection<sqlx::Postgres>> {
+    use sqlx::Connection;
+    let mut conn = held?;
+    if used.elapsed() < IDLE_CHECK {
+        return Some(conn);
+    }
+    match conn.ping().await {
+        Ok(()) => Some(conn),
+        Err(e) => {
+            tracing::info!(error = %e, "the writer's idle connection is gone; taking a new one");
+            None
+        }
+    }
+}
+
+/// Whether a batch failed because its connection is gone (closed, reset,
+/// or ended by the server: SQLSTATE classes 08 and 57), so that the same
+/// batch may begin again on a new connection.
+fn lost_connection(e: &StoreError) -> bool {
+    match e {
+        StoreError::Unavailable(sqlx::Error::Io(_) | sqlx::Error::Protocol(_))
+        | StoreError::Database(sqlx::Error::Protocol(_)) => true,
+        StoreError::Unavailable(sqlx::Error::Database(db)) => db
+            .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+            .is_some_and(|pg| matches!(pg.code().get(..2), Some("08" | "57"))),
+        _ => false,
     }
 }
 

@@ -184,3 +184,72 @@ async fn an_event_stream_on_one_instance_sees_every_move_made_on_the_other() {
         .collect();
     assert_eq!(seen, expected, "every move, once, in order");
 }
+
+/// Ends every connection of the test's database, as a PostgreSQL restart
+/// does (`terminating connection due to administrator command`).
+async fn terminate_connections(db_url: &str) {
+    use sqlx::Connection;
+    let name = db_url.rsplit('/').next().unwrap().to_owned();
+    let server = postgres_server().unwrap();
+    let mut admin = sqlx::PgConnection::connect(&server).await.unwrap();
+    let ended: Vec<(bool,)> = sqlx::query_as(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    )
+    .bind(&name)
+    .fetch_all(&mut admin)
+    .await
+    .unwrap();
+    assert!(!ended.is_empty(), "no connection of {name} to end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_succeed_first_time_after_the_servers_connections_are_ended() {
+    if postgres_server().is_none() {
+        eprintln!("skipped: set TABULA_TEST_POSTGRES to run it");
+        return;
+    }
+    let db = fresh_db().await;
+    let app = spawn_app_on(db.clone(), |_| {}).await;
+    let seat = app
+        .create(json!({"kind": "connect_four", "hotseat": true}))
+        .await;
+    app.play_ok(&seat, json!({"column": 3})).await;
+    // At once (the writer's held connection is the one that died: the batch
+    // begins again on a new one) and after a pause (the idle connection is
+    // checked first), a move succeeds the first time; a creation (its own
+    // statement, never sent twice) after any pause a restart takes.
+    for (round, pause) in [(0, 0), (1, 1500), (2, 0), (3, 300)] {
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+        terminate_connections(&db.url).await;
+        let res = app
+            .post(
+                &format!("/v1/games/{}/moves", seat.id),
+                Some(&seat.token),
+                &json!({"column": round}),
+            )
+            .await;
+        let status = res.status();
+        assert_eq!(
+            status,
+            201,
+            "move after ending connections #{round}: {}",
+            res.text().await.unwrap()
+        );
+        terminate_connections(&db.url).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let res = app
+            .post("/v1/games", None, &json!({"kind": "tic_tac_toe"}))
+            .await;
+        assert_eq!(
+            res.status(),
+            201,
+            "create after ending connections #{round}"
+        );
+        terminate_connections(&db.url).await;
+        assert_eq!(
+            app.get(&format!("/v1/games/{}", seat.id)).await.status(),
+            200
+        );
+    }
+    assert_eq!(app.game(&seat.id).await["ply"], 5);
+}

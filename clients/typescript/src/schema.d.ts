@@ -2000,7 +2000,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bots are at capacity, or already thinking about this game (a client holds at most a quarter of the places). Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots are at capacity, or already thinking about this game (a client holds at most a quarter of the places). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -2110,7 +2110,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: other servers kept matching the same kind and options for two seconds. Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: other servers kept matching the same kind and options for two seconds. Nothing was changed; retry after `Retry-After` seconds. */
         MatchUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -2136,7 +2136,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot take writes now; or `busy`: the bot opponent could not answer soon (its replies' queue is full: the move was not played). Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bot opponent could not answer soon (its replies' queue is full: the move was not played). Nothing was changed; retry after `Retry-After` seconds. */
         MoveUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -2276,7 +2276,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot take writes now. Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot serve the request now. Nothing was changed; retry after `Retry-After` seconds. */
         Unavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
