@@ -29,7 +29,9 @@ RUN apt-get update \
 COPY --from=build /src/target/release/tabula /usr/local/bin/tabula
 USER tabula
 WORKDIR /data
-VOLUME ["/data"]
+# No VOLUME here: the compose file mounts a named volume at /data where the
+# database lives (SQLite), and instances on PostgreSQL need none (a VOLUME
+# would leave an anonymous volume behind for each of them).
 ENV TABULA_ADDR=0.0.0.0:8080 \
     DATABASE_URL=sqlite:///data/tabula.db \
     TABULA_LOG_FORMAT=json
