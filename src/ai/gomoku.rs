@@ -13,8 +13,11 @@
 //! `medium` searches 2 plies over the 8 best candidates. `hard` first looks
 //! for a victory by continuous fours ([`vcf`]) and plays it if there is one;
 //! if the opponent would have one were it their turn, it keeps to the moves
-//! after which they have none; then it deepens iteratively over the 12 best
-//! candidates until its budget is spent.
+//! after which they have none; else it looks for a victory by continuous
+//! threats ([`vct`]: open threes and fours) and plays it, and if the
+//! opponent would have one, keeps to the moves that stop it; then it
+//! deepens iteratively over the 12 best candidates until its budget is
+//! spent.
 //!
 //! The candidate pruning makes the main search's wins and losses
 //! unproven; the evaluations it reports as proven are the immediate ones
@@ -22,6 +25,7 @@
 
 mod board;
 mod vcf;
+mod vct;
 
 use rand::Rng;
 
@@ -44,6 +48,14 @@ const VCF_FOURS: u32 = 10;
 const VCF_SHARE: u64 = 8;
 /// How many candidates are checked against the opponent's VCF.
 const DEFENCE_WIDTH: usize = 24;
+/// The most quiet threats (open threes and the like) a VCT may use before
+/// its closing VCF.
+const VCT_THREATS: u32 = 3;
+/// The share of the work the VCT searches may use: ours (1 / this), then
+/// the defence against the opponent's (twice that).
+const VCT_SHARE: u64 = 6;
+/// The evaluation of a VCT found: a strong but unproven win (see [`vct`]).
+const VCT_SCORE: i32 = 900;
 
 /// The search's position: the board, how many candidates to keep, and the
 /// root moves when they are restricted.
@@ -89,6 +101,33 @@ impl Search {
             safe
         });
         (!candidates.is_empty()).then_some(candidates)
+    }
+
+    /// When the opponent, were it their turn, would have a VCT: the
+    /// candidates after which they have none (if any were checked before
+    /// the meter stopped), else `None`.
+    fn vct_safe_moves(&mut self, meter: &mut Meter) -> Option<Vec<Cell>> {
+        self.board.pass();
+        let threat = vct::find(&mut self.board, VCT_THREATS, VCF_FOURS, meter).is_some();
+        self.board.pass();
+        if !threat {
+            return None;
+        }
+        let mut candidates = Vec::new();
+        self.ordered(DEFENCE_WIDTH, &mut candidates);
+        let mut safe = Vec::new();
+        for c in candidates {
+            self.board.play(c);
+            let refuted = vct::find(&mut self.board, VCT_THREATS, VCF_FOURS, meter).is_none();
+            self.board.undo(c);
+            if meter.stopped() {
+                break;
+            }
+            if refuted {
+                safe.push(c);
+            }
+        }
+        (!safe.is_empty()).then_some(safe)
     }
 }
 
@@ -187,8 +226,24 @@ pub(super) fn choose(
             });
         }
         let mut share = meter.child(meter.allowance() / VCF_SHARE);
-        let safe = search.safe_moves(&mut share);
+        let mut safe = search.safe_moves(&mut share);
         meter.absorb(&share);
+        if safe.is_none() {
+            // No fours to fear: a win by threats of ours, else keep to the
+            // moves that stop the opponent's.
+            let mut share = meter.child(meter.allowance() / VCT_SHARE);
+            let vct = vct::find(&mut search.board, VCT_THREATS, VCF_FOURS, &mut share);
+            meter.absorb(&share);
+            if let Some((cell, _)) = vct {
+                return Some(Suggestion {
+                    mv: AnyMove::Gomoku(point(game, cell)?),
+                    evaluation: Evaluation::heuristic(VCT_SCORE),
+                });
+            }
+            let mut share = meter.child((meter.allowance() / VCT_SHARE).saturating_mul(2));
+            safe = search.vct_safe_moves(&mut share);
+            meter.absorb(&share);
+        }
         search.root = safe.map(|cells| (search.board.stones(), cells));
         search.width = 12;
         Settings {

@@ -14,21 +14,42 @@ use super::board::{Board, Cell};
 /// five, looking at most `max_fours` fours deep (deepening one four at a
 /// time, so the first found is a shortest).
 pub(super) fn find(board: &mut Board, max_fours: u32, meter: &mut Meter) -> Option<(Cell, u32)> {
+    let mut line = Vec::new();
+    line_of(board, max_fours, meter, &mut line)
+}
+
+/// As [`find`], and the cells of the sequence in `line`: each four, the
+/// reply it forces, and the cells of the final five (both, for a double
+/// threat). A defender can only stop this sequence on one of them (or by
+/// a four of their own): the defences a threat-space search tries.
+pub(super) fn line_of(
+    board: &mut Board,
+    max_fours: u32,
+    meter: &mut Meter,
+    line: &mut Vec<Cell>,
+) -> Option<(Cell, u32)> {
     (0..=max_fours).find_map(|fours| {
         if meter.stopped() {
             return None;
         }
-        attack(board, fours, meter)
+        line.clear();
+        attack(board, fours, meter, line)
     })
 }
 
-fn attack(board: &mut Board, fours_left: u32, meter: &mut Meter) -> Option<(Cell, u32)> {
+fn attack(
+    board: &mut Board,
+    fours_left: u32,
+    meter: &mut Meter,
+    line: &mut Vec<Cell>,
+) -> Option<(Cell, u32)> {
     if !meter.tick() {
         return None;
     }
     let me = board.to_move();
     let opp = 1 - me;
     if let Some(cell) = board.first_win(me) {
+        line.push(cell);
         return Some((cell, 1));
     }
     if fours_left == 0 {
@@ -47,6 +68,7 @@ fn attack(board: &mut Board, fours_left: u32, meter: &mut Meter) -> Option<(Cell
     }
     makers.sort_by_key(|&c| (-board.gains(c, me).0, c));
     let mut fives = Vec::new();
+    let depth = line.len();
     for cell in makers {
         board.play(cell);
         board.wins(me, &mut fives);
@@ -54,11 +76,15 @@ fn attack(board: &mut Board, fours_left: u32, meter: &mut Meter) -> Option<(Cell
             // Not a real four (an overline), or the opponent wins first.
             None
         } else if fives.len() >= 2 {
+            line.push(cell);
+            line.extend_from_slice(&fives);
             Some(3)
         } else {
             let block = fives[0];
+            line.push(cell);
+            line.push(block);
             board.play(block);
-            let deeper = attack(board, fours_left - 1, meter);
+            let deeper = attack(board, fours_left - 1, meter, line);
             board.undo(block);
             deeper.map(|(_, plies)| plies + 2)
         };
@@ -66,6 +92,7 @@ fn attack(board: &mut Board, fours_left: u32, meter: &mut Meter) -> Option<(Cell
         if let Some(plies) = result {
             return Some((cell, plies));
         }
+        line.truncate(depth);
         if meter.stopped() {
             return None;
         }

@@ -1,0 +1,285 @@
+//! Tabula's Gomoku bot against any Gomocup (Piskvork protocol) engine:
+//! freestyle 15x15, openings of three stones near the centre, each played
+//! twice with colours swapped, the engine limited by nodes per move.
+//!
+//! ```text
+//! cargo run --release --example gomocup-match -- \
+//!     --engine /work/rapfi-run/pbrain-rapfi --nodes 20000 --openings 12
+//! ```
+//!
+//! The engine runs in its own directory (Rapfi reads `config.toml` there),
+//! one process per game, told `INFO max_node N`, `INFO timeout_turn 0`
+//! (no time limit) and `INFO rule 0` (five or more). Tabula's level
+//! (`--level`, default `hard`) thinks as the service does: `ai::choose`
+//! with the time budget `--budget-ms` (default 300) and the work derived
+//! from it. Rapfi drops a command that arrives as it finishes a move, so
+//! each `TURN` waits 10 ms. Prints one line per game and the score.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula::ai::{self, Budget, Level};
+use tabula::rules::{AnyGame, GomokuOptions, GomokuRule, MoveInput, Player, Setup};
+
+const SIZE: i64 = 15;
+
+struct Options {
+    engine: String,
+    nodes: u64,
+    openings: u32,
+    level: Level,
+    budget: Budget,
+    seed: u64,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut o = Options {
+        engine: String::new(),
+        nodes: 20_000,
+        openings: 12,
+        level: Level::Hard,
+        budget: Budget::from_millis(300),
+        seed: 1,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        let number = || value.parse::<u64>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--engine" => o.engine.clone_from(&value),
+            "--nodes" => o.nodes = number()?,
+            "--openings" => o.openings = u32::try_from(number()?).map_err(|e| e.to_string())?,
+            "--level" => o.level = value.parse().map_err(|_| format!("--level {value}"))?,
+            "--budget-ms" => o.budget = Budget::from_millis(number()?),
+            "--seed" => o.seed = number()?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    if o.engine.is_empty() {
+        return Err("--engine PATH is required".into());
+    }
+    Ok(o)
+}
+
+/// An engine process and its pipes.
+struct Engine {
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    fn start(path: &str, nodes: u64) -> std::io::Result<Engine> {
+        let dir = Path::new(path).parent().unwrap_or(Path::new("."));
+        let mut child = Command::new(path)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let to = child.stdin.take().expect("piped");
+        let from = BufReader::new(child.stdout.take().expect("piped"));
+        let mut e = Engine { child, to, from };
+        e.send(&format!("START {SIZE}"))?;
+        e.expect_ok()?;
+        for info in [
+            format!("INFO max_node {nodes}"),
+            "INFO timeout_turn 0".into(),
+            "INFO timeout_match 0".into(),
+            "INFO rule 0".into(),
+        ] {
+            e.send(&info)?;
+        }
+        Ok(e)
+    }
+
+    fn send(&mut self, line: &str) -> std::io::Result<()> {
+        writeln!(self.to, "{line}")?;
+        self.to.flush()
+    }
+
+    fn expect_ok(&mut self) -> std::io::Result<()> {
+        loop {
+            let line = self.line()?;
+            if line == "OK" {
+                return Ok(());
+            }
+            if line.starts_with("ERROR") {
+                return Err(std::io::Error::other(line));
+            }
+        }
+    }
+
+    fn line(&mut self) -> std::io::Result<String> {
+        let mut line = String::new();
+        if self.from.read_line(&mut line)? == 0 {
+            return Err(std::io::Error::other("the engine closed its output"));
+        }
+        Ok(line.trim().to_owned())
+    }
+
+    /// The engine's move `x,y` (column, row), skipping its messages.
+    fn reply(&mut self) -> std::io::Result<(i64, i64)> {
+        loop {
+            let line = self.line()?;
+            if let Some((x, y)) = line.split_once(',')
+                && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
+            {
+                return Ok((x, y));
+            }
+            if line.starts_with("ERROR") {
+                return Err(std::io::Error::other(line));
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.send("END");
+        std::thread::sleep(Duration::from_millis(20));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Three distinct stones within two cells of the centre (X, O, X).
+fn opening(rng: &mut ChaCha8Rng) -> Vec<(i64, i64)> {
+    let mut stones: Vec<(i64, i64)> = Vec::new();
+    while stones.len() < 3 {
+        let s = (7 + rng.random_range(-2..=2), 7 + rng.random_range(-2..=2));
+        if !stones.contains(&s) {
+            stones.push(s);
+        }
+    }
+    stones
+}
+
+enum Outcome {
+    Won,
+    Lost,
+    Drawn,
+}
+
+/// One game from `stones` (row, column) with Tabula playing `tabula`.
+fn play(
+    o: &Options,
+    stones: &[(i64, i64)],
+    tabula: Player,
+    seed: u64,
+) -> std::io::Result<(Outcome, usize, Duration)> {
+    let options = GomokuOptions::new(SIZE, GomokuRule::Freestyle).expect("15 is a size");
+    let mut game = AnyGame::new(Setup::Gomoku(options));
+    let mut history: Vec<(i64, i64)> = Vec::new();
+    for &(row, col) in stones {
+        game.play_input(MoveInput::Cell { row, col })
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        history.push((row, col));
+    }
+    let mut engine = Engine::start(&o.engine, o.nodes)?;
+    let mut told = false;
+    let mut thinking = Duration::ZERO;
+    let mut ours = 0u32;
+    while !game.is_over() {
+        if game.to_move() == tabula {
+            let start = Instant::now();
+            let s = ai::choose(&game, o.level, seed + u64::from(ours), o.budget)
+                .map_err(|e| std::io::Error::other(e.to_string()))?
+                .ok_or_else(|| std::io::Error::other("no move"))?;
+            thinking += start.elapsed();
+            ours += 1;
+            let MoveInput::Cell { row, col } = s.mv.input() else {
+                return Err(std::io::Error::other("not a gomoku move"));
+            };
+            game.play_input(MoveInput::Cell { row, col })
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            history.push((row, col));
+            continue;
+        }
+        if told {
+            let &(row, col) = history.last().expect("Tabula moved");
+            std::thread::sleep(Duration::from_millis(10));
+            engine.send(&format!("TURN {col},{row}"))?;
+        } else {
+            // The position so far, the engine's stones as 1.
+            engine.send("BOARD")?;
+            for (i, &(row, col)) in history.iter().enumerate() {
+                let by = if i % 2 == 0 { Player::X } else { Player::O };
+                let own = if by == tabula { 2 } else { 1 };
+                engine.send(&format!("{col},{row},{own}"))?;
+            }
+            engine.send("DONE")?;
+            told = true;
+        }
+        let (x, y) = engine.reply()?;
+        if game.play_input(MoveInput::Cell { row: y, col: x }).is_err() {
+            eprintln!("the engine played an illegal move {x},{y}: it loses");
+            return Ok((Outcome::Won, history.len(), thinking / ours.max(1)));
+        }
+        history.push((y, x));
+    }
+    let result = match game.winner() {
+        Some(w) if w == tabula => Outcome::Won,
+        Some(_) => Outcome::Lost,
+        None => Outcome::Drawn,
+    };
+    Ok((result, history.len(), thinking / ours.max(1)))
+}
+
+fn main() -> ExitCode {
+    let o = match parse() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(o.seed);
+    let (mut won, mut drawn, mut lost) = (0u32, 0u32, 0u32);
+    for i in 0..o.openings {
+        let stones = opening(&mut rng);
+        for tabula in [Player::O, Player::X] {
+            let seed = o.seed * 1000 + u64::from(i) * 2 + u64::from(tabula == Player::X);
+            match play(&o, &stones, tabula, seed) {
+                Ok((result, plies, per_move)) => {
+                    let word = match result {
+                        Outcome::Won => {
+                            won += 1;
+                            "won"
+                        }
+                        Outcome::Lost => {
+                            lost += 1;
+                            "lost"
+                        }
+                        Outcome::Drawn => {
+                            drawn += 1;
+                            "drawn"
+                        }
+                    };
+                    println!(
+                        "opening {i} {stones:?}, Tabula {tabula:?}: {word} in {plies} plies ({:.0} ms a move)",
+                        per_move.as_secs_f64() * 1000.0
+                    );
+                }
+                Err(e) => {
+                    eprintln!("opening {i}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    let games = won + drawn + lost;
+    let score = (f64::from(won) + f64::from(drawn) / 2.0) / f64::from(games.max(1));
+    println!(
+        "Tabula {} at {} ms against the engine at {} nodes: {games} games, {won} won, {drawn} drawn, {lost} lost: {:.1}%",
+        o.level,
+        o.budget.time.as_millis(),
+        o.nodes,
+        score * 100.0
+    );
+    ExitCode::SUCCESS
+}
