@@ -7,6 +7,8 @@
 //! not the other way round), and the HTTP layer renders them. Nothing here
 //! does I/O.
 
+pub mod rating;
+
 use std::fmt;
 use std::str::FromStr;
 

@@ -23,12 +23,13 @@
 //!   as one string, per kind).
 //! - `domain`: the records the service works with: a game and its seats,
 //!   token hashes, moves, changes (events), list filters, stored idempotent
-//!   answers, bot levels.
+//!   answers, bot levels, and `rating` (Glicko-2, pure arithmetic, for the
+//!   rated games of issue 27; not used by the service yet).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
 //!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
-//!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board` and `vcf`
-//!   threat search, `ultimate`).
+//!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board` and the
+//!   threat searches `vcf` and `vct`, `ultimate`).
 //! - `store`: persistence behind one seam: `writer` (the single writer that
 //!   batches jobs into group commits) and `db` with its backends `sqlite`
 //!   (and the write `batch` it keeps in memory until commit) and `postgres`,
