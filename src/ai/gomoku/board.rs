@@ -389,6 +389,19 @@ fn remove(list: &mut Vec<u16>, w: u16) {
     }
 }
 
+/// A 15x15 freestyle board from X's and O's stones (row, column), played
+/// alternately from X's; X to move when both lists are as long.
+#[cfg(test)]
+pub(super) fn from_stones(xs: &[(i64, i64)], os: &[(i64, i64)]) -> Board {
+    let options = crate::rules::gomoku::GomokuOptions::new(15, GomokuRule::Freestyle).unwrap();
+    let mut g = Gomoku::new(options);
+    for (x, o) in xs.iter().zip(os) {
+        g.try_play(g.point(x.0, x.1).unwrap()).unwrap();
+        g.try_play(g.point(o.0, o.1).unwrap()).unwrap();
+    }
+    Board::new(&g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -104,18 +104,8 @@ fn attack(
 mod tests {
     use std::time::Duration;
 
+    use super::super::board::from_stones as board;
     use super::*;
-    use crate::rules::Game;
-    use crate::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
-
-    fn board(xs: &[(i64, i64)], os: &[(i64, i64)]) -> Board {
-        let mut g = Gomoku::new(GomokuOptions::new(15, GomokuRule::Freestyle).unwrap());
-        for (x, o) in xs.iter().zip(os) {
-            g.try_play(g.point(x.0, x.1).unwrap()).unwrap();
-            g.try_play(g.point(o.0, o.1).unwrap()).unwrap();
-        }
-        Board::new(&g)
-    }
 
     #[test]
     fn an_open_three_is_a_win_by_fours() {

@@ -122,20 +122,8 @@ fn threatens(board: &mut Board, line: &mut Vec<Cell>, meter: &mut Meter) -> bool
 mod tests {
     use std::time::Duration;
 
+    use super::super::board::from_stones as board;
     use super::*;
-    use crate::rules::Game;
-    use crate::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
-
-    /// X's and O's stones (row, column), X first, alternating; X to move
-    /// when both lists are as long.
-    fn board(xs: &[(i64, i64)], os: &[(i64, i64)]) -> Board {
-        let mut g = Gomoku::new(GomokuOptions::new(15, GomokuRule::Freestyle).unwrap());
-        for (x, o) in xs.iter().zip(os) {
-            g.try_play(g.point(x.0, x.1).unwrap()).unwrap();
-            g.try_play(g.point(o.0, o.1).unwrap()).unwrap();
-        }
-        Board::new(&g)
-    }
 
     fn cell(r: u16, c: u16) -> Cell {
         r * 15 + c
