@@ -118,17 +118,7 @@ impl Service {
                 round: None,
                 ply: None,
             } => live,
-            AnalysisAt { round, ply: None } => {
-                let (_, moves) = self.history(id, round).await?;
-                let ply = u32::try_from(moves.len()).map_err(|_| {
-                    ServiceError::Internal("a round of over 4 billion moves".into())
-                })?;
-                self.position(id, round, ply).await?
-            }
-            AnalysisAt {
-                round,
-                ply: Some(ply),
-            } => self.position(id, round, ply).await?,
+            AnalysisAt { round, ply } => self.position_at(id, round, ply).await?,
         };
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;

@@ -63,13 +63,30 @@ impl Service {
     /// `GameNotFound`, `PositionNotFound`, store errors.
     #[tracing::instrument(name = "position", skip_all, fields(game = %id))]
     pub async fn position(&self, id: Uuid, round: Option<u32>, ply: u32) -> Result<GameRecord> {
+        self.position_at(id, round, Some(ply)).await
+    }
+
+    /// As [`Service::position`]; without `ply`, the round's last position.
+    ///
+    /// # Errors
+    /// `GameNotFound`, `PositionNotFound`, store errors.
+    pub async fn position_at(
+        &self,
+        id: Uuid,
+        round: Option<u32>,
+        ply: Option<u32>,
+    ) -> Result<GameRecord> {
         let (mut game, moves) = self.history(id, round).await?;
         let round = round.unwrap_or(game.round);
-        if usize::try_from(ply).map_or(true, |p| p > moves.len()) {
+        let ply = match ply {
+            Some(ply) => usize::try_from(ply).unwrap_or(usize::MAX),
+            None => moves.len(),
+        };
+        if ply > moves.len() {
             return Err(ServiceError::PositionNotFound);
         }
-        let replayed = replay(game.position.setup(), &moves[..ply as usize])?;
-        let last_of_round = ply as usize == moves.len();
+        let replayed = replay(game.position.setup(), &moves[..ply])?;
+        let last_of_round = ply == moves.len();
         if !(round == game.round && last_of_round) {
             game.ending = None;
             game.offer = None;
