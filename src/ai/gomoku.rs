@@ -84,31 +84,33 @@ impl Search {
     }
 
     /// When the opponent, were it their turn, would have a VCF: the
-    /// candidates after which they have none (if any), else `None`.
+    /// candidates after which they have none (see [`Search::stopping`]).
     fn safe_moves(&mut self, meter: &mut Meter) -> Option<Vec<Cell>> {
-        self.board.pass();
-        let threat = vcf::find(&mut self.board, VCF_FOURS, meter).is_some();
-        self.board.pass();
-        if !threat {
-            return None;
-        }
-        let mut candidates = Vec::new();
-        self.ordered(DEFENCE_WIDTH, &mut candidates);
-        candidates.retain(|&c| {
-            self.board.play(c);
-            let safe = vcf::find(&mut self.board, VCF_FOURS, meter).is_none();
-            self.board.undo(c);
-            safe
-        });
-        (!candidates.is_empty()).then_some(candidates)
+        self.stopping(meter, |board, meter| {
+            vcf::find(board, VCF_FOURS, meter).is_some()
+        })
     }
 
     /// When the opponent, were it their turn, would have a VCT: the
-    /// candidates after which they have none (if any were checked before
-    /// the meter stopped), else `None`.
+    /// candidates after which they have none (see [`Search::stopping`]).
     fn vct_safe_moves(&mut self, meter: &mut Meter) -> Option<Vec<Cell>> {
+        self.stopping(meter, |board, meter| {
+            vct::find(board, VCT_THREATS, VCF_FOURS, meter).is_some()
+        })
+    }
+
+    /// When the opponent, were it their turn, would `win` (a forcing win
+    /// found for the side to move): the best candidates after which they
+    /// would not, those checked before the meter stopped (a search cut
+    /// short proves nothing). `None` when there is no such win or no
+    /// candidate is known to stop it.
+    fn stopping(
+        &mut self,
+        meter: &mut Meter,
+        win: impl Fn(&mut Board, &mut Meter) -> bool,
+    ) -> Option<Vec<Cell>> {
         self.board.pass();
-        let threat = vct::find(&mut self.board, VCT_THREATS, VCF_FOURS, meter).is_some();
+        let threat = win(&mut self.board, meter);
         self.board.pass();
         if !threat {
             return None;
@@ -118,12 +120,12 @@ impl Search {
         let mut safe = Vec::new();
         for c in candidates {
             self.board.play(c);
-            let refuted = vct::find(&mut self.board, VCT_THREATS, VCF_FOURS, meter).is_none();
+            let stopped = !win(&mut self.board, meter);
             self.board.undo(c);
             if meter.stopped() {
                 break;
             }
-            if refuted {
+            if stopped {
                 safe.push(c);
             }
         }
