@@ -189,28 +189,15 @@ pub(super) async fn run(target: Target, queue: Queue) {
         };
         let games: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
         let begun = match begun {
-            Ok(mut tx) => match tx.prefetch(&games).await {
-                Ok(()) => Ok(tx),
-                Err(e) => {
-                    tx.abandon().await;
-                    // No job has run and nothing is written: on PostgreSQL a
-                    // connection that died since the check is replaced and
-                    // the batch begun once more before anyone gets a 503.
-                    match &target {
-                        Target::Postgres(pool) if lost_connection(&e) => {
-                            tracing::info!(error = %e, "the writer's connection was lost; retrying the batch on a new one");
-                            let mut tx = WriteTx::begin_postgres(pool.clone(), None);
-                            match tx.prefetch(&games).await {
-                                Ok(()) => Ok(tx),
-                                Err(e) => {
-                                    tx.abandon().await;
-                                    Err(e)
-                                }
-                            }
-                        }
-                        _ => Err(e),
-                    }
+            Ok(tx) => match (prefetched(tx, &games).await, &target) {
+                // No job has run and nothing is written: on PostgreSQL a
+                // connection that died since the check is replaced and the
+                // batch begun once more before anyone gets a 503.
+                (Err(e), Target::Postgres(pool)) if lost_connection(&e) => {
+                    tracing::info!(error = %e, "the writer's connection was lost; retrying the batch on a new one");
+                    prefetched(WriteTx::begin_postgres(pool.clone(), None), &games).await
                 }
+                (begun, _) => begun,
             },
             Err(e) => Err(e),
         };
@@ -259,6 +246,18 @@ pub(super) async fn run(target: Target, queue: Queue) {
         .await;
         for complete in done {
             complete(commit.clone());
+        }
+    }
+}
+
+/// `tx` with the batch's games read (and on PostgreSQL locked); rolled
+/// back when that fails.
+async fn prefetched(mut tx: WriteTx, games: &[Uuid]) -> Result<WriteTx, StoreError> {
+    match tx.prefetch(games).await {
+        Ok(()) => Ok(tx),
+        Err(e) => {
+            tx.abandon().await;
+            Err(e)
         }
     }
 }
