@@ -610,13 +610,12 @@ async function showGame(id: string): Promise<void> {
     `${location.origin}/play/games/${id}${held?.invite ? `#invite=${encodeURIComponent(held.invite)}` : ""}`;
 
   const renderMoves = () => {
-    const setup = { kind: game.kind, size: game.options.rows };
     moveList.replaceChildren(
       ...moves.map((m, i) =>
         h(
           "li",
           {},
-          button(`${i + 1}. ${notation(setup, m.move)}`, () => void step(game.round, i + 1), {
+          button(`${i + 1}. ${notationOf(m.move)}`, () => void step(game.round, i + 1), {
             "aria-current": view ? (view.ply === i + 1 ? "step" : null) : i === moves.length - 1 ? "step" : null,
           }),
         ),
@@ -625,8 +624,7 @@ async function showGame(id: string): Promise<void> {
   };
 
   const roundOver = () => game.status === "won" || game.status === "draw";
-  const setup = () => ({ kind: game.kind, size: game.options.rows });
-  const notationOf = (m: Move) => notation(setup(), m);
+  const notationOf = (m: Move) => notation({ kind: game.kind, size: game.options.rows }, m);
   const reviewAt = (v: { round: number; ply: number }) => (v.round === game.round ? review?.[v.ply] : undefined);
   const dropReview = () => {
     reviewing?.abort();
@@ -635,16 +633,18 @@ async function showGame(id: string): Promise<void> {
   };
 
   /** Every position of the finished round analyzed in turn (no token needed
-   * once it is over), at the strongest level the kind offers below `perfect`
-   * for the big boards: one bot budget a position. */
+   * once it is over), at `perfect` where the kind has it, else `hard`: one
+   * bot budget a position. */
   const analyze = async () => {
     const abort = new AbortController();
     reviewing = abort;
     review = [];
     const round = game.round;
-    const level: Level = levels.includes("perfect") ? "perfect" : levels.includes("hard") ? "hard" : (levels.at(-1) ?? "medium");
     render();
     try {
+      // The kind's own levels (the page draws with all until they arrive).
+      const offered = levelsOf(await kinds(), game.kind);
+      const level: Level = offered.includes("perfect") ? "perfect" : offered.includes("hard") ? "hard" : (offered.at(-1) ?? "medium");
       for (const [ply, m] of moves.entries()) {
         const res = await ok(
           api.GET("/v1/games/{id}/analysis", { params: { path: { id }, query: { level, round, ply } }, signal: abort.signal }),
