@@ -17,6 +17,9 @@ async fn one_slot() -> TestApp {
     .await
 }
 
+/// A hard hint. The tests' Gomoku games start with a stone (`"moves":
+/// "h8"`): on the empty board the only candidate is the centre and a hard
+/// search ends at once, so nothing would ever queue.
 fn hard_hint(app: &TestApp, id: &str, token: &str) -> reqwest::RequestBuilder {
     app.request(Method::GET, &format!("/v1/games/{id}/hint?level=hard"))
         .bearer_auth(token)
@@ -25,7 +28,9 @@ fn hard_hint(app: &TestApp, id: &str, token: &str) -> reqwest::RequestBuilder {
 #[tokio::test]
 async fn a_second_search_for_the_same_game_is_refused_as_busy() {
     let app = one_slot().await;
-    let seat = app.create(json!({"kind": "gomoku", "hotseat": true})).await;
+    let seat = app
+        .create(json!({"kind": "gomoku", "hotseat": true, "moves": "h8"}))
+        .await;
     let answers = join_all((0..6).map(|_| hard_hint(&app, &seat.id, &seat.token).send())).await;
     let (mut ok, mut busy) = (0, 0);
     for res in answers {
@@ -58,7 +63,10 @@ async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answe
     let app = one_slot_behind_a_proxy().await;
     let mut games = Vec::new();
     for _ in 0..20 {
-        games.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+        games.push(
+            app.create(json!({"kind": "gomoku", "hotseat": true, "moves": "h8"}))
+                .await,
+        );
     }
     let finished = std::sync::atomic::AtomicUsize::new(0);
     // Each hint from a client of its own: the queue's bound, not a client's
@@ -214,11 +222,17 @@ async fn one_clients_flood_of_searches_leaves_the_others_served() {
     let app = one_slot_behind_a_proxy().await;
     let mut flood = Vec::new();
     for _ in 0..20 {
-        flood.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+        flood.push(
+            app.create(json!({"kind": "gomoku", "hotseat": true, "moves": "h8"}))
+                .await,
+        );
     }
     let mut others = Vec::new();
     for _ in 0..3 {
-        others.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+        others.push(
+            app.create(json!({"kind": "gomoku", "hotseat": true, "moves": "h8"}))
+                .await,
+        );
     }
     let analyses = join_all(flood.iter().map(|g| {
         app.request(
