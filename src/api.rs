@@ -17,6 +17,7 @@ mod rate_limit;
 mod reply;
 mod responses;
 mod system;
+mod webhooks;
 pub mod wire;
 
 use actix_web::body::{BodySize, BodyStream, EitherBody, MessageBody};
@@ -33,6 +34,7 @@ pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config, query_config};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
+pub use webhooks::EventData;
 
 use crate::service::Service;
 use crate::telemetry::Metrics;
@@ -50,6 +52,8 @@ pub struct AppState {
     pub stream_clients: events::StreamClients,
     /// The proxies whose `X-Forwarded-For` names the client.
     pub proxies: client_ip::TrustedProxies,
+    /// The operators' key (`--admin-key`); none: the operators' paths are 404.
+    pub admin_key: Option<String>,
 }
 
 struct BearerAuth;
@@ -64,6 +68,17 @@ impl Modify for BearerAuth {
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
                         "The seat token returned once by create or join: `Authorization: Bearer <token>`",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "admin",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The operators' key, the server's `--admin-key`: `Authorization: Bearer <admin key>`",
                     ))
                     .build(),
             ),
@@ -85,7 +100,7 @@ impl Modify for BearerAuth {
     ),
     servers((url = "/", description = "This service")),
     modifiers(&BearerAuth),
-    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed), responses(
+    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed, wire::WebhookEventBody), responses(
         responses::BadRequest,
         responses::Unauthorized,
         responses::Forbidden,
@@ -117,6 +132,11 @@ impl Modify for BearerAuth {
         responses::BotUnavailable,
         responses::StreamUnavailable,
         responses::RequestTimeout,
+        responses::AdminUnauthorized,
+        responses::AdminForbidden,
+        responses::AdminNotFound,
+        responses::WebhookNotFound,
+        responses::WebhookRefused,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
@@ -124,6 +144,7 @@ impl Modify for BearerAuth {
         (name = "matches", description = "Quick match: a seat in the next game of the kind wanted, with the next person who wants it"),
         (name = "moves", description = "Play moves and read the history, also in each kind's notation"),
         (name = "bots", description = "Server bots: hints, analyses and bot moves"),
+        (name = "webhooks", description = "For operators (`--admin-key`): endpoints that are sent what happens to games, signed as the Standard Webhooks specification says; the deliveries' log"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
 )]
@@ -154,7 +175,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(bots::get_hint)
             .service(bots::get_analysis)
             .service(bots::play_bot_move)
-            .service(events::game_events),
+            .service(events::game_events)
+            .service(webhooks::create_webhook)
+            .service(webhooks::list_webhooks)
+            .service(webhooks::delete_webhook)
+            .service(webhooks::list_deliveries),
     )
     .service(system::healthz)
     .service(system::readyz)

@@ -23,6 +23,15 @@ fn parse_expiry(age: &str) -> Result<ExpireAfter, String> {
     age.parse()
 }
 
+/// `--webhook-retry`: the waits between a webhook delivery's attempts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetrySchedule(pub Vec<Duration>);
+
+/// `--webhook-retry`, for clap.
+fn parse_retry(list: &str) -> Result<RetrySchedule, String> {
+    crate::service::parse_schedule(list).map(RetrySchedule)
+}
+
 /// A wait of at least a second: a duration (`90s`, `2m`) or seconds.
 fn parse_wait(wait: &str) -> Result<Duration, String> {
     let wait = wait.trim();
@@ -118,6 +127,7 @@ mod default {
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
     pub const MATCH_WAIT: &str = "60s";
+    pub const WEBHOOK_RETRY: &str = crate::service::DEFAULT_RETRY;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }
@@ -227,6 +237,18 @@ pub struct Settings {
     #[arg(long, env = "TABULA_MATCH_WAIT", default_value = default::MATCH_WAIT, value_parser = parse_wait)]
     pub match_wait: Duration,
 
+    /// The operators' key: `Authorization: Bearer <key>` on `/v1/webhooks`. Unset: those paths answer 404.
+    #[arg(long, env = "TABULA_ADMIN_KEY", hide_env_values = true)]
+    pub admin_key: Option<String>,
+
+    /// Waits between a webhook delivery's attempts, comma-separated durations; after the last, the delivery is marked failed.
+    #[arg(long, env = "TABULA_WEBHOOK_RETRY", default_value = default::WEBHOOK_RETRY, value_parser = parse_retry)]
+    pub webhook_retry: RetrySchedule,
+
+    /// Deliver webhooks to loopback, private and link-local addresses too (refused by default).
+    #[arg(long, env = "TABULA_WEBHOOK_ALLOW_PRIVATE")]
+    pub webhook_allow_private: bool,
+
     /// How often the expiry sweeper looks for expired games. Not a flag:
     /// tests shorten it (with a manual clock) or lengthen it (to run the
     /// sweeper's steps by hand).
@@ -277,6 +299,9 @@ impl Settings {
             expire_finished: default_expiry(default::EXPIRE_FINISHED),
             expire_idle: default_expiry(default::EXPIRE_IDLE),
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
+            admin_key: None,
+            webhook_retry: parse_retry(default::WEBHOOK_RETRY).unwrap_or_default(),
+            webhook_allow_private: false,
             expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),

@@ -8,6 +8,7 @@
 //! does I/O.
 
 pub mod rating;
+pub mod webhook;
 
 use std::fmt;
 use std::str::FromStr;

@@ -23,8 +23,12 @@ mod expiry;
 mod history;
 mod matches;
 pub use matches::{MatchRequest, Matched, RenderGrant};
+pub use webhooks::{
+    DEFAULT_RETRY, PER_ENDPOINT, WebhookSettings, parse_schedule, refused_address, sign,
+};
 mod notation;
 mod offers;
+mod webhooks;
 mod writes;
 
 pub use bots::{CLIENT_SHARE, available_levels};
@@ -120,6 +124,12 @@ pub enum ServiceError {
     TooManyOffers(u64),
     #[error("internal error: {0}")]
     Internal(String),
+    /// A webhook endpoint's URL that is not http(s), or whose host resolves
+    /// to an address the guard refuses.
+    #[error("{0}")]
+    WebhookUrlRefused(String),
+    #[error("no such webhook")]
+    WebhookNotFound,
 }
 
 impl From<StoreError> for ServiceError {
@@ -294,6 +304,8 @@ pub struct Service {
     /// Bot replies running or waiting for a slot (past it, a move that a
     /// bot would answer is refused with `Busy`).
     reply_queue: bots::ReplyQueue,
+    /// Webhooks' retry schedule and address guard.
+    webhooks: Arc<WebhookSettings>,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -324,7 +336,15 @@ impl Service {
             match_wait: DEFAULT_MATCH_WAIT,
             offer_limiter: offers::OfferLimiter::new(),
             reply_queue: bots::ReplyQueue::new(max_searches.max(1) * QUEUE_PER_SLOT),
+            webhooks: Arc::default(),
         }
+    }
+
+    /// Sets how webhooks are delivered.
+    #[must_use]
+    pub fn with_webhooks(mut self, settings: WebhookSettings) -> Service {
+        self.webhooks = Arc::new(settings);
+        self
     }
 
     /// Sets how long a game waits for quick match to find it an opponent.

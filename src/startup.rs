@@ -75,8 +75,15 @@ impl Application {
             settings.clock.clone(),
         )
         .with_expiry(Expiry::of(settings))
-        .with_match_wait(settings.match_wait);
+        .with_match_wait(settings.match_wait)
+        .with_webhooks(crate::service::WebhookSettings {
+            retry: settings.webhook_retry.0.clone(),
+            allow_private: settings.webhook_allow_private,
+        });
         service.spawn_expiry(settings.expire_sweep);
+        // Events are written as the API writes games; the deliverer sends them.
+        store.outbox().set_render(Arc::new(api::EventData));
+        service.spawn_deliverer()?;
         let state = web::Data::new(AppState {
             service: service.clone(),
             metrics: metrics.clone(),
@@ -87,6 +94,7 @@ impl Application {
                 settings.trusted_proxies.clone(),
             ),
             proxies: settings.trusted_proxies.clone(),
+            admin_key: settings.admin_key.clone().filter(|k| !k.is_empty()),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
         let metrics = web::Data::new(metrics);

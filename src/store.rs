@@ -52,7 +52,11 @@ pub const KEEP_DELETED: Duration = Duration::from_mins(5);
 /// How often deleted games past [`KEEP_DELETED`] are purged.
 pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
-pub use db::{MATCH_KEY_PREFIX, Store, Waiting, WriteTx};
+pub use db::outbox::{EventRender, Outbox};
+pub use db::{
+    AttemptRecord, Claimed, DeliveryState, MATCH_KEY_PREFIX, Outcome, Store, Waiting,
+    WebhookRecord, WriteTx,
+};
 pub use writer::JobFn;
 
 /// Why the store failed.

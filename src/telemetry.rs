@@ -44,7 +44,14 @@ pub struct Metrics {
     latency: HistogramVec,
     moves: IntCounterVec,
     expired: IntCounterVec,
+    deliveries: IntCounterVec,
+    outbox: prometheus::IntGauge,
 }
+
+/// The results of a webhook delivery attempt, the closed set of
+/// `tabula_webhook_deliveries_total`'s `result` label: `delivered` (a 2xx),
+/// `retry` (failed, to be tried again), `failed` (failed, no retry left).
+pub const DELIVERY_RESULTS: [&str; 3] = ["delivered", "retry", "failed"];
 
 /// The reasons a game expires, the closed set of `tabula_games_expired_total`'s
 /// `reason` label.
@@ -98,11 +105,29 @@ impl Metrics {
         for reason in EXPIRY_REASONS {
             expired.with_label_values(&[reason]);
         }
+        let deliveries = IntCounterVec::new(
+            Opts::new(
+                "tabula_webhook_deliveries_total",
+                "Webhook delivery attempts by result (delivered, retry, failed)",
+            ),
+            &["result"],
+        )
+        .expect("valid metric");
+        for result in DELIVERY_RESULTS {
+            deliveries.with_label_values(&[result]);
+        }
+        let outbox = prometheus::IntGauge::new(
+            "tabula_webhook_outbox_depth",
+            "Webhook deliveries waiting to be made (due or retrying), as last counted (every second)",
+        )
+        .expect("valid metric");
         for m in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
             Box::new(moves.clone()),
             Box::new(expired.clone()),
+            Box::new(deliveries.clone()),
+            Box::new(outbox.clone()),
         ] {
             registry.register(m).expect("registered once");
         }
@@ -112,7 +137,22 @@ impl Metrics {
             latency,
             moves,
             expired,
+            deliveries,
+            outbox,
         }
+    }
+
+    /// Counts a webhook delivery attempt; `result` is one of
+    /// [`DELIVERY_RESULTS`].
+    pub fn count_delivery(&self, result: &str) {
+        if DELIVERY_RESULTS.contains(&result) {
+            self.deliveries.with_label_values(&[result]).inc();
+        }
+    }
+
+    /// Sets the outbox depth (deliveries waiting).
+    pub fn set_outbox_depth(&self, depth: i64) {
+        self.outbox.set(depth);
     }
 
     /// Counts a move of `kind` as accepted or refused.

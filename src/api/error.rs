@@ -50,6 +50,8 @@ pub enum ErrorCode {
     NoOffer,
     NotYourOffer,
     NothingToTakeBack,
+    WebhookUrlRefused,
+    WebhookNotFound,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -184,6 +186,14 @@ pub enum ApiError {
     /// The body did not arrive within the allowed seconds.
     #[error("the request body did not arrive within {0} s of its headers")]
     BodyTimeout(u64),
+    /// An operator's path without `Authorization: Bearer <admin key>`.
+    #[error(
+        "this operation is for the operator: send `Authorization: Bearer <admin key>` (the server's --admin-key)"
+    )]
+    AdminKeyMissing,
+    /// An operator's path with a key that is not the admin key.
+    #[error("the bearer token is not the server's admin key")]
+    AdminKeyWrong,
     #[error(transparent)]
     Service(#[from] ServiceError),
 }
@@ -196,10 +206,11 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,
-            ApiError::BadAuthorization => ErrorCode::MissingToken,
+            ApiError::BadAuthorization | ApiError::AdminKeyMissing => ErrorCode::MissingToken,
             ApiError::WeakIfMatch(_) => ErrorCode::VersionMismatch,
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::BodyTimeout(_) => ErrorCode::RequestTimeout,
+            ApiError::AdminKeyWrong => ErrorCode::InvalidToken,
             ApiError::Service(e) => match e {
                 ServiceError::TooManyOffers(_) => ErrorCode::RateLimited,
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
@@ -224,6 +235,8 @@ impl ApiError {
                 ServiceError::NoOffer => ErrorCode::NoOffer,
                 ServiceError::NotYourOffer(_) => ErrorCode::NotYourOffer,
                 ServiceError::NothingToTakeBack => ErrorCode::NothingToTakeBack,
+                ServiceError::WebhookUrlRefused(_) => ErrorCode::WebhookUrlRefused,
+                ServiceError::WebhookNotFound => ErrorCode::WebhookNotFound,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -325,6 +338,8 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::NoOffer => (StatusCode::CONFLICT, "No offer"),
         ErrorCode::NotYourOffer => (StatusCode::CONFLICT, "Not your offer"),
         ErrorCode::NothingToTakeBack => (StatusCode::CONFLICT, "Nothing to take back"),
+        ErrorCode::WebhookUrlRefused => (StatusCode::UNPROCESSABLE_ENTITY, "Webhook URL refused"),
+        ErrorCode::WebhookNotFound => (StatusCode::NOT_FOUND, "Webhook not found"),
     }
 }
 

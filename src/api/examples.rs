@@ -329,6 +329,11 @@ pub fn problem(code: ErrorCode) -> Value {
         )
         .into(),
         ErrorCode::NothingToTakeBack => ServiceError::NothingToTakeBack.into(),
+        ErrorCode::WebhookUrlRefused => ServiceError::WebhookUrlRefused(
+            "backend.internal resolves to 10.0.0.7, a loopback, private, link-local or unspecified address".into(),
+        )
+        .into(),
+        ErrorCode::WebhookNotFound => ServiceError::WebhookNotFound.into(),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

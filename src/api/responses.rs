@@ -191,6 +191,20 @@ problem_responses! {
     /// request (another level, seat or operation); nothing was played. Send a new key
     /// with a new request.
     UnprocessableBotMove: [InvalidOption, IdempotencyKeyReused];
+    /// `missing_token`: operators' paths need `Authorization: Bearer <admin key>`.
+    AdminUnauthorized: [MissingToken];
+    /// `invalid_token`: the bearer token is not the server's admin key.
+    AdminForbidden: [InvalidToken];
+    /// `not_found`: the server runs without `--admin-key` (no operator's path is
+    /// served), or `webhook_not_found`: no such webhook.
+    WebhookNotFound: [NotFound, WebhookNotFound];
+    /// `not_found`: the server runs without `--admin-key`, so no operator's path is served.
+    AdminNotFound: [NotFound];
+    /// `webhook_url_refused`: the URL is not http(s), or its host resolves to a
+    /// loopback, private, link-local or unspecified address (allowed only with
+    /// `--webhook-allow-private`); or `invalid_option`: `events` is empty or names an
+    /// event that does not exist.
+    WebhookRefused: [WebhookUrlRefused, InvalidOption];
     /// `rate_limited`: too many requests from this client; wait `Retry-After` seconds.
     TooManyRequests: [RateLimited] with [RetryAfter];
     /// `internal`: an unexpected error. The body says nothing more; the cause is in the

@@ -3,7 +3,7 @@
 //! values (`MoveBody` → `MoveInput`, `CreateGame` → `NewGame`).
 //!
 //! One file per subject: `moves`, `game`, `create`, `hints` (bots),
-//! `analysis`, `notation`, `queries` and `kinds`; the small types they
+//! `analysis`, `notation`, `queries`, `kinds` and `webhooks`; the small types they
 //! share (kinds, sides, levels, headers) are here.
 
 mod analysis;
@@ -14,6 +14,7 @@ mod kinds;
 mod moves;
 mod notation;
 mod queries;
+mod webhooks;
 
 use actix_web::http::header::HeaderValue;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,10 @@ pub use moves::{
 };
 pub use notation::{NotationView, RoundResult};
 pub use queries::{HintQuery, ListQuery, RoundQuery};
+pub use webhooks::{
+    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, WebhookEventBody, WebhookEventData,
+    WebhookEventType, WebhookGrant, WebhookList, WebhookView,
+};
 
 /// The `ETag` of a version: `"<version>"`.
 #[must_use]

@@ -41,6 +41,8 @@ use rows::{
 pub struct Store {
     backend: Backend,
     changed: broadcast::Sender<Uuid>,
+    /// The webhook endpoints the writer records events for.
+    outbox: std::sync::Arc<outbox::Outbox>,
 }
 
 #[derive(Clone, Debug)]
@@ -68,6 +70,10 @@ macro_rules! on_reader {
     };
 }
 
+pub mod outbox;
+mod webhooks;
+pub use webhooks::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
+
 impl Store {
     /// Opens the database at `url` (`sqlite://…` or `postgres://…`), creating
     /// an SQLite file if missing, and applies the migrations.
@@ -76,12 +82,20 @@ impl Store {
     /// When the database cannot be opened or a migration fails.
     pub async fn open(url: &str, read_connections: u32) -> Result<Store, StoreError> {
         let (changed, _) = broadcast::channel(1024);
+        let outbox = std::sync::Arc::new(outbox::Outbox::default());
         let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Backend::Postgres(postgres::open(url, read_connections, changed.clone()).await?)
+            Backend::Postgres(
+                postgres::open(url, read_connections, changed.clone(), outbox.clone()).await?,
+            )
         } else {
-            Backend::Sqlite(sqlite::open(url, read_connections).await?)
+            Backend::Sqlite(sqlite::open(url, read_connections, outbox.clone()).await?)
         };
-        let store = Store { backend, changed };
+        let store = Store {
+            backend,
+            changed,
+            outbox,
+        };
+        store.reload_webhooks().await?;
         tokio::spawn(purge_deleted(store.clone()));
         Ok(store)
     }
@@ -521,6 +535,17 @@ impl WriteTx {
         self.writes
     }
 
+    /// Records webhook events for the games this batch writes (see
+    /// `db/outbox.rs`); `None`: no endpoint wants any.
+    pub(super) fn hook(&mut self, hooks: Option<outbox::Hooks>) {
+        self.conn.pending().hook(hooks);
+    }
+
+    /// Whether the batch records webhook events.
+    pub(super) fn records_events(&mut self) -> bool {
+        self.conn.pending().records_events()
+    }
+
     /// The game by id, inside the transaction; on PostgreSQL the row stays
     /// locked until the transaction ends, so concurrent writers of one game
     /// (on any instance) take turns.
@@ -638,7 +663,7 @@ impl WriteTx {
         reason = "both backends hold writes until commit today; the write API stays async for one that writes through"
     )]
     pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
-        self.conn.pending().set(game.clone(), false);
+        self.conn.pending().set(game.clone(), false, None);
         self.writes += 1;
         Ok(())
     }
@@ -655,7 +680,7 @@ impl WriteTx {
     ) -> Result<bool, StoreError> {
         match self.game(game.id).await? {
             Some(current) if current.version == expected_version => {
-                self.conn.pending().set(game.clone(), false);
+                self.conn.pending().set(game.clone(), false, Some(&current));
                 self.writes += 1;
                 Ok(true)
             }
@@ -707,7 +732,7 @@ impl WriteTx {
         let Some(game) = self.game(id).await? else {
             return Ok(false);
         };
-        self.conn.pending().set(game, true);
+        self.conn.pending().set(game.clone(), true, Some(&game));
         self.writes += 1;
         Ok(true)
     }

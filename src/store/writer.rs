@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 use uuid::Uuid;
 
+use super::db::outbox::Outbox;
 use super::db::{Kept, WriterState};
 use super::{StoreError, WriteTx};
 
@@ -142,7 +143,7 @@ pub(super) fn queue(jobs: mpsc::Receiver<Box<dyn Job>>) -> Queue {
 /// Runs batches until every sender is gone or the pool closes. The writer
 /// holds the queue from taking a batch's jobs until the batch's writes are
 /// sent (see [`Queue`]).
-pub(super) async fn run(target: Target, queue: Queue) {
+pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
     let hold = matches!(target, Target::Sqlite { hold: true, .. });
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
     // The connection and the cache of committed games, carried from one
@@ -202,7 +203,10 @@ pub(super) async fn run(target: Target, queue: Queue) {
             Err(e) => Err(e),
         };
         let mut tx = match begun {
-            Ok(tx) => tx,
+            Ok(mut tx) => {
+                tx.hook(outbox.hooks());
+                tx
+            }
             Err(e) => {
                 let e = Arc::new(e);
                 for job in batch.drain(..) {
@@ -220,6 +224,7 @@ pub(super) async fn run(target: Target, queue: Queue) {
                 poisoned |= ran.poisoned;
                 done.push(ran.complete);
             }
+            let recorded = tx.records_events();
             let commit = if poisoned {
                 tx.abandon().await;
                 Err(Arc::new(StoreError::Corrupt(
@@ -237,6 +242,10 @@ pub(super) async fn run(target: Target, queue: Queue) {
                 result.map_err(Arc::new)
             };
             match &commit {
+                Ok(()) if recorded => {
+                    outbox.recorded.notify_one();
+                    tracing::debug!("batch committed");
+                }
                 Ok(()) => tracing::debug!("batch committed"),
                 Err(e) => tracing::error!(error = %e, "batch not committed"),
             }

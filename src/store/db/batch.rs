@@ -67,7 +67,8 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 /// rows, each row an object keyed by column name (see [`Batch::flush`]).
 /// `$7`: the time of the deletions; `$8`: purge the games deleted before
 /// this time (none when NULL); `$9`: takebacks' deletions (see
-/// [`Truncation`](super::pending::Truncation)), run before the inserts.
+/// [`Truncation`](super::pending::Truncation)), run before the inserts;
+/// `$10`: webhook deliveries (see `db/outbox.rs`).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
@@ -94,6 +95,10 @@ INSERT INTO idempotency (game_id, key, request, status, body, version, created_a
   SET status = excluded.status, body = excluded.body, version = excluded.version;
 UPDATE games SET deleted_at = $7 WHERE id IN (SELECT value FROM json_each($1));
 DELETE FROM games WHERE deleted_at < $8;
+INSERT INTO webhook_deliveries (webhook_id, event_id, game_id, type, body, created_at, next_attempt_at) \
+  SELECT value->>'webhook_id', value->>'event_id', value->>'game_id', value->>'type', value->>'body', \
+    value->>'created_at', value->>'next_attempt_at' \
+  FROM json_each($10) ORDER BY key;
 COMMIT",
         columns = GAME_SQL.columns,
         from_json = GAME_SQL.from_json,
@@ -191,6 +196,17 @@ impl Batch {
         };
         let flushed = match flushed {
             Ok(()) if self.interfered => Err(StoreError::Interfered),
+            Ok(()) if !self.pending.ops.is_empty() => {
+                let ops = std::mem::take(&mut self.pending.ops);
+                let ran = match self.begun().await {
+                    Ok(conn) => super::webhooks::run_sqlite(conn, &ops).await,
+                    Err(e) => Err(e),
+                };
+                match ran {
+                    Ok(()) => self.flush().await,
+                    Err(e) => Err(e),
+                }
+            }
             Ok(()) => self.flush().await,
             Err(e) => Err(e),
         };
@@ -259,6 +275,7 @@ impl Batch {
             .bind(ts(chrono::Utc::now()))
             .bind(self.pending.purge())
             .bind(rows.truncations.unwrap_or_else(|| "[]".into()))
+            .bind(rows.deliveries)
             .execute(&mut *self.conn)
             .await?;
         Ok(())

@@ -8,7 +8,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::StoreError;
+use super::outbox::{Hooks, Step};
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
+use super::webhooks::WebhookOp;
 use crate::domain::{GameRecord, GameStatus};
 
 /// Whether `game` waits for an opponent under quick match's key `key`.
@@ -45,6 +47,12 @@ pub(super) struct Pending {
     truncations: Vec<Truncation>,
     /// Purge the games deleted before this time (a timestamp as stored).
     purge: Option<String>,
+    /// Set when some webhook endpoint wants events: then each game's write
+    /// is kept as a step, whose events are recorded at commit.
+    hooks: Option<Hooks>,
+    steps: Vec<Step>,
+    /// Writes of the webhook tables (endpoints, delivery results).
+    pub(super) ops: Vec<WebhookOp>,
 }
 
 /// A takeback's deletions: the game's moves of `round` after ply `keep`,
@@ -69,6 +77,8 @@ pub(super) struct Rows {
     /// Takebacks' deletions (a JSON array), to run before the inserts;
     /// `None` when there are none.
     pub(super) truncations: Option<String>,
+    /// The webhook deliveries of the batch's events (a JSON array).
+    pub(super) deliveries: String,
 }
 
 impl Pending {
@@ -108,8 +118,26 @@ impl Pending {
         self.written.contains_key(&id)
     }
 
-    /// Records the game's new state (`deleted`: and marks it deleted).
-    pub(super) fn set(&mut self, state: GameRecord, deleted: bool) {
+    /// Records events from now on (see [`Hooks`]).
+    pub(super) fn hook(&mut self, hooks: Option<Hooks>) {
+        self.hooks = hooks;
+    }
+
+    /// Whether the batch records events, and has written a game.
+    pub(super) fn records_events(&self) -> bool {
+        self.hooks.is_some() && !self.steps.is_empty()
+    }
+
+    /// Records the game's new state (`deleted`: and marks it deleted);
+    /// `before`: the game as the batch saw it before (none: a new game).
+    pub(super) fn set(&mut self, state: GameRecord, deleted: bool, before: Option<&GameRecord>) {
+        if self.hooks.is_some() {
+            self.steps.push(Step {
+                before: before.cloned(),
+                after: state.clone(),
+                deleted,
+            });
+        }
         let id = state.id;
         if !self.written.contains_key(&id) {
             self.order.push(id);
@@ -193,6 +221,7 @@ impl Pending {
             && self.events.is_empty()
             && self.remembered.is_empty()
             && self.truncations.is_empty()
+            && self.ops.is_empty()
     }
 
     /// The rows to send.
@@ -216,6 +245,10 @@ impl Pending {
                 None
             } else {
                 Some(json_array(self.truncations.iter())?)
+            },
+            deliveries: match &self.hooks {
+                Some(hooks) => json_array(hooks.deliveries(&self.steps, &self.moves)?.iter())?,
+                None => "[]".into(),
             },
         })
     }

@@ -64,12 +64,14 @@ pub(super) const CHANNEL: &str = "tabula_changes";
 
 /// Writes a batch: `$1` games to insert or update (a deleted one with its
 /// `deleted_at`); `$2` moves; `$3` events; `$4` idempotency records; `$5`
-/// ids of the changed games, to notify. Each a JSON array, rows as objects
+/// ids of the changed games, to notify; `$6` webhook deliveries (see
+/// `db/outbox.rs`). Each a JSON array, rows as objects
 /// keyed by column name. Data-modifying `WITH` clauses all run, in one
 /// statement, whose foreign keys are checked at its end; the final `SELECT`
 /// reads the notifications (an unreferenced plain `WITH` would not run).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     let idempotency = "game_id, key, request, status, body, version, created_at";
+    let delivery = "webhook_id, event_id, game_id, type, body, created_at, next_attempt_at";
     format!(
         "\
 WITH saved AS (INSERT INTO games ({columns}, deleted_at) \
@@ -84,7 +86,9 @@ happened AS (INSERT INTO game_events ({EVENT_COLUMNS}) \
 remembered AS (INSERT INTO idempotency ({idempotency}) \
   SELECT {idempotency} FROM jsonb_populate_recordset(NULL::idempotency, $4::jsonb) \
   ON CONFLICT (game_id, key) DO UPDATE \
-  SET status = excluded.status, body = excluded.body, version = excluded.version) \
+  SET status = excluded.status, body = excluded.body, version = excluded.version), \
+recorded AS (INSERT INTO webhook_deliveries ({delivery}) \
+  SELECT {delivery} FROM jsonb_populate_recordset(NULL::webhook_deliveries, $6::jsonb)) \
 SELECT count(*) FROM \
   (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($5::jsonb) AS ids(id)) AS told",
         columns = GAME_SQL.columns,
@@ -353,6 +357,11 @@ impl PgBatch {
             }
             return Ok(());
         }
+        if !self.pending.ops.is_empty() {
+            let ops = std::mem::take(&mut self.pending.ops);
+            let tx = self.tx().await?;
+            super::webhooks::run_postgres(tx, &ops).await?;
+        }
         let rows = self.pending.rows()?;
         if let Some(truncations) = &rows.truncations {
             // Its own statement, before the inserts: data-modifying WITH
@@ -379,7 +388,8 @@ impl PgBatch {
             .bind(rows.moves)
             .bind(rows.events)
             .bind(rows.remembered)
-            .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?);
+            .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?)
+            .bind(rows.deliveries);
         // Nothing read: the statement is a transaction of its own.
         let open = self.open;
         flush.execute(self.conn().await?).await?;

@@ -27,6 +27,7 @@ pub(super) async fn open(
     url: &str,
     connections: u32,
     changed: broadcast::Sender<Uuid>,
+    outbox: std::sync::Arc<super::outbox::Outbox>,
 ) -> Result<Postgres, StoreError> {
     let options = PgConnectOptions::from_str(url)?;
     let pool = PgPoolOptions::new()
@@ -42,6 +43,7 @@ pub(super) async fn open(
         tokio::spawn(writer::run(
             writer::Target::Postgres(pool.clone()),
             queue.clone(),
+            outbox.clone(),
         ));
     }
     Ok(Postgres { pool, jobs })

@@ -38,7 +38,11 @@ impl Sqlite {
 
 /// Opens (creating if missing) and migrates the file, and starts the writer
 /// and the checkpointer.
-pub(super) async fn open(url: &str, read_connections: u32) -> Result<Sqlite, StoreError> {
+pub(super) async fn open(
+    url: &str,
+    read_connections: u32,
+    outbox: std::sync::Arc<super::outbox::Outbox>,
+) -> Result<Sqlite, StoreError> {
     let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
@@ -95,6 +99,7 @@ pub(super) async fn open(url: &str, read_connections: u32) -> Result<Sqlite, Sto
             hold: !in_memory,
         },
         writer::queue(queue),
+        outbox,
     ));
     Ok(Sqlite {
         reader,

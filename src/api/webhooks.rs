@@ -1,0 +1,219 @@
+//! Handlers of the OpenAPI tag `webhooks` (operators only, behind
+//! `--admin-key`), and how events' `data` is written (the store records
+//! events with the write they report; see `store/db/outbox.rs`).
+
+use actix_web::{HttpResponse, delete, get, post, web};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::{Bearer, Body, NoQuery};
+use super::responses::{
+    AdminForbidden, AdminNotFound, AdminUnauthorized, BadRequest, Internal, PayloadTooLarge,
+    RequestTimeout, Unavailable, UnsupportedMediaType, WebhookNotFound, WebhookRefused,
+};
+use super::wire::{
+    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, RoundResult,
+    WebhookEventData, WebhookGrant, WebhookList, WebhookView,
+};
+use crate::domain::webhook::WebhookEvent;
+use crate::domain::{GameRecord, GameStatus, MoveRecord};
+use crate::store::EventRender;
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// Default and largest number of attempts listed.
+const DEFAULT_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 500;
+
+/// Lets an operator through: the server must have an admin key (else the
+/// path does not exist: 404), and the request must carry it.
+fn operator(state: &AppState, bearer: &Bearer) -> Result<(), ApiError> {
+    let Some(key) = state.admin_key.as_deref() else {
+        return Err(ApiError::NotFound);
+    };
+    let Some(sent) = bearer.token() else {
+        return Err(ApiError::AdminKeyMissing);
+    };
+    // Digests compared, not the keys: the time taken says nothing of the key.
+    if Sha256::digest(sent.as_bytes()) == Sha256::digest(key.as_bytes()) {
+        Ok(())
+    } else {
+        Err(ApiError::AdminKeyWrong)
+    }
+}
+
+/// The webhook named by the path's `{id}`; any other string is no webhook.
+fn webhook_id(req: &actix_web::HttpRequest) -> Result<Uuid, ApiError> {
+    req.match_info()
+        .get("id")
+        .and_then(|raw| raw.parse::<uuid::fmt::Hyphenated>().ok())
+        .map(uuid::fmt::Hyphenated::into_uuid)
+        .ok_or(ApiError::Service(
+            crate::service::ServiceError::WebhookNotFound,
+        ))
+}
+
+/// Register a webhook endpoint.
+///
+/// Events from now on are sent (`POST`) to `url`, signed as the Standard Webhooks
+/// specification says, at least once and in order per game. The answer
+/// carries the endpoint's signing secret, shown only here.
+#[utoipa::path(
+    tag = "webhooks",
+    request_body(content = CreateWebhook, content_type = "application/json"),
+    security(("admin" = [])),
+    responses(
+        (status = 201, description = "Registered: the endpoint and its secret (keep it: it is shown only here)", body = WebhookGrant),
+        (status = 400, response = BadRequest),
+        (status = 401, response = AdminUnauthorized),
+        (status = 403, response = AdminForbidden),
+        (status = 404, response = AdminNotFound),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = WebhookRefused),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/webhooks")]
+pub async fn create_webhook(
+    state: web::Data<AppState>,
+    bearer: Bearer,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    operator(&state, &bearer)?;
+    let request: CreateWebhook = body.json()?;
+    let webhook = state
+        .service
+        .add_webhook(&request.url, &request.events)
+        .await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/webhooks/{}", webhook.id)))
+        .json(WebhookGrant {
+            webhook: WebhookView::from(&webhook),
+            secret: webhook.secret,
+        }))
+}
+
+/// List the webhook endpoints, oldest first.
+#[utoipa::path(
+    tag = "webhooks",
+    security(("admin" = [])),
+    responses(
+        (status = 200, description = "The endpoints (without their secrets)", body = WebhookList),
+        (status = 400, response = BadRequest),
+        (status = 401, response = AdminUnauthorized),
+        (status = 403, response = AdminForbidden),
+        (status = 404, response = AdminNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/webhooks")]
+pub async fn list_webhooks(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> ApiResult {
+    operator(&state, &bearer)?;
+    let webhooks = state.service.webhooks().await?;
+    Ok(HttpResponse::Ok().json(WebhookList {
+        items: webhooks.iter().map(WebhookView::from).collect(),
+    }))
+}
+
+/// Delete a webhook endpoint.
+///
+/// Nothing more is sent to it; its pending deliveries and their log go too.
+#[utoipa::path(
+    tag = "webhooks",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    security(("admin" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = BadRequest),
+        (status = 401, response = AdminUnauthorized),
+        (status = 403, response = AdminForbidden),
+        (status = 404, response = WebhookNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[delete("/webhooks/{id}")]
+pub async fn delete_webhook(
+    state: web::Data<AppState>,
+    req: actix_web::HttpRequest,
+    bearer: Bearer,
+    _: NoQuery,
+) -> ApiResult {
+    operator(&state, &bearer)?;
+    state.service.delete_webhook(webhook_id(&req)?).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// List a webhook's delivery attempts, newest first.
+///
+/// Each attempt with the endpoint's status (or the error when no answer
+/// came) and, when it failed, when the next is due.
+#[utoipa::path(
+    tag = "webhooks",
+    params(("id" = Uuid, Path, description = "The webhook's id"), DeliveriesQuery),
+    security(("admin" = [])),
+    responses(
+        (status = 200, description = "The attempts, newest first", body = DeliveryList),
+        (status = 400, response = BadRequest),
+        (status = 401, response = AdminUnauthorized),
+        (status = 403, response = AdminForbidden),
+        (status = 404, response = WebhookNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/webhooks/{id}/deliveries")]
+pub async fn list_deliveries(
+    state: web::Data<AppState>,
+    req: actix_web::HttpRequest,
+    bearer: Bearer,
+    query: web::Query<DeliveriesQuery>,
+) -> ApiResult {
+    operator(&state, &bearer)?;
+    let id = webhook_id(&req)?;
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::Malformed(format!(
+            "limit must be between 1 and {MAX_LIMIT}"
+        )));
+    }
+    let attempts = state.service.webhook_attempts(id, limit).await?;
+    Ok(HttpResponse::Ok().json(DeliveryList {
+        items: attempts.iter().map(DeliveryView::from).collect(),
+    }))
+}
+
+/// Writes events' `data` as [`WebhookEventData`].
+pub struct EventData;
+
+impl EventRender for EventData {
+    fn data(
+        &self,
+        event: WebhookEvent,
+        game: &GameRecord,
+        mv: Option<&MoveRecord>,
+    ) -> serde_json::Value {
+        let ended = event == WebhookEvent::GameEnded;
+        let (status, winner, end_reason) = game.outcome();
+        let data = WebhookEventData {
+            game: Game::from(game),
+            mv: mv.map(MoveRecordView::from),
+            result: ended.then(|| match (status, winner) {
+                (GameStatus::Won, Some(p)) => {
+                    RoundResult::from(crate::service::RoundResult::Won(p))
+                }
+                _ => RoundResult::Draw,
+            }),
+            end_reason: end_reason.filter(|_| ended).map(Into::into),
+            rating_change: ended.then_some(None),
+        };
+        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null)
+    }
+}

@@ -1,0 +1,161 @@
+//! Webhooks: endpoints, their deliveries, and the events' bodies.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::{EndReason, Game, MoveRecordView, RoundResult};
+use crate::store::{AttemptRecord, WebhookRecord};
+
+/// An event a webhook endpoint may subscribe to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum WebhookEventType {
+    #[serde(rename = "game.created")]
+    GameCreated,
+    #[serde(rename = "game.joined")]
+    GameJoined,
+    #[serde(rename = "move.played")]
+    MovePlayed,
+    #[serde(rename = "game.ended")]
+    GameEnded,
+    #[serde(rename = "game.deleted")]
+    GameDeleted,
+}
+
+/// An endpoint to register.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://backend.example.com/tabula", "events": ["move.played", "game.ended"]}))]
+pub struct CreateWebhook {
+    /// Where to POST the events: `http` or `https`, at most 2000 characters;
+    /// its host must not resolve to a loopback, private, link-local or
+    /// unspecified address (unless the server runs with `--webhook-allow-private`).
+    pub url: String,
+    /// The events to send, at least one.
+    #[schema(min_items = 1)]
+    pub events: Vec<String>,
+}
+
+/// A webhook endpoint.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookView {
+    pub id: Uuid,
+    pub url: String,
+    pub events: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    /// Always false today: an endpoint is sent its events until deleted.
+    pub disabled: bool,
+}
+
+impl From<&WebhookRecord> for WebhookView {
+    fn from(w: &WebhookRecord) -> WebhookView {
+        WebhookView {
+            id: w.id,
+            url: w.url.clone(),
+            events: w.events.iter().map(|e| e.as_str().to_owned()).collect(),
+            created_at: w.created_at,
+            disabled: w.disabled,
+        }
+    }
+}
+
+/// A registered endpoint and its signing secret (shown only here).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookGrant {
+    pub webhook: WebhookView,
+    /// `whsec_` and the base64 of the key: verify each delivery's
+    /// `webhook-signature` with it (any Standard Webhooks library does).
+    #[schema(example = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")]
+    pub secret: String,
+}
+
+/// The registered endpoints, oldest first.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookList {
+    pub items: Vec<WebhookView>,
+}
+
+/// One attempt to deliver an event.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct DeliveryView {
+    /// The event's id, sent as `webhook-id` (the same on every attempt).
+    pub event_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// 1 for the first attempt.
+    pub attempt: i64,
+    /// The endpoint's HTTP status; null when no answer came.
+    #[schema(required = true)]
+    pub status: Option<i64>,
+    /// Why the attempt failed; null when delivered.
+    #[schema(required = true)]
+    pub error: Option<String>,
+    pub at: DateTime<Utc>,
+    /// When the next attempt is due; null once delivered or given up.
+    #[schema(required = true)]
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+impl From<&AttemptRecord> for DeliveryView {
+    fn from(a: &AttemptRecord) -> DeliveryView {
+        DeliveryView {
+            event_id: a.event_id.clone(),
+            event_type: a.event_type.clone(),
+            attempt: a.attempt,
+            status: a.status,
+            error: a.error.clone(),
+            at: a.at,
+            next_attempt_at: a.next_attempt_at,
+        }
+    }
+}
+
+/// An endpoint's delivery attempts, newest first.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct DeliveryList {
+    pub items: Vec<DeliveryView>,
+}
+
+/// How many attempts to list.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DeliveriesQuery {
+    /// 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+/// The body of a webhook delivery (`POST` to the endpoint, signed: headers
+/// `webhook-id`, `webhook-timestamp`, `webhook-signature`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookEventBody {
+    #[serde(rename = "type")]
+    pub event_type: WebhookEventType,
+    /// When the change happened.
+    pub timestamp: DateTime<Utc>,
+    pub data: WebhookEventData,
+}
+
+/// What an event says: the game after the change, and per type more.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookEventData {
+    pub game: Game,
+    /// `move.played` only: the move.
+    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub mv: Option<MoveRecordView>,
+    /// `game.ended` only: who won the round, or `draw`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub result: Option<RoundResult>,
+    /// `game.ended` only: how the round ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub end_reason: Option<EndReason>,
+    /// `game.ended` only: the ratings' change of a rated game; null (no
+    /// game is rated yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating_change: Option<Option<serde_json::Value>>,
+}

@@ -1,0 +1,531 @@
+//! The webhook tables as the service uses them: endpoints, the outbox of
+//! deliveries (recorded by the writer, see `db/outbox.rs`), claims of the
+//! deliveries due, their results and the attempts' log.
+//!
+//! Every write goes through the writer, in its batches (on SQLite another
+//! connection's write would make the writer drop its cache of games); the
+//! reads and, on PostgreSQL, the claims use the pool. A claim on
+//! PostgreSQL is a lease (`lease_until`) taken with `FOR UPDATE SKIP
+//! LOCKED`, so that of several instances one delivers each event, and
+//! another takes it over when the lease runs out (an instance that died);
+//! on SQLite (one process) the deliverer keeps its claims in memory.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{Postgres, Sqlite};
+use uuid::Uuid;
+
+use super::rows::ts;
+use super::{Backend, Store, StoreError, WriteTx, postgres, sqlite};
+use crate::domain::webhook::WebhookEvent;
+
+/// An endpoint as stored.
+#[derive(Clone, Debug)]
+pub struct WebhookRecord {
+    pub id: Uuid,
+    pub url: String,
+    pub events: Vec<WebhookEvent>,
+    /// `whsec_<base64>`.
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+    pub disabled: bool,
+}
+
+/// One attempt to deliver an event, as logged.
+#[derive(Clone, Debug)]
+pub struct AttemptRecord {
+    pub event_id: String,
+    pub event_type: String,
+    pub attempt: i64,
+    /// The HTTP status, if an answer came.
+    pub status: Option<i64>,
+    pub error: Option<String>,
+    pub at: DateTime<Utc>,
+    /// When the next attempt is due; none once delivered or given up.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+/// A delivery claimed for sending.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Claimed {
+    pub seq: i64,
+    pub webhook_id: String,
+    pub event_id: String,
+    pub game_id: String,
+    #[sqlx(rename = "type")]
+    pub event_type: String,
+    pub body: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    pub url: String,
+    pub secret: String,
+}
+
+/// Where a delivery stands after an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    /// To be tried again at `next_attempt_at`.
+    Pending,
+    Delivered,
+    /// No retry left.
+    Failed,
+}
+
+/// The result of one attempt, to record.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub seq: i64,
+    pub webhook_id: String,
+    pub event_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// This attempt's number (1 for the first).
+    pub attempt: i64,
+    pub status: Option<i64>,
+    pub error: Option<String>,
+    pub at: String,
+    pub next_attempt_at: Option<String>,
+    pub state: DeliveryState,
+}
+
+impl Outcome {
+    /// An attempt at `at`; `next`: when to try again (none: delivered, or
+    /// no retry left, as `state` says).
+    #[must_use]
+    pub fn of(
+        claimed: &Claimed,
+        at: DateTime<Utc>,
+        status: Option<u16>,
+        error: Option<String>,
+        state: DeliveryState,
+        next: Option<DateTime<Utc>>,
+    ) -> Outcome {
+        Outcome {
+            seq: claimed.seq,
+            webhook_id: claimed.webhook_id.clone(),
+            event_id: claimed.event_id.clone(),
+            event_type: claimed.event_type.clone(),
+            attempt: claimed.attempts + 1,
+            status: status.map(i64::from),
+            error,
+            at: ts(at),
+            next_attempt_at: next.map(ts),
+            state,
+        }
+    }
+}
+
+/// A write of the webhook tables, run in a batch before its other writes.
+pub(super) enum WebhookOp {
+    Insert(WebhookRecord),
+    Delete(String),
+    /// Outcomes of attempts (a JSON array of [`Outcome`]).
+    Results(String),
+    /// Deliveries done before `.0`, attempts logged before `.1`, and what
+    /// belongs to endpoints that are gone.
+    Prune(String, String),
+}
+
+#[derive(sqlx::FromRow)]
+struct WebhookRow {
+    id: String,
+    url: String,
+    events: String,
+    secret: String,
+    created_at: String,
+    disabled: bool,
+}
+
+impl WebhookRow {
+    fn into_record(self) -> Result<WebhookRecord, StoreError> {
+        let corrupt = |what: &str| StoreError::Corrupt(format!("webhook {}: {what}", self.id));
+        let names: Vec<String> =
+            serde_json::from_str(&self.events).map_err(|_| corrupt("events"))?;
+        Ok(WebhookRecord {
+            id: Uuid::parse_str(&self.id).map_err(|_| corrupt("id"))?,
+            events: names
+                .iter()
+                .map(|n| WebhookEvent::parse(n).ok_or_else(|| corrupt("events")))
+                .collect::<Result<_, _>>()?,
+            url: self.url.clone(),
+            secret: self.secret.clone(),
+            created_at: parse(&self.created_at).ok_or_else(|| corrupt("created_at"))?,
+            disabled: self.disabled,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct AttemptRow {
+    event_id: String,
+    #[sqlx(rename = "type")]
+    event_type: String,
+    attempt: i64,
+    status: Option<i64>,
+    error: Option<String>,
+    at: String,
+    next_attempt_at: Option<String>,
+}
+
+fn parse(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+const WEBHOOK_COLUMNS: &str = "id, url, events, secret, created_at, disabled";
+
+/// The first pending delivery of each game and endpoint that is due and
+/// not leased (`$1`: now), oldest first, with its endpoint's address and
+/// secret. A game's later events wait for its first: in order per game
+/// and endpoint.
+const DUE: &str = "\
+FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
+WHERE c.state = 'pending' AND c.next_attempt_at <= $1 AND NOT w.disabled \
+  AND (c.lease_until IS NULL OR c.lease_until < $1) \
+  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = c.webhook_id \
+    AND e.game_id = c.game_id AND e.state = 'pending' AND e.seq < c.seq)";
+
+const CLAIMED_COLUMNS: &str =
+    "c.seq, c.webhook_id, c.event_id, c.game_id, c.type, c.body, c.attempts, w.url, w.secret";
+
+const SQLITE_RESULTS: &str = "\
+UPDATE webhook_deliveries SET state = r.value->>'state', attempts = r.value->>'attempt', \
+  next_attempt_at = coalesce(r.value->>'next_attempt_at', next_attempt_at), lease_until = NULL \
+  FROM json_each($1) AS r WHERE webhook_deliveries.seq = r.value->>'seq';
+INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
+  SELECT value->>'webhook_id', value->>'event_id', value->>'type', value->>'attempt', value->>'status', \
+    value->>'error', value->>'at', value->>'next_attempt_at' FROM json_each($1) ORDER BY key";
+
+const PG_RESULTS: &str = "\
+WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(seq bigint, webhook_id text, \
+  event_id text, type text, attempt bigint, status bigint, error text, at text, \
+  next_attempt_at text, state text)), \
+u AS (UPDATE webhook_deliveries d SET state = r.state, attempts = r.attempt, \
+  next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = NULL \
+  FROM r WHERE d.seq = r.seq) \
+INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
+  SELECT webhook_id, event_id, type, attempt, status, error, at, next_attempt_at FROM r";
+
+const PRUNE: [&str; 4] = [
+    "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1",
+    "DELETE FROM webhook_attempts WHERE at < $1",
+    "DELETE FROM webhook_deliveries WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
+    "DELETE FROM webhook_attempts WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
+];
+
+const DELETE: [&str; 3] = [
+    "DELETE FROM webhooks WHERE id = $1",
+    "DELETE FROM webhook_deliveries WHERE webhook_id = $1",
+    "DELETE FROM webhook_attempts WHERE webhook_id = $1",
+];
+
+/// Runs the batch's webhook writes on SQLite, inside its transaction.
+pub(super) async fn run_sqlite(
+    conn: &mut sqlx::SqliteConnection,
+    ops: &[WebhookOp],
+) -> Result<(), StoreError> {
+    for op in ops {
+        match op {
+            WebhookOp::Insert(w) => insert::<Sqlite>(w).execute(&mut *conn).await.map(drop)?,
+            WebhookOp::Delete(id) => {
+                for sql in DELETE {
+                    sqlx::query(sql).bind(id).execute(&mut *conn).await?;
+                }
+            }
+            WebhookOp::Results(json) => {
+                sqlx::query(SQLITE_RESULTS)
+                    .bind(json)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            WebhookOp::Prune(done, logged) => {
+                for (i, sql) in PRUNE.into_iter().enumerate() {
+                    let before = if i == 0 { done } else { logged };
+                    sqlx::query(sql).bind(before).execute(&mut *conn).await?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the batch's webhook writes on PostgreSQL, inside its transaction.
+pub(super) async fn run_postgres(
+    conn: &mut sqlx::PgConnection,
+    ops: &[WebhookOp],
+) -> Result<(), StoreError> {
+    for op in ops {
+        match op {
+            WebhookOp::Insert(w) => insert::<Postgres>(w).execute(&mut *conn).await.map(drop)?,
+            WebhookOp::Delete(id) => {
+                for sql in DELETE {
+                    sqlx::query(sql).bind(id).execute(&mut *conn).await?;
+                }
+            }
+            WebhookOp::Results(json) => {
+                sqlx::query(PG_RESULTS)
+                    .bind(json)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            WebhookOp::Prune(done, logged) => {
+                for (i, sql) in PRUNE.into_iter().enumerate() {
+                    let before = if i == 0 { done } else { logged };
+                    sqlx::query(sql).bind(before).execute(&mut *conn).await?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn insert<'q, DB>(w: &'q WebhookRecord) -> sqlx::query::Query<'q, DB, DB::Arguments<'q>>
+where
+    DB: sqlx::Database,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let events: Vec<&str> = w.events.iter().map(|e| e.as_str()).collect();
+    let events = serde_json::to_string(&events).unwrap_or_else(|_| "[]".into());
+    sqlx::query::<DB>(
+        "INSERT INTO webhooks (id, url, events, secret, created_at, disabled) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(w.id.to_string())
+    .bind(w.url.clone())
+    .bind(events)
+    .bind(w.secret.clone())
+    .bind(ts(w.created_at))
+    .bind(w.disabled)
+}
+
+impl WriteTx {
+    fn webhook_op(&mut self, op: WebhookOp) {
+        self.conn.pending().ops.push(op);
+        self.writes += 1;
+    }
+}
+
+impl Store {
+    /// Every endpoint, oldest first.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn webhooks(&self) -> Result<Vec<WebhookRecord>, StoreError> {
+        let sql = format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at, id");
+        let rows: Vec<WebhookRow> = on_reader!(self, |c| sqlx::query_as(&sql).fetch_all(c).await)?;
+        rows.into_iter().map(WebhookRow::into_record).collect()
+    }
+
+    /// One endpoint.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn webhook(&self, id: Uuid) -> Result<Option<WebhookRecord>, StoreError> {
+        let sql = format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1");
+        let row: Option<WebhookRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        row.map(WebhookRow::into_record).transpose()
+    }
+
+    /// Reads the endpoints again, so that the writer records events for
+    /// those there are now.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn reload_webhooks(&self) -> Result<(), StoreError> {
+        let subscriptions = self
+            .webhooks()
+            .await?
+            .into_iter()
+            .filter(|w| !w.disabled)
+            .map(|w| super::outbox::Subscription {
+                id: w.id,
+                events: crate::domain::webhook::EventSet::of(w.events),
+            })
+            .collect();
+        self.outbox.set_subscriptions(subscriptions);
+        Ok(())
+    }
+
+    /// Stores a new endpoint; events are recorded for it from now on.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn add_webhook(&self, webhook: WebhookRecord) -> Result<(), StoreError> {
+        self.write_op(WebhookOp::Insert(webhook)).await?;
+        self.reload_webhooks().await
+    }
+
+    /// Deletes an endpoint with its deliveries and their log; false when
+    /// there was none.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn delete_webhook(&self, id: Uuid) -> Result<bool, StoreError> {
+        if self.webhook(id).await?.is_none() {
+            return Ok(false);
+        }
+        self.write_op(WebhookOp::Delete(id.to_string())).await?;
+        self.reload_webhooks().await?;
+        Ok(true)
+    }
+
+    /// The attempts to deliver to an endpoint, newest first.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn webhook_attempts(
+        &self,
+        id: Uuid,
+        limit: u32,
+    ) -> Result<Vec<AttemptRecord>, StoreError> {
+        let sql = "SELECT event_id, type, attempt, status, error, at, next_attempt_at \
+                   FROM webhook_attempts WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2";
+        let rows: Vec<AttemptRow> = on_reader!(self, |c| sqlx::query_as(sql)
+            .bind(id.to_string())
+            .bind(i64::from(limit))
+            .fetch_all(c)
+            .await)?;
+        rows.into_iter()
+            .map(|r| {
+                let at = parse(&r.at)
+                    .ok_or_else(|| StoreError::Corrupt(format!("attempt at {:?}", r.at)))?;
+                Ok(AttemptRecord {
+                    event_id: r.event_id,
+                    event_type: r.event_type,
+                    attempt: r.attempt,
+                    status: r.status,
+                    error: r.error,
+                    at,
+                    next_attempt_at: r.next_attempt_at.as_deref().and_then(parse),
+                })
+            })
+            .collect()
+    }
+
+    /// Up to `limit` deliveries due at `now`, the first pending one of each
+    /// game and endpoint, skipping those in `held` (claimed already by this
+    /// instance) and the endpoints in `full`. On PostgreSQL they are leased
+    /// to this instance until `lease_until`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn claim_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+        held: &std::collections::HashSet<i64>,
+        full: &[String],
+    ) -> Result<Vec<Claimed>, StoreError> {
+        let now = ts(now);
+        match &self.backend {
+            Backend::Sqlite(sqlite) => {
+                let sql = format!(
+                    "SELECT {CLAIMED_COLUMNS} {DUE} \
+                     AND c.webhook_id NOT IN (SELECT value FROM json_each($3)) \
+                     ORDER BY c.seq LIMIT $2"
+                );
+                let rows: Vec<Claimed> = sqlx::query_as(&sql)
+                    .bind(&now)
+                    .bind(i64::try_from(limit + held.len()).unwrap_or(i64::MAX))
+                    .bind(serde_json::to_string(full).unwrap_or_else(|_| "[]".into()))
+                    .fetch_all(&sqlite.reader)
+                    .await?;
+                Ok(rows
+                    .into_iter()
+                    .filter(|c| !held.contains(&c.seq))
+                    .take(limit)
+                    .collect())
+            }
+            Backend::Postgres(postgres) => {
+                let sql = format!(
+                    "UPDATE webhook_deliveries d SET lease_until = $4 FROM webhooks w \
+                     WHERE w.id = d.webhook_id AND d.seq IN (SELECT c.seq {DUE} \
+                       AND c.webhook_id <> ALL($3) ORDER BY c.seq LIMIT $2 \
+                       FOR UPDATE OF c SKIP LOCKED) \
+                     RETURNING d.seq, d.webhook_id, d.event_id, d.game_id, d.type, d.body, \
+                       d.attempts, w.url, w.secret"
+                );
+                let mut rows: Vec<Claimed> = sqlx::query_as(&sql)
+                    .bind(&now)
+                    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+                    .bind(full)
+                    .bind(ts(lease_until))
+                    .fetch_all(&postgres.pool)
+                    .await?;
+                rows.retain(|c| !held.contains(&c.seq));
+                rows.sort_by_key(|c| c.seq);
+                Ok(rows)
+            }
+        }
+    }
+
+    /// Records attempts' outcomes.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn record_outcomes(&self, outcomes: &[Outcome]) -> Result<(), StoreError> {
+        let json = serde_json::to_string(outcomes)
+            .map_err(|e| StoreError::Corrupt(format!("outcomes as JSON: {e}")))?;
+        self.write_op(WebhookOp::Results(json)).await
+    }
+
+    /// Deletes deliveries done before `done_before`, attempts logged before
+    /// `logged_before`, and what belongs to endpoints that are gone.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn prune_webhooks(
+        &self,
+        done_before: DateTime<Utc>,
+        logged_before: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.write_op(WebhookOp::Prune(ts(done_before), ts(logged_before)))
+            .await
+    }
+
+    /// Deliveries waiting to be made (due or not).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn outbox_depth(&self) -> Result<i64, StoreError> {
+        let sql = "SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'";
+        Ok(on_reader!(self, |c| sqlx::query_scalar::<_, i64>(sql)
+            .fetch_one(c)
+            .await)?)
+    }
+
+    /// Resolves after a commit that recorded events (or at once if one did
+    /// since the last call).
+    pub async fn events_recorded(&self) {
+        self.outbox.recorded.notified().await;
+    }
+
+    /// The outbox: where the layer that renders games sets its renderer.
+    #[must_use]
+    pub fn outbox(&self) -> &super::outbox::Outbox {
+        &self.outbox
+    }
+
+    async fn write_op(&self, op: WebhookOp) -> Result<(), StoreError> {
+        let mut op = Some(op);
+        self.write::<_, StoreError>(
+            None,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    if let Some(op) = op.take() {
+                        tx.webhook_op(op);
+                    }
+                    Ok(())
+                })
+            }),
+        )
+        .await
+    }
+}
