@@ -19,6 +19,9 @@ use reqwest::Client;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+#[path = "common/receiver.rs"]
+mod receiver;
+
 /// A running `tabula` process.
 struct Service {
     child: Child,
@@ -552,4 +555,65 @@ async fn at_a_low_open_file_limit_streams_are_refused_before_files_run_out() {
     assert_eq!(res.status(), 201);
     let res = client.get(format!("{base}/readyz")).send().await.unwrap();
     assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn a_kill_9_after_a_moves_commit_still_delivers_its_webhook_event_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tabula.db");
+    let webhooks = |command: &mut Command| {
+        command
+            .env("TABULA_ADMIN_KEY", "operator")
+            .env("TABULA_WEBHOOK_ALLOW_PRIVATE", "true")
+            .env(
+                "TABULA_WEBHOOK_RETRY",
+                "500ms,500ms,500ms,500ms,500ms,500ms",
+            );
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabula"));
+    webhooks(&mut command);
+    let mut service = start_in(command, &db).await;
+    let client = Client::new();
+    // The receiver is down while the service lives: nothing can be delivered.
+    let port = free_port();
+    let res = client
+        .post(format!("{}/v1/webhooks", service.base))
+        .bearer_auth("operator")
+        .json(&json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["move.played"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let (id, token, _) = create_hotseat(&client, &service.base, "connect_four").await;
+    for column in [3, 3, 4, 4, 5] {
+        let res = client
+            .post(format!("{}/v1/games/{id}/moves", service.base))
+            .bearer_auth(&token)
+            .json(&json!({"column": column}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+    service.child.kill().unwrap();
+    service.child.wait().unwrap();
+    let receiver = receiver::Receiver::start_on(port).await;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabula"));
+    webhooks(&mut command);
+    let _service = start_in(command, &db).await;
+    let delivered = receiver.wait_delivered(5, Duration::from_secs(15)).await;
+    let plies: Vec<Value> = delivered
+        .iter()
+        .map(|g| g.json()["data"]["move"]["ply"].clone())
+        .collect();
+    assert_eq!(
+        plies,
+        [1, 2, 3, 4, 5].map(|p| json!(p)),
+        "every acknowledged move's event, in order"
+    );
+    assert!(
+        delivered
+            .iter()
+            .all(|g| g.json()["data"]["game"]["id"] == id.as_str())
+    );
 }

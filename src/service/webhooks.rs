@@ -241,7 +241,8 @@ impl Service {
             url: url.to_string(),
             events: wanted,
             secret: new_secret(),
-            created_at: self.clock.now(),
+            // Stored to the microsecond: answered as it will be read back.
+            created_at: chrono::SubsecRound::trunc_subsecs(self.clock.now(), 6),
             disabled: false,
         };
         self.store.add_webhook(record.clone()).await?;

@@ -23,6 +23,9 @@ mod notation;
 mod offers;
 mod openapi;
 mod persistence;
+#[path = "../common/receiver.rs"]
+mod receiver;
 mod scale;
 mod seats;
 mod system;
+mod webhooks;

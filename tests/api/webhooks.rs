@@ -1,0 +1,693 @@
+//! Webhooks: the operators' endpoints, the address guard, and deliveries
+//! (signed, in order, retried, given up) to a receiver on 127.0.0.1.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use hmac::Mac as _;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    Seat, TestApp, assert_problem, postgres_server, spawn_app, spawn_app_on, spawn_app_with,
+};
+use crate::receiver::{Got, Receiver};
+
+const KEY: &str = "operators-only";
+
+async fn with_webhooks(retry: &str) -> TestApp {
+    spawn_app_with(webhooks_on(retry)).await
+}
+
+/// Settings with the admin key, private addresses allowed and `retry`.
+fn webhooks_on(retry: &str) -> impl FnOnce(&mut tabula::Settings) {
+    let retry = tabula::service::parse_schedule(retry).unwrap();
+    move |s| {
+        s.admin_key = Some(KEY.into());
+        s.webhook_allow_private = true;
+        s.webhook_retry = tabula::config::RetrySchedule(retry);
+    }
+}
+
+async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
+    let res = app
+        .request(Method::POST, "/v1/webhooks")
+        .bearer_auth(KEY)
+        .json(&json!({"url": url, "events": events}))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status();
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+const ALL: [&str; 5] = [
+    "game.created",
+    "game.joined",
+    "move.played",
+    "game.ended",
+    "game.deleted",
+];
+
+/// The signature as the Standard Webhooks specification defines it,
+/// computed here from the secret.
+fn expected_signature(secret: &str, got: &Got) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let key = b64.decode(secret.strip_prefix("whsec_").unwrap()).unwrap();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(
+        format!(
+            "{}.{}.{}",
+            got.header("webhook-id"),
+            got.header("webhook-timestamp"),
+            got.body
+        )
+        .as_bytes(),
+    );
+    format!("v1,{}", b64.encode(mac.finalize().into_bytes()))
+}
+
+/// Waits (up to 5 s) until `/metrics` holds every line of `lines`.
+async fn assert_metrics(app: &TestApp, lines: &[&str]) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let metrics = app.get("/metrics").await.text().await.unwrap();
+        let missing: Vec<&&str> = lines.iter().filter(|l| !metrics.contains(**l)).collect();
+        if missing.is_empty() {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{missing:?} not in {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn types(got: &[Got]) -> Vec<String> {
+    got.iter()
+        .map(|g| g.json()["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn play_column_win(app: &TestApp, x: &Seat, o: &Seat) {
+    for i in 0..7 {
+        let (seat, column) = if i % 2 == 0 { (x, 0) } else { (o, 1) };
+        app.play_ok(seat, json!({"column": column})).await;
+    }
+}
+
+#[tokio::test]
+async fn operators_paths_need_the_admin_key_and_do_not_exist_without_one() {
+    let plain = spawn_app().await;
+    for (method, path) in [
+        (Method::GET, "/v1/webhooks"),
+        (Method::POST, "/v1/webhooks"),
+        (
+            Method::GET,
+            "/v1/webhooks/01a2d0a0-0000-7000-8000-000000000000/deliveries",
+        ),
+        (
+            Method::DELETE,
+            "/v1/webhooks/01a2d0a0-0000-7000-8000-000000000000",
+        ),
+    ] {
+        let res = plain
+            .request(method, path)
+            .bearer_auth(KEY)
+            .json(&json!({"url": "https://example.com/", "events": ["game.created"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_problem(res, 404, "not_found").await;
+    }
+    let app = with_webhooks("1s").await;
+    let res = app.get("/v1/webhooks").await;
+    assert_problem(res, 401, "missing_token").await;
+    let res = app
+        .request(Method::GET, "/v1/webhooks")
+        .bearer_auth("guess")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 403, "invalid_token").await;
+    let res = app
+        .request(Method::POST, "/v1/webhooks")
+        .bearer_auth("guess")
+        .json(&json!({"url": "http://127.0.0.1:9/", "events": ["game.created"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 403, "invalid_token").await;
+    let list: Value = app
+        .request(Method::GET, "/v1/webhooks")
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        list,
+        json!({"items": []}),
+        "a refused request registered nothing"
+    );
+}
+
+#[tokio::test]
+async fn urls_on_private_addresses_and_bad_event_lists_are_refused_and_nothing_is_stored() {
+    let app = spawn_app_with(|s| s.admin_key = Some(KEY.into())).await;
+    let post = |body: Value| {
+        app.request(Method::POST, "/v1/webhooks")
+            .bearer_auth(KEY)
+            .json(&body)
+            .send()
+    };
+    for url in [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",
+        "http://10.0.0.7/hook",
+        "http://192.168.1.20/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/hook",
+        "http://[fd00::1]/hook",
+        "http://0.0.0.0/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "ftp://example.com/hook",
+        "not a url",
+    ] {
+        let res = post(json!({"url": url, "events": ["game.created"]}))
+            .await
+            .unwrap();
+        let problem = assert_problem(res, 422, "webhook_url_refused").await;
+        assert!(!problem["detail"].as_str().unwrap().is_empty(), "{url}");
+    }
+    for events in [json!([]), json!(["game.started"])] {
+        let res = post(json!({"url": "http://93.184.216.34/hook", "events": events}))
+            .await
+            .unwrap();
+        assert_problem(res, 422, "invalid_option").await;
+    }
+    let res =
+        post(json!({"url": "http://93.184.216.34/hook", "events": ["game.created"], "extra": 1}))
+            .await
+            .unwrap();
+    assert_problem(res, 400, "malformed_request").await;
+    let list: Value = app
+        .request(Method::GET, "/v1/webhooks")
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["items"], json!([]));
+    // A public address is accepted; listed without its secret; deleted once.
+    let res =
+        post(json!({"url": "http://93.184.216.34/hook", "events": ["game.ended", "game.ended"]}))
+            .await
+            .unwrap();
+    assert_eq!(res.status(), 201);
+    let grant: Value = res.json().await.unwrap();
+    assert_eq!(grant["webhook"]["events"], json!(["game.ended"]));
+    assert_eq!(grant["webhook"]["disabled"], false);
+    let secret = grant["secret"].as_str().unwrap();
+    assert!(
+        secret.starts_with("whsec_") && secret.len() > 40,
+        "{secret}"
+    );
+    let id = grant["webhook"]["id"].as_str().unwrap();
+    let list: Value = app
+        .request(Method::GET, "/v1/webhooks")
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["items"], json!([grant["webhook"]]));
+    let delete = || {
+        app.request(Method::DELETE, &format!("/v1/webhooks/{id}"))
+            .bearer_auth(KEY)
+            .send()
+    };
+    assert_eq!(delete().await.unwrap().status(), 204);
+    assert_problem(delete().await.unwrap(), 404, "webhook_not_found").await;
+    let res = app
+        .request(Method::GET, &format!("/v1/webhooks/{id}/deliveries"))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 404, "webhook_not_found").await;
+}
+
+#[tokio::test]
+async fn events_arrive_signed_in_order_each_with_the_game_as_it_was() {
+    let app = with_webhooks("1s").await;
+    let receiver = Receiver::start().await;
+    let grant = register(&app, &receiver.url, &ALL).await;
+    let secret = grant["secret"].as_str().unwrap();
+    let (x, o) = app.pair("connect_four").await;
+    play_column_win(&app, &x, &o).await;
+    let delivered = receiver.wait_delivered(10, Duration::from_secs(10)).await;
+    let mut expected = vec!["game.created", "game.joined"];
+    expected.extend(["move.played"; 7]);
+    expected.push("game.ended");
+    assert_eq!(types(&delivered), expected);
+    let mut ids = std::collections::HashSet::new();
+    let mut version = 0;
+    for got in &delivered {
+        assert_eq!(
+            got.header("webhook-signature"),
+            expected_signature(secret, got)
+        );
+        assert_eq!(got.header("content-type"), "application/json");
+        let sent: i64 = got.header("webhook-timestamp").parse().unwrap();
+        assert!((sent - chrono::Utc::now().timestamp()).abs() < 60);
+        assert!(
+            ids.insert(got.header("webhook-id").to_owned()),
+            "one id per event"
+        );
+        let body = got.json();
+        assert_eq!(body["data"]["game"]["id"], x.id.as_str());
+        let now = body["data"]["game"]["version"].as_i64().unwrap();
+        // The round's end is the last move's change: the same version.
+        let ended = body["type"] == "game.ended";
+        assert!(
+            now > version || ended && now == version,
+            "each event shows the game after its change"
+        );
+        version = now;
+        chrono::DateTime::parse_from_rfc3339(body["timestamp"].as_str().unwrap()).unwrap();
+    }
+    let moves: Vec<&Got> = delivered
+        .iter()
+        .filter(|g| g.json()["type"] == "move.played")
+        .collect();
+    for (i, got) in moves.iter().enumerate() {
+        let body = got.json();
+        assert_eq!(body["data"]["move"]["ply"], i + 1);
+        assert_eq!(body["data"]["game"]["ply"], i + 1);
+        assert_eq!(
+            body["data"]["move"]["player"],
+            if i % 2 == 0 { "X" } else { "O" }
+        );
+    }
+    let ended = delivered.last().unwrap().json();
+    assert_eq!(ended["data"]["result"], "X");
+    assert_eq!(ended["data"]["end_reason"], "line");
+    assert_eq!(ended["data"]["rating_change"], Value::Null);
+    assert_eq!(ended["data"]["game"]["status"], "won");
+    // The log: one attempt per event, newest first, all answered 204.
+    let log: Value = app
+        .request(
+            Method::GET,
+            &format!(
+                "/v1/webhooks/{}/deliveries?limit=3",
+                grant["webhook"]["id"].as_str().unwrap()
+            ),
+        )
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let items = log["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[0]["type"], "game.ended");
+    assert_eq!(items[0]["event_id"], delivered[9].header("webhook-id"));
+    assert_eq!(items[0]["status"], 204);
+    assert_eq!(items[0]["attempt"], 1);
+    assert_eq!(items[0]["error"], Value::Null);
+    assert_eq!(items[0]["next_attempt_at"], Value::Null);
+    assert_metrics(
+        &app,
+        &["tabula_webhook_deliveries_total{result=\"delivered\"} 10"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn every_way_a_round_ends_is_one_game_ended_and_filters_are_kept() {
+    let app = with_webhooks("1s").await;
+    let receiver = Receiver::start().await;
+    register(&app, &receiver.url, &["game.ended", "game.deleted"]).await;
+    // A line, then a restart (not an ending) and a resignation.
+    let (x, o) = app.pair("connect_four").await;
+    play_column_win(&app, &x, &o).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/restart", x.id),
+            Some(&x.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let res = app
+        .post(
+            &format!("/v1/games/{}/resign", x.id),
+            Some(&o.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    // A draw by agreement.
+    let (x2, o2) = app.pair("connect_four").await;
+    app.play_ok(&x2, json!({"column": 3})).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers", x2.id),
+            Some(&x2.token),
+            &json!({"type": "draw"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers/accept", x2.id),
+            Some(&o2.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    // A full board, then the game deleted.
+    let (x3, o3) = app.pair("tic_tac_toe").await;
+    for (i, (row, col)) in [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 1),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+        (2, 0),
+        (2, 2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seat = if i % 2 == 0 { &x3 } else { &o3 };
+        app.play_ok(seat, json!({"row": row, "col": col})).await;
+    }
+    let res = app
+        .request(Method::DELETE, &format!("/v1/games/{}", x3.id))
+        .bearer_auth(&x3.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    receiver.wait_delivered(5, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let delivered: Vec<Value> = receiver.delivered().iter().map(Got::json).collect();
+    let seen: Vec<(String, Value, Value)> = delivered
+        .iter()
+        .map(|b| {
+            (
+                b["type"].as_str().unwrap().to_owned(),
+                b["data"]["end_reason"].clone(),
+                b["data"]["result"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("game.ended".into(), json!("line"), json!("X")),
+            ("game.ended".into(), json!("resignation"), json!("X")),
+            ("game.ended".into(), json!("agreement"), json!("draw")),
+            ("game.ended".into(), json!("full_board"), json!("draw")),
+            ("game.deleted".into(), Value::Null, Value::Null),
+        ]
+    );
+    assert_eq!(delivered[1]["data"]["game"]["round"], 2);
+}
+
+#[tokio::test]
+async fn a_receiver_that_fails_then_recovers_gets_every_event_in_order_per_game() {
+    let app = with_webhooks("100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms").await;
+    let receiver = Receiver::start().await;
+    receiver.answer(0);
+    register(&app, &receiver.url, &["move.played"]).await;
+    let (a, b) = app.pair("connect_four").await;
+    let (c, d) = app.pair("connect_four").await;
+    for column in 0..3 {
+        app.play_ok(&a, json!({"column": column})).await;
+        app.play_ok(&c, json!({"column": column})).await;
+        app.play_ok(&b, json!({"column": column})).await;
+        app.play_ok(&d, json!({"column": column})).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    receiver.answer(500);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(receiver.delivered().is_empty());
+    receiver.answer(200);
+    let delivered = receiver.wait_delivered(12, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.delivered().len(), 12, "each event delivered once");
+    for game in [&a.id, &c.id] {
+        let plies: Vec<Value> = delivered
+            .iter()
+            .map(Got::json)
+            .filter(|b| b["data"]["game"]["id"] == game.as_str())
+            .map(|b| b["data"]["move"]["ply"].clone())
+            .collect();
+        assert_eq!(plies, [1, 2, 3, 4, 5, 6].map(|p| json!(p)), "game {game}");
+    }
+    // Retries carry the first attempt's id: every failed attempt's id is
+    // one of the delivered ones.
+    let ids: std::collections::HashSet<String> = delivered
+        .iter()
+        .map(|g| g.header("webhook-id").to_owned())
+        .collect();
+    let failed = receiver.got().into_iter().filter(|g| g.answered != 200);
+    let mut retried = 0;
+    for got in failed {
+        assert!(ids.contains(got.header("webhook-id")));
+        retried += 1;
+    }
+    assert!(retried >= 2, "the receiver was tried while it failed");
+}
+
+#[tokio::test]
+async fn after_the_last_retry_a_delivery_is_failed_and_the_games_later_events_still_go_out() {
+    let app = with_webhooks("50ms,50ms").await;
+    let receiver = Receiver::start().await;
+    receiver.answer(500);
+    let grant = register(&app, &receiver.url, &["game.created", "game.joined"]).await;
+    let x = app.create_kind("connect_four").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while receiver.got().len() < 3 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.got().len(),
+        3,
+        "the first try and two retries, no more"
+    );
+    let log: Value = app
+        .request(
+            Method::GET,
+            &format!(
+                "/v1/webhooks/{}/deliveries",
+                grant["webhook"]["id"].as_str().unwrap()
+            ),
+        )
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let attempts: Vec<(Value, Value, bool)> = log["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["attempt"].clone(),
+                a["status"].clone(),
+                a["next_attempt_at"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            (json!(3), json!(500), true),
+            (json!(2), json!(500), false),
+            (json!(1), json!(500), false),
+        ]
+    );
+    assert_eq!(log["items"][0]["error"], "the endpoint answered 500");
+    receiver.answer(204);
+    app.join(&x.id).await;
+    let delivered = receiver.wait_delivered(1, Duration::from_secs(10)).await;
+    assert_eq!(types(&delivered), ["game.joined"]);
+    assert_metrics(
+        &app,
+        &[
+            "tabula_webhook_deliveries_total{result=\"failed\"} 1",
+            "tabula_webhook_deliveries_total{result=\"retry\"} 2",
+            "tabula_webhook_deliveries_total{result=\"delivered\"} 1",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_slow_endpoint_does_not_delay_another() {
+    let app = with_webhooks("1s").await;
+    let slow = Receiver::start().await;
+    slow.delay(Duration::from_secs(4));
+    let quick = Receiver::start().await;
+    register(&app, &slow.url, &["game.created"]).await;
+    register(&app, &quick.url, &["game.created"]).await;
+    for _ in 0..20 {
+        app.create_kind("tic_tac_toe").await;
+    }
+    let started = tokio::time::Instant::now();
+    let delivered = quick.wait_delivered(20, Duration::from_secs(3)).await;
+    assert_eq!(delivered.len(), 20, "all 20 within {:?}", started.elapsed());
+    assert!(
+        slow.delivered().is_empty(),
+        "the slow one has not answered yet"
+    );
+}
+
+#[tokio::test]
+async fn deleting_an_endpoint_stops_its_deliveries() {
+    let app = with_webhooks("100ms").await;
+    let receiver = Receiver::start().await;
+    receiver.answer(0);
+    let grant = register(&app, &receiver.url, &["game.created"]).await;
+    app.create_kind("tic_tac_toe").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let id = grant["webhook"]["id"].as_str().unwrap();
+    let res = app
+        .request(Method::DELETE, &format!("/v1/webhooks/{id}"))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    receiver.answer(204);
+    let tried = receiver.got().len();
+    app.create_kind("tic_tac_toe").await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(receiver.got().len(), tried, "nothing more was sent");
+}
+
+#[tokio::test]
+async fn a_round_the_clock_sweeper_ends_is_one_game_ended() {
+    let clock = tabula::clock::Clock::manual(chrono::Utc::now());
+    let app = {
+        let clock = clock.clone();
+        spawn_app_with(move |s| {
+            s.admin_key = Some(KEY.into());
+            s.webhook_allow_private = true;
+            s.clock = clock;
+        })
+        .await
+    };
+    let receiver = Receiver::start().await;
+    register(&app, &receiver.url, &["game.ended"]).await;
+    let (x, _o) = app
+        .pair_with(json!({"kind": "connect_four", "clock": {"initial_ms": 10000}}))
+        .await;
+    clock.advance(Duration::from_secs(11));
+    let delivered = receiver.wait_delivered(1, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.delivered().len(), 1, "ended once");
+    let body = delivered[0].json();
+    assert_eq!(body["data"]["game"]["id"], x.id.as_str());
+    assert_eq!(body["data"]["end_reason"], "timeout");
+    assert_eq!(body["data"]["result"], "O");
+    // Reading the game (which sees the flag fall) records nothing more.
+    app.game(&x.id).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(receiver.delivered().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_two_instances_every_event_is_delivered_and_duplicates_are_only_retries() {
+    if postgres_server().is_none() {
+        eprintln!("skipped: set TABULA_TEST_POSTGRES to run the two-instance tests");
+        return;
+    }
+    let retry = "100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms,100ms";
+    let one = with_webhooks(retry).await;
+    let two = spawn_app_on(one.db.clone(), webhooks_on(retry)).await;
+    let receiver = Receiver::start().await;
+    // Unanswered at first: the first attempts fail and are retried.
+    receiver.answer(0);
+    register(&one, &receiver.url, &ALL).await;
+    // The other instance reads the endpoints every second.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut games = Vec::new();
+    for i in 0..10 {
+        let (a, b) = if i % 2 == 0 {
+            (&one, &two)
+        } else {
+            (&two, &one)
+        };
+        let x = a.create_kind("connect_four").await;
+        let o = b.join(&x.id).await;
+        for column in 0..3 {
+            a.play_ok(&x, json!({"column": column})).await;
+            b.play_ok(&o, json!({"column": column})).await;
+        }
+        games.push(x.id);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    receiver.answer(204);
+    let expected = games.len() * 8;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let distinct = |got: &[Got]| {
+        got.iter()
+            .map(|g| g.header("webhook-id").to_owned())
+            .collect::<std::collections::HashSet<_>>()
+    };
+    while distinct(&receiver.delivered()).len() < expected && tokio::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let delivered = receiver.delivered();
+    assert_eq!(
+        distinct(&delivered).len(),
+        expected,
+        "every event delivered"
+    );
+    // A duplicate is the same event again (same id and body): a retry.
+    let mut bodies = std::collections::HashMap::new();
+    for g in &receiver.got() {
+        let first = bodies
+            .entry(g.header("webhook-id").to_owned())
+            .or_insert(g.body.clone());
+        assert_eq!(*first, g.body, "one id, one event");
+    }
+    for id in &games {
+        let mut seen = std::collections::HashSet::new();
+        let order: Vec<Value> = delivered
+            .iter()
+            .filter(|g| seen.insert(g.header("webhook-id").to_owned()))
+            .map(Got::json)
+            .filter(|b| b["data"]["game"]["id"] == id.as_str())
+            .map(|b| b["data"]["game"]["version"].clone())
+            .collect();
+        assert_eq!(
+            order,
+            (1..=8).map(|v| json!(v)).collect::<Vec<_>>(),
+            "game {id}"
+        );
+    }
+}
