@@ -5,12 +5,17 @@
 service_dir=$(mktemp -d)
 service_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export BASE_URL="http://127.0.0.1:${service_port}"
+# Operators' paths on, and webhooks to this machine allowed (the receivers
+# of scripts/webhook-check and the client's test are on 127.0.0.1).
+export ADMIN_KEY="ci-admin-$$"
 
 target/release/tabula \
     --addr "127.0.0.1:${service_port}" \
     --database-url "sqlite://${service_dir}/tabula.db" \
     --log warn \
     --bot-budget-ms 50 \
+    --admin-key "$ADMIN_KEY" \
+    --webhook-allow-private \
     >"${service_dir}/service.log" 2>&1 &
 service_pid=$!
 

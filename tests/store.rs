@@ -768,3 +768,94 @@ async fn a_waiting_game_locked_by_another_instance_is_waited_for_not_passed_over
     task.await.unwrap();
     assert_eq!(choice(&b, "connect_four").await, Ok(Some(id)));
 }
+
+/// Renders every event as its type and game id: enough to follow them.
+struct Plain;
+
+impl tabula::store::EventRender for Plain {
+    fn body(
+        &self,
+        event: tabula::domain::webhook::WebhookEvent,
+        _: chrono::DateTime<Utc>,
+        game: &GameRecord,
+        _: Option<&MoveRecord>,
+    ) -> String {
+        format!("{} {}", event.as_str(), game.id)
+    }
+}
+
+#[tokio::test]
+async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_when_done() {
+    use tabula::domain::webhook::WebhookEvent;
+    use tabula::store::{DeliveryState, Outcome, WebhookRecord};
+    let (_dir, _url, store) = open().await;
+    store.outbox().set_render(std::sync::Arc::new(Plain));
+    let hook = Uuid::now_v7();
+    store
+        .add_webhook(WebhookRecord {
+            id: hook,
+            url: "http://127.0.0.1:9/".into(),
+            events: vec![WebhookEvent::GameCreated],
+            secret: "whsec_AAAA".into(),
+            created_at: Utc::now(),
+            disabled: false,
+        })
+        .await
+        .unwrap();
+    let game = new_game();
+    insert(&store, &game).await;
+    let none = std::collections::HashSet::new();
+    let later = Utc::now() + chrono::Duration::minutes(1);
+    let claimed = store
+        .claim_deliveries(Utc::now(), later, 10, &none, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].body, format!("game.created {}", game.id));
+    assert_eq!(claimed[0].event_type, "game.created");
+    assert_eq!(store.outbox_depth().await.unwrap(), 1);
+    // Held by this instance: not claimed again.
+    let held: std::collections::HashSet<i64> = [claimed[0].seq].into();
+    let again = store
+        .claim_deliveries(Utc::now(), later, 10, &held, &[])
+        .await;
+    assert!(again.unwrap().is_empty());
+    let failed = Outcome::of(
+        &claimed[0],
+        Utc::now(),
+        Some(500),
+        Some("the endpoint answered 500".into()),
+        DeliveryState::Pending,
+        Some(Utc::now()),
+    );
+    store.record_outcomes(&[failed]).await.unwrap();
+    let retry = store
+        .claim_deliveries(Utc::now(), later, 10, &none, &[])
+        .await;
+    let retry = retry.unwrap();
+    assert_eq!(retry.len(), 1);
+    assert_eq!(retry[0].attempts, 1);
+    let delivered = Outcome::of(
+        &retry[0],
+        Utc::now(),
+        Some(204),
+        None,
+        DeliveryState::Delivered,
+        None,
+    );
+    store.record_outcomes(&[delivered]).await.unwrap();
+    assert_eq!(store.outbox_depth().await.unwrap(), 0);
+    let log = store.webhook_attempts(hook, 10).await.unwrap();
+    let log: Vec<(i64, Option<i64>)> = log.iter().map(|a| (a.attempt, a.status)).collect();
+    assert_eq!(log, [(2, Some(204)), (1, Some(500))]);
+    // Pruned once done: the delivery, its event and the log.
+    store.prune_webhooks(later, later).await.unwrap();
+    assert!(store.webhook_attempts(hook, 10).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_deliveries(Utc::now(), later, 10, &none, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -97,6 +97,21 @@ pub fn game() -> Value {
     to_value(&Game::from(&after_first_move().0))
 }
 
+/// A `move.played` webhook event's body.
+#[must_use]
+pub fn webhook_event() -> Value {
+    use crate::store::EventRender as _;
+    let (game, moves) = after_first_move();
+    let at = moves.last().map_or(game.updated_at, |m| m.at);
+    let body = super::EventData.body(
+        crate::domain::webhook::WebhookEvent::MovePlayed,
+        at,
+        &game,
+        moves.last(),
+    );
+    serde_json::from_str(&body).unwrap_or(Value::Null)
+}
+
 /// The answer to create: X's seat and token; O's seat is open.
 #[must_use]
 pub fn seat_grant() -> Value {

@@ -15,7 +15,7 @@ use super::responses::{
 };
 use super::wire::{
     CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, RoundResult,
-    WebhookEventData, WebhookGrant, WebhookList, WebhookView,
+    WebhookEventBody, WebhookEventData, WebhookGrant, WebhookList, WebhookView,
 };
 use crate::domain::webhook::WebhookEvent;
 use crate::domain::{GameRecord, GameStatus, MoveRecord};
@@ -190,19 +190,15 @@ pub async fn list_deliveries(
     }))
 }
 
-/// Writes events' `data` as [`WebhookEventData`].
+/// Writes events' bodies as [`WebhookEventBody`].
 pub struct EventData;
 
-impl EventRender for EventData {
-    fn data(
-        &self,
-        event: WebhookEvent,
-        game: &GameRecord,
-        mv: Option<&MoveRecord>,
-    ) -> serde_json::Value {
+impl EventData {
+    /// The `data` of an event.
+    fn data(event: WebhookEvent, game: &GameRecord, mv: Option<&MoveRecord>) -> WebhookEventData {
         let ended = event == WebhookEvent::GameEnded;
         let (status, winner, end_reason) = game.outcome();
-        let data = WebhookEventData {
+        WebhookEventData {
             game: Game::from(game),
             mv: mv.map(MoveRecordView::from),
             result: ended.then(|| match (status, winner) {
@@ -213,7 +209,24 @@ impl EventRender for EventData {
             }),
             end_reason: end_reason.filter(|_| ended).map(Into::into),
             rating_change: ended.then_some(None),
+        }
+    }
+}
+
+impl EventRender for EventData {
+    fn body(
+        &self,
+        event: WebhookEvent,
+        timestamp: chrono::DateTime<chrono::Utc>,
+        game: &GameRecord,
+        mv: Option<&MoveRecord>,
+    ) -> String {
+        let body = WebhookEventBody {
+            event_type: event.into(),
+            timestamp,
+            data: EventData::data(event, game, mv),
         };
-        serde_json::to_value(&data).unwrap_or(serde_json::Value::Null)
+        // Serializing these types cannot fail (no map with non-string keys).
+        serde_json::to_string(&body).unwrap_or_default()
     }
 }

@@ -37,8 +37,19 @@ use crate::store::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord
 /// Requests in flight to one endpoint at most.
 pub const PER_ENDPOINT: usize = 8;
 /// Deliveries this instance holds (claimed, in flight or waiting for an
-/// endpoint's turn) at most.
-const MAX_HELD: usize = 512;
+/// endpoint's turn) at most, in all and per endpoint. Claims are made for
+/// many at a time, and at most every [`CLAIM_EVERY`] (each looks through
+/// the pending deliveries), so that under a backlog the deliverer costs
+/// the moves little.
+const MAX_HELD: usize = 1024;
+const HOLD_PER_ENDPOINT: usize = 64;
+const CLAIM_EVERY: Duration = Duration::from_millis(20);
+/// Jobs in the writer's last batch from which it counts as busy: then the
+/// deliverer makes one round of claims a [`BUSY_ROUND`] only (its claims and
+/// outcomes are reads and writes of the same database), and catches up when
+/// the moves let it.
+const BUSY: usize = 8;
+const BUSY_ROUND: Duration = Duration::from_secs(1);
 /// How long a claim on PostgreSQL lasts: another instance takes the
 /// delivery over after it (the one that claimed it died).
 const LEASE: Duration = Duration::from_mins(1);
@@ -47,6 +58,8 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// How often the deliverer looks for due deliveries when nothing wakes it
 /// (retries falling due, other instances' events).
 const POLL: Duration = Duration::from_millis(250);
+/// How long the deliverer gathers what woke it before acting on it.
+const GATHER: Duration = Duration::from_millis(5);
 /// How often the endpoints are read again (another instance's changes) and
 /// the outbox counted.
 const RELOAD: Duration = Duration::from_secs(1);
@@ -280,23 +293,20 @@ impl Service {
         Ok(self.store.webhook_attempts(id, limit).await?)
     }
 
-    /// Starts the deliverer (one per instance).
+    /// Starts the deliverer (one per instance): its loop on the service's
+    /// runtime, and the thread that sends.
     ///
     /// # Errors
-    /// When the HTTP client cannot be built (no TLS backend).
+    /// When the sending thread cannot be started.
     pub fn spawn_deliverer(&self) -> anyhow::Result<()> {
-        let mut client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
-            .connect_timeout(TIMEOUT)
-            .pool_max_idle_per_host(PER_ENDPOINT)
-            .user_agent(concat!("Tabula-Webhooks/", env!("CARGO_PKG_VERSION")));
-        if !self.webhooks.allow_private {
-            client = client.dns_resolver(Arc::new(GuardedResolver));
-        }
+        let (sending, to_send) = mpsc::unbounded_channel();
+        let allow_private = self.webhooks.allow_private;
+        std::thread::Builder::new()
+            .name("webhook-sender".into())
+            .spawn(move || sender(to_send, allow_private))?;
         let deliverer = Deliverer {
             service: self.clone(),
-            client: client.build()?,
+            sending,
             held: HashSet::new(),
             endpoints: HashMap::new(),
         };
@@ -305,10 +315,69 @@ impl Service {
     }
 }
 
+/// A delivery handed to the sending thread.
+struct Sending {
+    claimed: Claimed,
+    /// Its endpoint's turns: held while the request is in flight.
+    turns: Arc<Semaphore>,
+    retry: Arc<[Duration]>,
+    done: mpsc::UnboundedSender<Outcome>,
+}
+
+/// The sending thread: a runtime of its own at the lowest scheduling
+/// priority (nice 19), where the HTTP client and its connections live.
+/// Deliveries take what CPU the moves leave: under a load that uses every
+/// core they fall behind (the outbox holds them, durably) and catch up when
+/// it eases, rather than slowing the moves down.
+fn sender(mut to_send: mpsc::UnboundedReceiver<Sending>, allow_private: bool) {
+    if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19) {
+        tracing::info!(error = %e, "the webhook sender runs at normal priority");
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!(error = %e, "webhooks cannot be sent: no runtime for the sender");
+            return;
+        }
+    };
+    runtime.block_on(async move {
+        let mut client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(TIMEOUT)
+            .connect_timeout(TIMEOUT)
+            .pool_max_idle_per_host(PER_ENDPOINT)
+            .user_agent(concat!("Tabula-Webhooks/", env!("CARGO_PKG_VERSION")));
+        if !allow_private {
+            client = client.dns_resolver(Arc::new(GuardedResolver));
+        }
+        let client = match client.build() {
+            Ok(client) => client,
+            Err(e) => {
+                tracing::error!(error = %e, "webhooks cannot be sent: no HTTP client");
+                return;
+            }
+        };
+        while let Some(job) = to_send.recv().await {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let Ok(_turn) = job.turns.acquire_owned().await else {
+                    return;
+                };
+                let outcome = deliver(&client, &job.claimed, &job.retry, allow_private).await;
+                let _ = job.done.send(outcome);
+            });
+        }
+    });
+}
+
 /// The deliverer's state: what it holds, and each endpoint's turns.
 struct Deliverer {
     service: Service,
-    client: reqwest::Client,
+    /// To the sending thread.
+    sending: mpsc::UnboundedSender<Sending>,
     /// Deliveries claimed and not yet recorded as tried.
     held: HashSet<i64>,
     /// Per endpoint: its turns (requests in flight) and how many it holds.
@@ -321,6 +390,7 @@ impl Deliverer {
         let mut outcomes: Vec<Outcome> = Vec::new();
         let mut reloaded = tokio::time::Instant::now();
         let mut pruned = tokio::time::Instant::now();
+        let mut claimed = tokio::time::Instant::now() - CLAIM_EVERY;
         let store = self.service.store.clone();
         loop {
             if store.is_closed() {
@@ -350,12 +420,20 @@ impl Deliverer {
                     tracing::warn!(error = %e, "pruning webhook deliveries failed");
                 }
             }
-            self.claim(&done_tx).await;
+            let busy = store.last_batch() >= BUSY;
+            let due = if busy { BUSY_ROUND } else { CLAIM_EVERY };
+            if (self.held.is_empty() && !busy) || claimed.elapsed() >= due {
+                claimed = tokio::time::Instant::now();
+                self.claim(&done_tx).await;
+            }
             tokio::select! {
                 () = store.events_recorded() => {}
                 Some(o) = done_rx.recv() => outcomes.push(o),
                 () = tokio::time::sleep(POLL) => {}
             }
+            // What comes meanwhile is taken in the same round: one claim
+            // and one write of outcomes for many deliveries.
+            tokio::time::sleep(GATHER).await;
         }
     }
 
@@ -368,7 +446,7 @@ impl Deliverer {
         let full: Vec<String> = self
             .endpoints
             .iter()
-            .filter(|(_, (_, held))| *held >= 2 * PER_ENDPOINT)
+            .filter(|(_, (_, held))| *held >= HOLD_PER_ENDPOINT)
             .map(|(id, _)| id.clone())
             .collect();
         let now = Utc::now();
@@ -387,25 +465,25 @@ impl Deliverer {
                 return;
             }
         };
-        for c in claimed {
-            self.held.insert(c.seq);
+        let retry: Arc<[Duration]> = self.service.webhooks.retry.clone().into();
+        for claimed in claimed {
+            self.held.insert(claimed.seq);
             let (turns, held) = self
                 .endpoints
-                .entry(c.webhook_id.clone())
+                .entry(claimed.webhook_id.clone())
                 .or_insert_with(|| (Arc::new(Semaphore::new(PER_ENDPOINT)), 0));
             *held += 1;
-            let turns = turns.clone();
-            let client = self.client.clone();
-            let retry = self.service.webhooks.retry.clone();
-            let allow_private = self.service.webhooks.allow_private;
-            let done = done.clone();
-            tokio::spawn(async move {
-                let Ok(_turn) = turns.acquire_owned().await else {
-                    return;
-                };
-                let outcome = deliver(&client, &c, &retry, allow_private).await;
-                let _ = done.send(outcome);
-            });
+            let job = Sending {
+                claimed,
+                turns: turns.clone(),
+                retry: retry.clone(),
+                done: done.clone(),
+            };
+            if self.sending.send(job).is_err() {
+                // The sending thread is gone (it logged why): the claims
+                // stay held, so nothing is claimed again in a loop.
+                return;
+            }
         }
     }
 

@@ -109,6 +109,15 @@ impl Store {
         }
     }
 
+    /// Write jobs in the writer's last batch (on PostgreSQL, the last of
+    /// its writers'): how busy it is.
+    #[must_use]
+    pub fn last_batch(&self) -> usize {
+        self.outbox
+            .last_batch
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Whether this store is on PostgreSQL.
     #[must_use]
     pub fn is_postgres(&self) -> bool {

@@ -23,6 +23,8 @@ pub struct Got {
     pub body: String,
     /// The status it was answered with (0: none).
     pub answered: u16,
+    /// When it arrived (its body was read).
+    pub at: std::time::SystemTime,
 }
 
 impl Got {
@@ -162,6 +164,7 @@ async fn serve(
         if stream.read_exact(&mut body).await.is_err() {
             return;
         }
+        let at = std::time::SystemTime::now();
         let delay = delay_ms.load(Ordering::SeqCst);
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -171,6 +174,7 @@ async fn serve(
             headers,
             body: String::from_utf8_lossy(&body).into_owned(),
             answered: status,
+            at,
         });
         if status == 0 {
             return;

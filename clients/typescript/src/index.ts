@@ -14,6 +14,10 @@ export type Problem = Schemas["Problem"];
 export type ErrorCode = Schemas["ErrorCode"];
 export type Notation = Schemas["NotationView"];
 export type Analysis = Schemas["AnalysisView"];
+/** A webhook endpoint (operators: `--admin-key`). */
+export type Webhook = Schemas["WebhookView"];
+/** The body of a webhook delivery, as the endpoint receives it. */
+export type WebhookEvent = Schemas["WebhookEventBody"];
 export type TabulaClient = Client<paths>;
 
 /** A client for the service at `baseUrl`, e.g. `http://127.0.0.1:8080`. */

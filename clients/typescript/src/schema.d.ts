@@ -438,6 +438,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the webhook endpoints, oldest first. */
+        get: operations["list_webhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint.
+         * @description Events from now on are sent (`POST`) to `url`, signed as the Standard Webhooks
+         *     specification says, at least once and in order per game. The answer
+         *     carries the endpoint's signing secret, shown only here.
+         */
+        post: operations["create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint.
+         * @description Nothing more is sent to it; its pending deliveries and their log go too.
+         */
+        delete: operations["delete_webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's delivery attempts, newest first.
+         * @description Each attempt with the endpoint's status (or the error when no answer
+         *     came) and, when it failed, when the next is due.
+         */
+        get: operations["list_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -798,6 +862,26 @@ export interface components {
             rule?: null | components["schemas"]["Rule"];
         };
         /**
+         * @description An endpoint to register.
+         * @example {
+         *       "url": "https://backend.example.com/tabula",
+         *       "events": [
+         *         "move.played",
+         *         "game.ended"
+         *       ]
+         *     }
+         */
+        CreateWebhook: {
+            /**
+             * @description Where to POST the events: `http` or `https`, at most 2000 characters;
+             *     its host must not resolve to a loopback, private, link-local or
+             *     unspecified address (unless the server runs with `--webhook-allow-private`).
+             */
+            url: string;
+            /** @description The events to send, at least one. */
+            events: string[];
+        };
+        /**
          * @description Why a game was deleted (`deleted` events only): `deleted`, a seat of the
          *     game deleted it; `expired`, the service deleted it after it had waited
          *     for an opponent, stood finished or stood idle too long (`--expire-waiting`,
@@ -806,6 +890,59 @@ export interface components {
          * @enum {string}
          */
         DeletedReason: "deleted" | "expired";
+        /**
+         * @description An endpoint's delivery attempts, newest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "event_id": "msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1",
+         *           "type": "move.played",
+         *           "attempt": 2,
+         *           "status": 204,
+         *           "error": null,
+         *           "at": "2026-11-25T10:00:05.120Z",
+         *           "next_attempt_at": null
+         *         },
+         *         {
+         *           "event_id": "msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1",
+         *           "type": "move.played",
+         *           "attempt": 1,
+         *           "status": 503,
+         *           "error": "the endpoint answered 503",
+         *           "at": "2026-11-25T10:00:00.100Z",
+         *           "next_attempt_at": "2026-11-25T10:00:05.100Z"
+         *         }
+         *       ]
+         *     }
+         */
+        DeliveryList: {
+            items: components["schemas"]["DeliveryView"][];
+        };
+        /** @description One attempt to deliver an event. */
+        DeliveryView: {
+            /** @description The event's id, sent as `webhook-id` (the same on every attempt). */
+            event_id: string;
+            type: string;
+            /**
+             * Format: int64
+             * @description 1 for the first attempt.
+             */
+            attempt: number;
+            /**
+             * Format: int64
+             * @description The endpoint's HTTP status; null when no answer came.
+             */
+            status: number | null;
+            /** @description Why the attempt failed; null when delivered. */
+            error: string | null;
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or given up.
+             */
+            next_attempt_at: string | null;
+        };
         /**
          * @description A game's version in double quotes, as sent in `ETag` and expected back in
          *     `If-Match`.
@@ -829,7 +966,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1962,8 +2099,214 @@ export interface components {
          * @enum {string}
          */
         Visibility: "public" | "private";
+        /**
+         * @description The body of a webhook delivery (`POST` to the endpoint, signed: headers
+         *     `webhook-id`, `webhook-timestamp`, `webhook-signature`).
+         * @example {
+         *       "type": "move.played",
+         *       "timestamp": "2026-11-22T10:00:05Z",
+         *       "data": {
+         *         "game": {
+         *           "id": "3f0c8a56-7a4e-4f7e-9d55-2b8f0c1d9e10",
+         *           "kind": "connect_four",
+         *           "options": {
+         *             "rows": 6,
+         *             "columns": 7
+         *           },
+         *           "status": "in_progress",
+         *           "end_reason": null,
+         *           "turn": "O",
+         *           "winner": null,
+         *           "winning_line": null,
+         *           "board": [
+         *             ".......",
+         *             ".......",
+         *             ".......",
+         *             ".......",
+         *             ".......",
+         *             "...X..."
+         *           ],
+         *           "ultimate": null,
+         *           "legal_moves": [
+         *             {
+         *               "column": 0
+         *             },
+         *             {
+         *               "column": 1
+         *             },
+         *             {
+         *               "column": 2
+         *             },
+         *             {
+         *               "column": 3
+         *             },
+         *             {
+         *               "column": 4
+         *             },
+         *             {
+         *               "column": 5
+         *             },
+         *             {
+         *               "column": 6
+         *             }
+         *           ],
+         *           "threats": [],
+         *           "round": 1,
+         *           "ply": 1,
+         *           "version": 3,
+         *           "seats": {
+         *             "X": {
+         *               "type": "human",
+         *               "taken": true,
+         *               "name": "Ann"
+         *             },
+         *             "O": {
+         *               "type": "human",
+         *               "taken": true,
+         *               "name": "Bob"
+         *             }
+         *           },
+         *           "visibility": "public",
+         *           "offer": null,
+         *           "clock": null,
+         *           "created_at": "2026-11-22T10:00:00Z",
+         *           "updated_at": "2026-11-22T10:00:05Z"
+         *         },
+         *         "move": {
+         *           "round": 1,
+         *           "ply": 1,
+         *           "player": "X",
+         *           "move": {
+         *             "column": 3
+         *           },
+         *           "at": "2026-11-22T10:00:05Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEventBody: {
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
+        };
+        /** @description What an event says: the game after the change, and per type more. */
+        WebhookEventData: {
+            game: components["schemas"]["Game"];
+            /** @description `move.played` only: the move. */
+            move?: components["schemas"]["MoveRecordView"];
+            /** @description `game.ended` only: who won the round, or `draw`. */
+            result?: components["schemas"]["RoundResult"];
+            /** @description `game.ended` only: how the round ended. */
+            end_reason?: components["schemas"]["EndReason"];
+            /**
+             * @description `game.ended` only: the ratings' change of a rated game; null (no
+             *     game is rated yet).
+             */
+            rating_change?: unknown;
+        };
+        /**
+         * @description An event a webhook endpoint may subscribe to.
+         * @enum {string}
+         */
+        WebhookEventType: "game.created" | "game.joined" | "move.played" | "game.ended" | "game.deleted";
+        /**
+         * @description A registered endpoint and its signing secret (shown only here).
+         * @example {
+         *       "webhook": {
+         *         "id": "01a2d0a0-5c1e-7b3a-9f00-3e2d1c0b9a88",
+         *         "url": "https://backend.example.com/tabula",
+         *         "events": [
+         *           "move.played",
+         *           "game.ended"
+         *         ],
+         *         "created_at": "2026-11-25T09:58:00Z",
+         *         "disabled": false
+         *       },
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        WebhookGrant: {
+            webhook: components["schemas"]["WebhookView"];
+            /**
+             * @description `whsec_` and the base64 of the key: verify each delivery's
+             *     `webhook-signature` with it (any Standard Webhooks library does).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /**
+         * @description The registered endpoints, oldest first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "01a2d0a0-5c1e-7b3a-9f00-3e2d1c0b9a88",
+         *           "url": "https://backend.example.com/tabula",
+         *           "events": [
+         *             "move.played",
+         *             "game.ended"
+         *           ],
+         *           "created_at": "2026-11-25T09:58:00Z",
+         *           "disabled": false
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookList: {
+            items: components["schemas"]["WebhookView"][];
+        };
+        /** @description A webhook endpoint. */
+        WebhookView: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description Always false today: an endpoint is sent its events until deleted. */
+            disabled: boolean;
+        };
     };
     responses: {
+        /** @description `invalid_token`: the bearer token is not the server's admin key. */
+        AdminForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_token";
+                };
+            };
+        };
+        /** @description `not_found`: the server runs without `--admin-key`, so no operator's path is served. */
+        AdminNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_found";
+                };
+            };
+        };
+        /** @description `missing_token`: operators' paths need `Authorization: Bearer <admin key>`. */
+        AdminUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "missing_token";
+                };
+            };
+        };
         /** @description The round in progress cannot be analyzed for this token: `not_your_turn` (`turn` names the side to move: only its seat may ask) or `waiting_for_opponent` (a seat is still open). */
         AnalysisConflict: {
             headers: {
@@ -2335,6 +2678,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "unsupported_media_type";
+                };
+            };
+        };
+        /** @description `not_found`: the server runs without `--admin-key` (no operator's path is served), or `webhook_not_found`: no such webhook. */
+        WebhookNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_found" | "webhook_not_found";
+                };
+            };
+        };
+        /** @description `webhook_url_refused`: the URL is not http(s), or its host resolves to a loopback, private, link-local or unspecified address (allowed only with `--webhook-allow-private`); or `invalid_option`: `events` is empty or names an event that does not exist. */
+        WebhookRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "webhook_url_refused" | "invalid_option";
                 };
             };
         };
@@ -3238,6 +3605,129 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["StreamUnavailable"];
+        };
+    };
+    list_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints (without their secrets) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    create_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Registered: the endpoint and its secret (keep it: it is shown only here) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["AdminNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    delete_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    list_deliveries: {
+        parameters: {
+            query?: {
+                /** @description 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     healthz: {

@@ -296,3 +296,43 @@ test("a game set up from a line exports the same line, refuses a bad one by inde
     evaluation: { score: 1000, outcome: "win", plies: 1 },
   });
 });
+
+test("an operator registers, lists and deletes a webhook endpoint (ADMIN_KEY)", { skip: !process.env.ADMIN_KEY }, async () => {
+  const admin = { headers: bearer(process.env.ADMIN_KEY ?? "") };
+  // Nothing listens on port 9: deliveries fail and are retried until the endpoint goes.
+  const created = await client.POST("/v1/webhooks", {
+    ...admin,
+    body: { url: "http://127.0.0.1:9/hook", events: ["game.ended"] },
+  });
+  assert.equal(created.response.status, 201, JSON.stringify(created.error));
+  assert.ok(created.data);
+  const webhook = created.data.webhook;
+  assert.deepEqual(webhook.events, ["game.ended"]);
+  assert.match(created.data.secret, /^whsec_/);
+
+  const listed = await client.GET("/v1/webhooks", admin);
+  assert.ok(listed.data?.items.some((w) => w.id === webhook.id));
+
+  const log = await client.GET("/v1/webhooks/{id}/deliveries", {
+    ...admin,
+    params: { path: { id: webhook.id }, query: { limit: 10 } },
+  });
+  assert.equal(log.response.status, 200);
+  assert.ok(Array.isArray(log.data?.items));
+
+  const refused = await client.POST("/v1/webhooks", {
+    ...admin,
+    body: { url: "ftp://example.com/", events: ["game.ended"] },
+  });
+  assert.equal(refused.response.status, 422);
+  assert.equal(refused.error?.code, "webhook_url_refused");
+
+  const unauthorized = await client.GET("/v1/webhooks");
+  assert.equal(unauthorized.response.status, 401);
+
+  const deleted = await client.DELETE("/v1/webhooks/{id}", { ...admin, params: { path: { id: webhook.id } } });
+  assert.equal(deleted.response.status, 204);
+  const again = await client.DELETE("/v1/webhooks/{id}", { ...admin, params: { path: { id: webhook.id } } });
+  assert.equal(again.response.status, 404);
+  assert.equal(again.error?.code, "webhook_not_found");
+});

@@ -23,6 +23,19 @@ pub enum WebhookEventType {
     GameDeleted,
 }
 
+impl From<crate::domain::webhook::WebhookEvent> for WebhookEventType {
+    fn from(e: crate::domain::webhook::WebhookEvent) -> WebhookEventType {
+        use crate::domain::webhook::WebhookEvent as E;
+        match e {
+            E::GameCreated => WebhookEventType::GameCreated,
+            E::GameJoined => WebhookEventType::GameJoined,
+            E::MovePlayed => WebhookEventType::MovePlayed,
+            E::GameEnded => WebhookEventType::GameEnded,
+            E::GameDeleted => WebhookEventType::GameDeleted,
+        }
+    }
+}
+
 /// An endpoint to register.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +49,13 @@ pub struct CreateWebhook {
     #[schema(min_items = 1)]
     pub events: Vec<String>,
 }
+
+static WEBHOOK_EXAMPLE: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+    serde_json::json!({
+        "id": "01a2d0a0-5c1e-7b3a-9f00-3e2d1c0b9a88", "url": "https://backend.example.com/tabula",
+        "events": ["move.played", "game.ended"], "created_at": "2026-11-25T09:58:00Z", "disabled": false
+    })
+});
 
 /// A webhook endpoint.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -62,6 +82,7 @@ impl From<&WebhookRecord> for WebhookView {
 
 /// A registered endpoint and its signing secret (shown only here).
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"webhook": WEBHOOK_EXAMPLE.clone(), "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}))]
 pub struct WebhookGrant {
     pub webhook: WebhookView,
     /// `whsec_` and the base64 of the key: verify each delivery's
@@ -72,6 +93,7 @@ pub struct WebhookGrant {
 
 /// The registered endpoints, oldest first.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"items": [WEBHOOK_EXAMPLE.clone()]}))]
 pub struct WebhookList {
     pub items: Vec<WebhookView>,
 }
@@ -113,6 +135,13 @@ impl From<&AttemptRecord> for DeliveryView {
 
 /// An endpoint's delivery attempts, newest first.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"items": [
+    {"event_id": "msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1", "type": "move.played", "attempt": 2,
+     "status": 204, "error": null, "at": "2026-11-25T10:00:05.120Z", "next_attempt_at": null},
+    {"event_id": "msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1", "type": "move.played", "attempt": 1,
+     "status": 503, "error": "the endpoint answered 503", "at": "2026-11-25T10:00:00.100Z",
+     "next_attempt_at": "2026-11-25T10:00:05.100Z"}
+]}))]
 pub struct DeliveryList {
     pub items: Vec<DeliveryView>,
 }
@@ -130,6 +159,7 @@ pub struct DeliveriesQuery {
 /// The body of a webhook delivery (`POST` to the endpoint, signed: headers
 /// `webhook-id`, `webhook-timestamp`, `webhook-signature`).
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = crate::api::examples::webhook_event)]
 pub struct WebhookEventBody {
     #[serde(rename = "type")]
     pub event_type: WebhookEventType,

@@ -68,7 +68,8 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 /// `$7`: the time of the deletions; `$8`: purge the games deleted before
 /// this time (none when NULL); `$9`: takebacks' deletions (see
 /// [`Truncation`](super::pending::Truncation)), run before the inserts;
-/// `$10`: webhook deliveries (see `db/outbox.rs`).
+/// `$10`: webhook events, `$11` their bodies (a blob, each event naming its
+/// bytes), `$12` their deliveries (see `db/outbox.rs`).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
@@ -95,10 +96,13 @@ INSERT INTO idempotency (game_id, key, request, status, body, version, created_a
   SET status = excluded.status, body = excluded.body, version = excluded.version;
 UPDATE games SET deleted_at = $7 WHERE id IN (SELECT value FROM json_each($1));
 DELETE FROM games WHERE deleted_at < $8;
-INSERT INTO webhook_deliveries (webhook_id, event_id, game_id, type, body, created_at, next_attempt_at) \
-  SELECT value->>'webhook_id', value->>'event_id', value->>'game_id', value->>'type', value->>'body', \
-    value->>'created_at', value->>'next_attempt_at' \
+INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
+  SELECT value->>'event_id', value->>'game_id', value->>'type', \
+    substr($11, value->>'off', value->>'len'), value->>'created_at' \
   FROM json_each($10) ORDER BY key;
+INSERT INTO webhook_deliveries (webhook_id, event_id, game_id, next_attempt_at) \
+  SELECT value->>'webhook_id', value->>'event_id', value->>'game_id', value->>'next_attempt_at' \
+  FROM json_each($12) ORDER BY key;
 COMMIT",
         columns = GAME_SQL.columns,
         from_json = GAME_SQL.from_json,
@@ -275,7 +279,9 @@ impl Batch {
             .bind(ts(chrono::Utc::now()))
             .bind(self.pending.purge())
             .bind(rows.truncations.unwrap_or_else(|| "[]".into()))
-            .bind(rows.deliveries)
+            .bind(json_array(rows.recorded.events.iter())?)
+            .bind(rows.recorded.bodies)
+            .bind(json_array(rows.recorded.deliveries.iter())?)
             .execute(&mut *self.conn)
             .await?;
         Ok(())

@@ -18,19 +18,19 @@ use super::StoreError;
 use super::rows::{MoveRow, ts};
 use crate::domain::webhook::{EventSet, WebhookEvent, happened};
 use crate::domain::{GameRecord, MoveRecord};
-use crate::rules::GameKind;
 
-/// Writes an event's `data` object: the layer that renders games for the
-/// API supplies it (the store knows records, not their JSON).
+/// Writes an event's body: the layer that renders games for the API
+/// supplies it (the store knows records, not their JSON).
 pub trait EventRender: Send + Sync {
-    /// `data` of `event` about `game` as it is after the change; `mv`: the
-    /// move, for `move.played`.
-    fn data(
+    /// The body of `event` (`{"type", "timestamp", "data"}`) about `game`
+    /// as it is after the change; `mv`: the move, for `move.played`.
+    fn body(
         &self,
         event: WebhookEvent,
+        timestamp: chrono::DateTime<chrono::Utc>,
         game: &GameRecord,
         mv: Option<&MoveRecord>,
-    ) -> serde_json::Value;
+    ) -> String;
 }
 
 /// An endpoint as the writer sees it: its id and the events it wants.
@@ -47,6 +47,8 @@ pub struct Outbox {
     render: OnceLock<Arc<dyn EventRender>>,
     /// Woken after a commit that recorded events.
     pub(in crate::store) recorded: tokio::sync::Notify,
+    /// Jobs in the writer's last batch: how busy it is.
+    pub(in crate::store) last_batch: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Outbox {
@@ -105,29 +107,51 @@ pub(super) struct Step {
     pub(super) deleted: bool,
 }
 
+/// A row of `webhook_events` to insert (its body apart: see [`Recorded`]).
+#[derive(Debug, Serialize)]
+pub(super) struct EventRow {
+    event_id: String,
+    game_id: String,
+    #[serde(rename = "type")]
+    event_type: &'static str,
+    created_at: String,
+    /// Where its body is in [`Recorded::bodies`]: from byte `off` (1-based,
+    /// as SQLite's `substr` counts), `len` bytes; on PostgreSQL its index
+    /// in the array of bodies (1-based).
+    off: usize,
+    len: usize,
+    n: usize,
+}
+
 /// A row of `webhook_deliveries` to insert.
 #[derive(Debug, Serialize)]
 pub(super) struct DeliveryRow {
     webhook_id: String,
     event_id: String,
     game_id: String,
-    #[serde(rename = "type")]
-    event_type: &'static str,
-    body: String,
-    created_at: String,
     next_attempt_at: String,
 }
 
+/// The events a batch made and their deliveries. The bodies travel beside
+/// the rows, not inside their JSON: quoted in JSON they would be escaped
+/// here and parsed again by the database, on the writer's path.
+#[derive(Debug, Default)]
+pub(super) struct Recorded {
+    pub(super) events: Vec<EventRow>,
+    /// Every body, compressed, one after the other.
+    pub(super) bodies: Vec<u8>,
+    /// Each compressed body alone (PostgreSQL takes them as an array).
+    pub(super) body_list: Vec<Vec<u8>>,
+    pub(super) deliveries: Vec<DeliveryRow>,
+}
+
 impl Hooks {
-    /// The deliveries of the events `steps` made, in order; `moves`: the
-    /// batch's moves (those of a step are the game's moves with versions
+    /// The events `steps` made, in order, with their deliveries; `moves`:
+    /// the batch's moves (those of a step are the game's moves with versions
     /// after `before`'s, up to `after`'s).
-    pub(super) fn deliveries(
-        &self,
-        steps: &[Step],
-        moves: &[MoveRow],
-    ) -> Result<Vec<DeliveryRow>, StoreError> {
-        let mut rows = Vec::new();
+    pub(super) fn record(&self, steps: &[Step], moves: &[MoveRow]) -> Result<Recorded, StoreError> {
+        let mut out = Recorded::default();
+        let created_at = ts(chrono::Utc::now());
         for step in steps {
             let game = &step.after;
             let id = game.id.to_string();
@@ -137,7 +161,7 @@ impl Hooks {
                 moves
                     .iter()
                     .filter(|m| m.game_id == id && m.version > from && m.version <= game.version)
-                    .map(|m| m.clone().into_record(kind_of(game)))
+                    .map(|m| m.clone().into_record(game.kind()))
                     .collect::<Result<_, _>>()?
             } else {
                 Vec::new()
@@ -148,57 +172,59 @@ impl Hooks {
                 }
                 if event == WebhookEvent::MovePlayed {
                     for m in &played {
-                        self.record(event, game, Some(m), &id, &mut rows)?;
+                        self.one(event, game, Some(m), &id, &created_at, &mut out);
                     }
                 } else if made.contains(event) {
-                    self.record(event, game, None, &id, &mut rows)?;
+                    self.one(event, game, None, &id, &created_at, &mut out);
                 }
             }
         }
-        Ok(rows)
+        Ok(out)
     }
 
-    fn record(
+    fn one(
         &self,
         event: WebhookEvent,
         game: &GameRecord,
         mv: Option<&MoveRecord>,
         id: &str,
-        rows: &mut Vec<DeliveryRow>,
-    ) -> Result<(), StoreError> {
-        let endpoints: Vec<&Subscription> = self
+        created_at: &str,
+        out: &mut Recorded,
+    ) {
+        let endpoints = self
             .subscriptions
             .iter()
-            .filter(|s| s.events.contains(event))
-            .collect();
-        if endpoints.is_empty() {
-            return Ok(());
+            .filter(|s| s.events.contains(event));
+        let mut endpoints = endpoints.peekable();
+        if endpoints.peek().is_none() {
+            return;
         }
         let at = mv.map_or(game.updated_at, |m| m.at);
-        let body = serde_json::json!({
-            "type": event.as_str(),
-            "timestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            "data": self.render.data(event, game, mv),
-        });
-        let body = serde_json::to_string(&body)
-            .map_err(|e| StoreError::Corrupt(format!("an event as JSON: {e}")))?;
+        // Compressed: a game's JSON shrinks about threefold, and each byte
+        // stored is written on the writer's path (and again by the
+        // checkpoint).
+        let body = lz4_flex::block::compress_prepend_size(
+            self.render.body(event, at, game, mv).as_bytes(),
+        );
         let event_id = format!("msg_{}", Uuid::now_v7().simple());
-        let created_at = ts(chrono::Utc::now());
+        out.events.push(EventRow {
+            event_id: event_id.clone(),
+            game_id: id.to_owned(),
+            event_type: event.as_str(),
+            created_at: created_at.to_owned(),
+            off: out.bodies.len() + 1,
+            len: body.len(),
+            n: out.body_list.len() + 1,
+        });
+        out.bodies.extend_from_slice(&body);
+        out.body_list.push(body);
         for endpoint in endpoints {
-            rows.push(DeliveryRow {
+            out.deliveries.push(DeliveryRow {
                 webhook_id: endpoint.id.to_string(),
                 event_id: event_id.clone(),
                 game_id: id.to_owned(),
-                event_type: event.as_str(),
-                body: body.clone(),
-                created_at: created_at.clone(),
-                next_attempt_at: created_at.clone(),
+                next_attempt_at: created_at.to_owned(),
             });
         }
-        Ok(())
     }
-}
-
-fn kind_of(game: &GameRecord) -> GameKind {
-    game.kind()
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::outbox::{Hooks, Step};
+use super::outbox::{Hooks, Recorded, Step};
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
 use super::webhooks::WebhookOp;
 use crate::domain::{GameRecord, GameStatus};
@@ -77,8 +77,8 @@ pub(super) struct Rows {
     /// Takebacks' deletions (a JSON array), to run before the inserts;
     /// `None` when there are none.
     pub(super) truncations: Option<String>,
-    /// The webhook deliveries of the batch's events (a JSON array).
-    pub(super) deliveries: String,
+    /// The webhook events the batch's writes made, with their deliveries.
+    pub(super) recorded: Recorded,
 }
 
 impl Pending {
@@ -246,9 +246,9 @@ impl Pending {
             } else {
                 Some(json_array(self.truncations.iter())?)
             },
-            deliveries: match &self.hooks {
-                Some(hooks) => json_array(hooks.deliveries(&self.steps, &self.moves)?.iter())?,
-                None => "[]".into(),
+            recorded: match &self.hooks {
+                Some(hooks) => hooks.record(&self.steps, &self.moves)?,
+                None => Recorded::default(),
             },
         })
     }

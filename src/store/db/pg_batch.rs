@@ -64,14 +64,14 @@ pub(super) const CHANNEL: &str = "tabula_changes";
 
 /// Writes a batch: `$1` games to insert or update (a deleted one with its
 /// `deleted_at`); `$2` moves; `$3` events; `$4` idempotency records; `$5`
-/// ids of the changed games, to notify; `$6` webhook deliveries (see
-/// `db/outbox.rs`). Each a JSON array, rows as objects
+/// ids of the changed games, to notify; `$6` webhook events, `$7` their
+/// bodies (an array), `$8` their deliveries (see `db/outbox.rs`). Each a JSON array, rows as objects
 /// keyed by column name. Data-modifying `WITH` clauses all run, in one
 /// statement, whose foreign keys are checked at its end; the final `SELECT`
 /// reads the notifications (an unreferenced plain `WITH` would not run).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     let idempotency = "game_id, key, request, status, body, version, created_at";
-    let delivery = "webhook_id, event_id, game_id, type, body, created_at, next_attempt_at";
+    let delivery = "webhook_id, event_id, game_id, next_attempt_at";
     format!(
         "\
 WITH saved AS (INSERT INTO games ({columns}, deleted_at) \
@@ -87,8 +87,11 @@ remembered AS (INSERT INTO idempotency ({idempotency}) \
   SELECT {idempotency} FROM jsonb_populate_recordset(NULL::idempotency, $4::jsonb) \
   ON CONFLICT (game_id, key) DO UPDATE \
   SET status = excluded.status, body = excluded.body, version = excluded.version), \
+happened_events AS (INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
+  SELECT e.event_id, e.game_id, e.type, ($7::bytea[])[e.n], e.created_at \
+  FROM jsonb_to_recordset($6::jsonb) AS e(event_id text, game_id text, type text, created_at text, n int)), \
 recorded AS (INSERT INTO webhook_deliveries ({delivery}) \
-  SELECT {delivery} FROM jsonb_populate_recordset(NULL::webhook_deliveries, $6::jsonb)) \
+  SELECT {delivery} FROM jsonb_populate_recordset(NULL::webhook_deliveries, $8::jsonb)) \
 SELECT count(*) FROM \
   (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($5::jsonb) AS ids(id)) AS told",
         columns = GAME_SQL.columns,
@@ -389,7 +392,9 @@ impl PgBatch {
             .bind(rows.events)
             .bind(rows.remembered)
             .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?)
-            .bind(rows.deliveries);
+            .bind(json_array(rows.recorded.events.iter())?)
+            .bind(&rows.recorded.body_list)
+            .bind(json_array(rows.recorded.deliveries.iter())?);
         // Nothing read: the statement is a transaction of its own.
         let open = self.open;
         flush.execute(self.conn().await?).await?;

@@ -46,19 +46,54 @@ pub struct AttemptRecord {
 }
 
 /// A delivery claimed for sending.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug)]
 pub struct Claimed {
     pub seq: i64,
     pub webhook_id: String,
     pub event_id: String,
     pub game_id: String,
-    #[sqlx(rename = "type")]
     pub event_type: String,
+    /// The body to send, as signed.
     pub body: String,
     /// Attempts made before this one.
     pub attempts: i64,
     pub url: String,
     pub secret: String,
+}
+
+/// A claimed delivery as read: its body compressed.
+#[derive(sqlx::FromRow)]
+struct ClaimedRow {
+    seq: i64,
+    webhook_id: String,
+    event_id: String,
+    game_id: String,
+    #[sqlx(rename = "type")]
+    event_type: String,
+    body: Vec<u8>,
+    attempts: i64,
+    url: String,
+    secret: String,
+}
+
+impl ClaimedRow {
+    fn into_claimed(self) -> Result<Claimed, StoreError> {
+        let body = lz4_flex::block::decompress_size_prepended(&self.body)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| StoreError::Corrupt(format!("the body of event {}", self.event_id)))?;
+        Ok(Claimed {
+            seq: self.seq,
+            webhook_id: self.webhook_id,
+            event_id: self.event_id,
+            game_id: self.game_id,
+            event_type: self.event_type,
+            body,
+            attempts: self.attempts,
+            url: self.url,
+            secret: self.secret,
+        })
+    }
 }
 
 /// Where a delivery stands after an attempt.
@@ -176,44 +211,113 @@ fn parse(s: &str) -> Option<DateTime<Utc>> {
 
 const WEBHOOK_COLUMNS: &str = "id, url, events, secret, created_at, disabled";
 
-/// The first pending delivery of each game and endpoint that is due and
-/// not leased (`$1`: now), oldest first, with its endpoint's address and
-/// secret. A game's later events wait for its first: in order per game
-/// and endpoint.
-const DUE: &str = "\
+/// The pending deliveries of endpoints that exist, in the order recorded
+/// (`$1`: how many): the window in which the deliverer looks for the first
+/// of each game and endpoint.
+const PENDING: &str = "\
+SELECT c.seq, c.webhook_id, c.game_id, c.next_attempt_at, c.lease_until \
 FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
-WHERE c.state = 'pending' AND c.next_attempt_at <= $1 AND NOT w.disabled \
-  AND (c.lease_until IS NULL OR c.lease_until < $1) \
-  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = c.webhook_id \
-    AND e.game_id = c.game_id AND e.state = 'pending' AND e.seq < c.seq)";
+WHERE c.state = 'pending' AND NOT w.disabled ORDER BY c.seq LIMIT $1";
 
+/// Pending deliveries looked at per claim: a game's later events wait
+/// for its first, so those past the window wait for the window to move.
+const WINDOW: i64 = 2048;
+
+/// What a claim returns of each delivery (`c` the delivery, `w` its
+/// endpoint, `e` its event).
 const CLAIMED_COLUMNS: &str =
-    "c.seq, c.webhook_id, c.event_id, c.game_id, c.type, c.body, c.attempts, w.url, w.secret";
+    "c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, c.attempts, w.url, w.secret";
 
+#[derive(sqlx::FromRow)]
+struct PendingRow {
+    seq: i64,
+    webhook_id: String,
+    game_id: String,
+    next_attempt_at: String,
+    lease_until: Option<String>,
+}
+
+/// Of the pending deliveries (in the order recorded), those to claim: the
+/// first of each game and endpoint, if it is due, not leased, not `held`
+/// and not of an endpoint in `full`; at most `limit`.
+fn choose(
+    pending: &[PendingRow],
+    now: &str,
+    held: &std::collections::HashSet<i64>,
+    full: &[String],
+    limit: usize,
+) -> Vec<i64> {
+    let mut seen = std::collections::HashSet::new();
+    let mut chosen = Vec::new();
+    for row in pending {
+        if !seen.insert((row.webhook_id.as_str(), row.game_id.as_str())) {
+            continue;
+        }
+        let leased = row.lease_until.as_deref().is_some_and(|until| until >= now);
+        if row.next_attempt_at.as_str() <= now
+            && !leased
+            && !held.contains(&row.seq)
+            && !full.contains(&row.webhook_id)
+        {
+            chosen.push(row.seq);
+            if chosen.len() >= limit {
+                break;
+            }
+        }
+    }
+    chosen
+}
+
+/// Outcomes (`$1`, a JSON array of [`Outcome`]): each delivery's new
+/// state; a delivered one keeps its status and time on its row, a failed
+/// attempt goes to the log.
 const SQLITE_RESULTS: &str = "\
 UPDATE webhook_deliveries SET state = r.value->>'state', attempts = r.value->>'attempt', \
-  next_attempt_at = coalesce(r.value->>'next_attempt_at', next_attempt_at), lease_until = NULL \
+  next_attempt_at = coalesce(r.value->>'next_attempt_at', next_attempt_at), lease_until = NULL, \
+  status = CASE WHEN r.value->>'state' = 'delivered' THEN r.value->>'status' END, \
+  done_at = CASE WHEN r.value->>'state' <> 'pending' THEN r.value->>'at' END \
   FROM json_each($1) AS r WHERE webhook_deliveries.seq = r.value->>'seq';
 INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
   SELECT value->>'webhook_id', value->>'event_id', value->>'type', value->>'attempt', value->>'status', \
-    value->>'error', value->>'at', value->>'next_attempt_at' FROM json_each($1) ORDER BY key";
+    value->>'error', value->>'at', value->>'next_attempt_at' FROM json_each($1) \
+  WHERE value->>'state' <> 'delivered' ORDER BY key";
 
 const PG_RESULTS: &str = "\
 WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(seq bigint, webhook_id text, \
   event_id text, type text, attempt bigint, status bigint, error text, at text, \
   next_attempt_at text, state text)), \
 u AS (UPDATE webhook_deliveries d SET state = r.state, attempts = r.attempt, \
-  next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = NULL \
+  next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = NULL, \
+  status = CASE WHEN r.state = 'delivered' THEN r.status END, \
+  done_at = CASE WHEN r.state <> 'pending' THEN r.at END \
   FROM r WHERE d.seq = r.seq) \
 INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
-  SELECT webhook_id, event_id, type, attempt, status, error, at, next_attempt_at FROM r";
+  SELECT webhook_id, event_id, type, attempt, status, error, at, next_attempt_at FROM r \
+  WHERE r.state <> 'delivered'";
 
-const PRUNE: [&str; 4] = [
-    "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < $1",
+/// `$1`: deliveries done before it go, and events no delivery refers to;
+/// `$2`: the log before it; and what belongs to endpoints that are gone.
+const PRUNE: [&str; 5] = [
+    "DELETE FROM webhook_deliveries WHERE state <> 'pending' AND done_at < $1",
     "DELETE FROM webhook_attempts WHERE at < $1",
     "DELETE FROM webhook_deliveries WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
     "DELETE FROM webhook_attempts WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
+    "DELETE FROM webhook_events WHERE created_at < $1 \
+       AND event_id NOT IN (SELECT event_id FROM webhook_deliveries)",
 ];
+
+/// An endpoint's attempts, newest first (`$1` the endpoint, `$2` how
+/// many): the failed ones from the log, the delivered ones from their row.
+const ATTEMPTS: &str = "\
+SELECT event_id, type, attempt, status, error, at, next_attempt_at FROM ( \
+  SELECT a.event_id, a.type, a.attempt, a.status, a.error, a.at, a.next_attempt_at \
+    FROM webhook_attempts a WHERE a.webhook_id = $1 \
+  UNION ALL \
+  SELECT d.event_id, ev.type, d.attempts AS attempt, d.status, NULL AS error, d.done_at AS at, \
+      NULL AS next_attempt_at \
+    FROM webhook_deliveries d JOIN webhook_events ev ON ev.event_id = d.event_id \
+    WHERE d.webhook_id = $1 AND d.state = 'delivered' \
+) AS log ORDER BY at DESC, attempt DESC LIMIT $2";
 
 const DELETE: [&str; 3] = [
     "DELETE FROM webhooks WHERE id = $1",
@@ -242,8 +346,13 @@ pub(super) async fn run_sqlite(
             }
             WebhookOp::Prune(done, logged) => {
                 for (i, sql) in PRUNE.into_iter().enumerate() {
-                    let before = if i == 0 { done } else { logged };
-                    sqlx::query(sql).bind(before).execute(&mut *conn).await?;
+                    let query = sqlx::query(sql);
+                    let query = match i {
+                        1 => query.bind(logged),
+                        _ if sql.contains("$1") => query.bind(done),
+                        _ => query,
+                    };
+                    query.execute(&mut *conn).await?;
                 }
             }
         }
@@ -272,8 +381,13 @@ pub(super) async fn run_postgres(
             }
             WebhookOp::Prune(done, logged) => {
                 for (i, sql) in PRUNE.into_iter().enumerate() {
-                    let before = if i == 0 { done } else { logged };
-                    sqlx::query(sql).bind(before).execute(&mut *conn).await?;
+                    let query = sqlx::query(sql);
+                    let query = match i {
+                        1 => query.bind(logged),
+                        _ if sql.contains("$1") => query.bind(done),
+                        _ => query,
+                    };
+                    query.execute(&mut *conn).await?;
                 }
             }
         }
@@ -384,9 +498,7 @@ impl Store {
         id: Uuid,
         limit: u32,
     ) -> Result<Vec<AttemptRecord>, StoreError> {
-        let sql = "SELECT event_id, type, attempt, status, error, at, next_attempt_at \
-                   FROM webhook_attempts WHERE webhook_id = $1 ORDER BY seq DESC LIMIT $2";
-        let rows: Vec<AttemptRow> = on_reader!(self, |c| sqlx::query_as(sql)
+        let rows: Vec<AttemptRow> = on_reader!(self, |c| sqlx::query_as(ATTEMPTS)
             .bind(id.to_string())
             .bind(i64::from(limit))
             .fetch_all(c)
@@ -424,46 +536,51 @@ impl Store {
         full: &[String],
     ) -> Result<Vec<Claimed>, StoreError> {
         let now = ts(now);
-        match &self.backend {
+        let pending: Vec<PendingRow> = on_reader!(self, |c| sqlx::query_as(PENDING)
+            .bind(WINDOW)
+            .fetch_all(c)
+            .await)?;
+        let chosen = choose(&pending, &now, held, full, limit);
+        if chosen.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<ClaimedRow> = match &self.backend {
             Backend::Sqlite(sqlite) => {
                 let sql = format!(
-                    "SELECT {CLAIMED_COLUMNS} {DUE} \
-                     AND c.webhook_id NOT IN (SELECT value FROM json_each($3)) \
-                     ORDER BY c.seq LIMIT $2"
+                    "SELECT {CLAIMED_COLUMNS} FROM webhook_deliveries c \
+                     JOIN webhooks w ON w.id = c.webhook_id \
+                     JOIN webhook_events e ON e.event_id = c.event_id \
+                     WHERE c.seq IN (SELECT value FROM json_each($1)) ORDER BY c.seq"
                 );
-                let rows: Vec<Claimed> = sqlx::query_as(&sql)
-                    .bind(&now)
-                    .bind(i64::try_from(limit + held.len()).unwrap_or(i64::MAX))
-                    .bind(serde_json::to_string(full).unwrap_or_else(|_| "[]".into()))
+                sqlx::query_as(&sql)
+                    .bind(serde_json::to_string(&chosen).unwrap_or_else(|_| "[]".into()))
                     .fetch_all(&sqlite.reader)
-                    .await?;
-                Ok(rows
-                    .into_iter()
-                    .filter(|c| !held.contains(&c.seq))
-                    .take(limit)
-                    .collect())
+                    .await?
             }
             Backend::Postgres(postgres) => {
-                let sql = format!(
-                    "UPDATE webhook_deliveries d SET lease_until = $4 FROM webhooks w \
-                     WHERE w.id = d.webhook_id AND d.seq IN (SELECT c.seq {DUE} \
-                       AND c.webhook_id <> ALL($3) ORDER BY c.seq LIMIT $2 \
-                       FOR UPDATE OF c SKIP LOCKED) \
-                     RETURNING d.seq, d.webhook_id, d.event_id, d.game_id, d.type, d.body, \
-                       d.attempts, w.url, w.secret"
-                );
-                let mut rows: Vec<Claimed> = sqlx::query_as(&sql)
+                // Leased only if still pending and not leased by another
+                // instance meanwhile; rows another instance is leasing
+                // right now are skipped, not waited for.
+                let sql = "UPDATE webhook_deliveries c SET lease_until = $3 \
+                     FROM webhooks w, webhook_events e \
+                     WHERE w.id = c.webhook_id AND e.event_id = c.event_id \
+                       AND c.seq IN (SELECT seq FROM webhook_deliveries \
+                         WHERE seq = ANY($1) AND state = 'pending' \
+                           AND (lease_until IS NULL OR lease_until < $2) \
+                         FOR UPDATE SKIP LOCKED) \
+                     RETURNING c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, \
+                       c.attempts, w.url, w.secret";
+                let mut rows: Vec<ClaimedRow> = sqlx::query_as(sql)
+                    .bind(&chosen)
                     .bind(&now)
-                    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-                    .bind(full)
                     .bind(ts(lease_until))
                     .fetch_all(&postgres.pool)
                     .await?;
-                rows.retain(|c| !held.contains(&c.seq));
                 rows.sort_by_key(|c| c.seq);
-                Ok(rows)
+                rows
             }
-        }
+        };
+        rows.into_iter().map(ClaimedRow::into_claimed).collect()
     }
 
     /// Records attempts' outcomes.
