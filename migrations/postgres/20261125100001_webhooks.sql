@@ -20,7 +20,8 @@ CREATE TABLE webhooks (
 
 CREATE TABLE webhook_events (
     seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    event_id   TEXT    NOT NULL UNIQUE,       -- webhook-id: the same on every attempt
+    event_id   TEXT    NOT NULL,              -- webhook-id: the same on every attempt (not indexed:
+                                              -- deliveries refer to the event by seq)
     game_id    TEXT    NOT NULL,
     type       TEXT    NOT NULL,
     body       BYTEA    NOT NULL,              -- the JSON sent, as signed, LZ4-compressed (lz4_flex, size first)
@@ -32,6 +33,7 @@ CREATE TABLE webhook_deliveries (
     seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- order of recording
     webhook_id      TEXT    NOT NULL,
     event_id        TEXT    NOT NULL,
+    event_seq       BIGINT  NOT NULL,          -- webhook_events.seq
     game_id         TEXT    NOT NULL,
     state           TEXT    NOT NULL DEFAULT 'pending', -- pending | delivered | failed
     attempts        BIGINT NOT NULL DEFAULT 0,

@@ -20,7 +20,8 @@ CREATE TABLE webhooks (
 
 CREATE TABLE webhook_events (
     seq        INTEGER PRIMARY KEY,
-    event_id   TEXT    NOT NULL UNIQUE,       -- webhook-id: the same on every attempt
+    event_id   TEXT    NOT NULL,              -- webhook-id: the same on every attempt (not indexed:
+                                              -- deliveries refer to the event by seq)
     game_id    TEXT    NOT NULL,
     type       TEXT    NOT NULL,
     body       BLOB    NOT NULL,              -- the JSON sent, as signed, LZ4-compressed (lz4_flex, size first)
@@ -32,6 +33,7 @@ CREATE TABLE webhook_deliveries (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT, -- order of recording
     webhook_id      TEXT    NOT NULL,
     event_id        TEXT    NOT NULL,
+    event_seq       INTEGER NOT NULL,          -- webhook_events.seq
     game_id         TEXT    NOT NULL,
     state           TEXT    NOT NULL DEFAULT 'pending', -- pending | delivered | failed
     attempts        INTEGER NOT NULL DEFAULT 0,

@@ -691,3 +691,59 @@ async fn on_two_instances_every_event_is_delivered_and_duplicates_are_only_retri
         );
     }
 }
+
+#[tokio::test]
+async fn two_endpoints_get_the_same_events_each_with_its_own_body() {
+    let app = with_webhooks("1s").await;
+    let one = Receiver::start().await;
+    let two = Receiver::start().await;
+    register(&app, &one.url, &["game.created", "move.played"]).await;
+    register(&app, &two.url, &["move.played"]).await;
+    // Games played at once: their events share batches.
+    let games = futures_util::future::join_all((0..6).map(|_| async {
+        let (x, o) = app.pair("connect_four").await;
+        for column in 0..3 {
+            app.play_ok(&x, json!({"column": column})).await;
+            app.play_ok(&o, json!({"column": column})).await;
+        }
+        x.id
+    }))
+    .await;
+    let first = one.wait_delivered(6 + 36, Duration::from_secs(10)).await;
+    let second = two.wait_delivered(36, Duration::from_secs(10)).await;
+    assert_eq!((first.len(), second.len()), (42, 36));
+    // Each delivery carries its own event: no body twice, every move once.
+    let distinct: std::collections::HashSet<&str> = first.iter().map(|g| g.body.as_str()).collect();
+    assert_eq!(distinct.len(), 42);
+    let mut moves: Vec<(String, i64)> = second
+        .iter()
+        .map(|g| {
+            let b = g.json();
+            (
+                b["data"]["game"]["id"].as_str().unwrap().to_owned(),
+                b["data"]["move"]["ply"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    moves.sort();
+    moves.dedup();
+    assert_eq!(moves.len(), 36);
+    let bodies: std::collections::HashMap<String, String> = first
+        .iter()
+        .map(|g| (g.header("webhook-id").to_owned(), g.body.clone()))
+        .collect();
+    for got in &second {
+        assert_eq!(
+            bodies[got.header("webhook-id")],
+            got.body,
+            "one event, one body"
+        );
+        let body = got.json();
+        assert_eq!(body["data"]["move"]["ply"], body["data"]["game"]["ply"]);
+        assert!(
+            games
+                .iter()
+                .any(|id| body["data"]["game"]["id"] == id.as_str())
+        );
+    }
+}

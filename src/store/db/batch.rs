@@ -69,7 +69,10 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 /// this time (none when NULL); `$9`: takebacks' deletions (see
 /// [`Truncation`](super::pending::Truncation)), run before the inserts;
 /// `$10`: webhook events, `$11` their bodies (a blob, each event naming its
-/// bytes), `$12` their deliveries (see `db/outbox.rs`).
+/// bytes), `$12` their deliveries (see `db/outbox.rs`), `$13` how many
+/// events: they took the rowids after the last, one each in order (this
+/// writer alone writes the table), which is how a delivery names its event
+/// (the `n`th of the batch) without an index on the events' text ids.
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
@@ -100,8 +103,9 @@ INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
   SELECT value->>'event_id', value->>'game_id', value->>'type', \
     substr($11, value->>'off', value->>'len'), value->>'created_at' \
   FROM json_each($10) ORDER BY key;
-INSERT INTO webhook_deliveries (webhook_id, event_id, game_id, next_attempt_at) \
-  SELECT value->>'webhook_id', value->>'event_id', value->>'game_id', value->>'next_attempt_at' \
+INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, game_id, next_attempt_at) \
+  SELECT value->>'webhook_id', value->>'event_id', \
+    (SELECT max(seq) FROM webhook_events) - $13 + (value->>'n'), value->>'game_id', value->>'next_attempt_at' \
   FROM json_each($12) ORDER BY key;
 COMMIT",
         columns = GAME_SQL.columns,
@@ -282,6 +286,7 @@ impl Batch {
             .bind(json_array(rows.recorded.events.iter())?)
             .bind(rows.recorded.bodies)
             .bind(json_array(rows.recorded.deliveries.iter())?)
+            .bind(i64::try_from(rows.recorded.events.len()).unwrap_or(i64::MAX))
             .execute(&mut *self.conn)
             .await?;
         Ok(())

@@ -128,6 +128,8 @@ pub(super) struct EventRow {
 pub(super) struct DeliveryRow {
     webhook_id: String,
     event_id: String,
+    /// Its event's place among the batch's events (1-based).
+    n: usize,
     game_id: String,
     next_attempt_at: String,
 }
@@ -222,6 +224,7 @@ impl Hooks {
             out.deliveries.push(DeliveryRow {
                 webhook_id: endpoint.id.to_string(),
                 event_id: event_id.clone(),
+                n: out.events.len(),
                 game_id: id.to_owned(),
                 next_attempt_at: created_at.to_owned(),
             });

@@ -71,7 +71,6 @@ pub(super) const CHANNEL: &str = "tabula_changes";
 /// reads the notifications (an unreferenced plain `WITH` would not run).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     let idempotency = "game_id, key, request, status, body, version, created_at";
-    let delivery = "webhook_id, event_id, game_id, next_attempt_at";
     format!(
         "\
 WITH saved AS (INSERT INTO games ({columns}, deleted_at) \
@@ -89,9 +88,12 @@ remembered AS (INSERT INTO idempotency ({idempotency}) \
   SET status = excluded.status, body = excluded.body, version = excluded.version), \
 happened_events AS (INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
   SELECT e.event_id, e.game_id, e.type, ($7::bytea[])[e.n], e.created_at \
-  FROM jsonb_to_recordset($6::jsonb) AS e(event_id text, game_id text, type text, created_at text, n int)), \
-recorded AS (INSERT INTO webhook_deliveries ({delivery}) \
-  SELECT {delivery} FROM jsonb_populate_recordset(NULL::webhook_deliveries, $8::jsonb)) \
+  FROM jsonb_to_recordset($6::jsonb) AS e(event_id text, game_id text, type text, created_at text, n int) \
+  RETURNING seq, event_id), \
+recorded AS (INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, game_id, next_attempt_at) \
+  SELECT d.webhook_id, d.event_id, h.seq, d.game_id, d.next_attempt_at \
+  FROM jsonb_to_recordset($8::jsonb) AS d(webhook_id text, event_id text, game_id text, next_attempt_at text) \
+  JOIN happened_events h ON h.event_id = d.event_id) \
 SELECT count(*) FROM \
   (SELECT pg_notify('{CHANNEL}', id) FROM jsonb_array_elements_text($5::jsonb) AS ids(id)) AS told",
         columns = GAME_SQL.columns,

@@ -303,7 +303,7 @@ const PRUNE: [&str; 5] = [
     "DELETE FROM webhook_deliveries WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
     "DELETE FROM webhook_attempts WHERE webhook_id NOT IN (SELECT id FROM webhooks)",
     "DELETE FROM webhook_events WHERE created_at < $1 \
-       AND event_id NOT IN (SELECT event_id FROM webhook_deliveries)",
+       AND seq NOT IN (SELECT event_seq FROM webhook_deliveries)",
 ];
 
 /// An endpoint's attempts, newest first (`$1` the endpoint, `$2` how
@@ -315,7 +315,7 @@ SELECT event_id, type, attempt, status, error, at, next_attempt_at FROM ( \
   UNION ALL \
   SELECT d.event_id, ev.type, d.attempts AS attempt, d.status, NULL AS error, d.done_at AS at, \
       NULL AS next_attempt_at \
-    FROM webhook_deliveries d JOIN webhook_events ev ON ev.event_id = d.event_id \
+    FROM webhook_deliveries d JOIN webhook_events ev ON ev.seq = d.event_seq \
     WHERE d.webhook_id = $1 AND d.state = 'delivered' \
 ) AS log ORDER BY at DESC, attempt DESC LIMIT $2";
 
@@ -549,7 +549,7 @@ impl Store {
                 let sql = format!(
                     "SELECT {CLAIMED_COLUMNS} FROM webhook_deliveries c \
                      JOIN webhooks w ON w.id = c.webhook_id \
-                     JOIN webhook_events e ON e.event_id = c.event_id \
+                     JOIN webhook_events e ON e.seq = c.event_seq \
                      WHERE c.seq IN (SELECT value FROM json_each($1)) ORDER BY c.seq"
                 );
                 sqlx::query_as(&sql)
@@ -563,7 +563,7 @@ impl Store {
                 // right now are skipped, not waited for.
                 let sql = "UPDATE webhook_deliveries c SET lease_until = $3 \
                      FROM webhooks w, webhook_events e \
-                     WHERE w.id = c.webhook_id AND e.event_id = c.event_id \
+                     WHERE w.id = c.webhook_id AND e.seq = c.event_seq \
                        AND c.seq IN (SELECT seq FROM webhook_deliveries \
                          WHERE seq = ANY($1) AND state = 'pending' \
                            AND (lease_until IS NULL OR lease_until < $2) \
