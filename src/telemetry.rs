@@ -302,3 +302,16 @@ where
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || span.in_scope(f)).await
 }
+
+/// The error and every source below it, for the log (`outer: inner: …`).
+#[must_use]
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}

@@ -1,8 +1,6 @@
 //! One error enum for the HTTP layer, mapped to RFC 9457 problem details in
 //! one place. 5xx bodies are opaque; their cause is logged with its chain.
 
-use std::fmt::Write as _;
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
@@ -14,7 +12,7 @@ use crate::domain::GameRecord;
 use crate::rules::Refusal;
 use crate::rules::notation::Problem as LineProblem;
 use crate::service::ServiceError;
-use crate::telemetry::Failure;
+use crate::telemetry::{Failure, error_chain};
 
 /// The stable error code of a problem: branch on it, not on `title` or `detail`.
 ///
@@ -341,17 +339,6 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::WebhookUrlRefused => (StatusCode::UNPROCESSABLE_ENTITY, "Webhook URL refused"),
         ErrorCode::WebhookNotFound => (StatusCode::NOT_FOUND, "Webhook not found"),
     }
-}
-
-/// The error and every source below it, for the log.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let _ = write!(out, ": {c}");
-        cause = c.source();
-    }
-    out
 }
 
 impl ResponseError for ApiError {

@@ -581,19 +581,8 @@ async fn send(
         .body(c.body.clone())
         .send()
         .await
-        .map_err(|e| error_chain(&e))?;
+        .map_err(|e| crate::telemetry::error_chain(&e))?;
     Ok(answer.status().as_u16())
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        out.push_str(": ");
-        out.push_str(&c.to_string());
-        cause = c.source();
-    }
-    out
 }
 
 #[cfg(test)]

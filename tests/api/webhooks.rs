@@ -43,6 +43,18 @@ async fn register(app: &TestApp, url: &str, events: &[&str]) -> Value {
     body
 }
 
+/// An operator's GET of `path`: its JSON answer.
+async fn admin_get(app: &TestApp, path: &str) -> Value {
+    let res = app
+        .request(Method::GET, path)
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "GET {path}");
+    res.json().await.unwrap()
+}
+
 const ALL: [&str; 5] = [
     "game.created",
     "game.joined",
@@ -141,15 +153,7 @@ async fn operators_paths_need_the_admin_key_and_do_not_exist_without_one() {
         .await
         .unwrap();
     assert_problem(res, 403, "invalid_token").await;
-    let list: Value = app
-        .request(Method::GET, "/v1/webhooks")
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = admin_get(&app, "/v1/webhooks").await;
     assert_eq!(
         list,
         json!({"items": []}),
@@ -196,15 +200,7 @@ async fn urls_on_private_addresses_and_bad_event_lists_are_refused_and_nothing_i
             .await
             .unwrap();
     assert_problem(res, 400, "malformed_request").await;
-    let list: Value = app
-        .request(Method::GET, "/v1/webhooks")
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = admin_get(&app, "/v1/webhooks").await;
     assert_eq!(list["items"], json!([]));
     // A public address is accepted; listed without its secret; deleted once.
     let res =
@@ -221,15 +217,7 @@ async fn urls_on_private_addresses_and_bad_event_lists_are_refused_and_nothing_i
         "{secret}"
     );
     let id = grant["webhook"]["id"].as_str().unwrap();
-    let list: Value = app
-        .request(Method::GET, "/v1/webhooks")
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = admin_get(&app, "/v1/webhooks").await;
     assert_eq!(list["items"], json!([grant["webhook"]]));
     let delete = || {
         app.request(Method::DELETE, &format!("/v1/webhooks/{id}"))
@@ -304,22 +292,21 @@ async fn events_arrive_signed_in_order_each_with_the_game_as_it_was() {
     assert_eq!(ended["data"]["end_reason"], "line");
     assert_eq!(ended["data"]["rating_change"], Value::Null);
     assert_eq!(ended["data"]["game"]["status"], "won");
-    // The log: one attempt per event, newest first, all answered 204.
-    let log: Value = app
-        .request(
-            Method::GET,
-            &format!(
-                "/v1/webhooks/{}/deliveries?limit=3",
-                grant["webhook"]["id"].as_str().unwrap()
-            ),
-        )
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    // The log (once every outcome is recorded): one attempt per event,
+    // newest first, all answered 204.
+    assert_metrics(
+        &app,
+        &["tabula_webhook_deliveries_total{result=\"delivered\"} 10"],
+    )
+    .await;
+    let log = admin_get(
+        &app,
+        &format!(
+            "/v1/webhooks/{}/deliveries?limit=3",
+            grant["webhook"]["id"].as_str().unwrap()
+        ),
+    )
+    .await;
     let items = log["items"].as_array().unwrap();
     assert_eq!(items.len(), 3);
     assert_eq!(items[0]["type"], "game.ended");
@@ -328,11 +315,6 @@ async fn events_arrive_signed_in_order_each_with_the_game_as_it_was() {
     assert_eq!(items[0]["attempt"], 1);
     assert_eq!(items[0]["error"], Value::Null);
     assert_eq!(items[0]["next_attempt_at"], Value::Null);
-    assert_metrics(
-        &app,
-        &["tabula_webhook_deliveries_total{result=\"delivered\"} 10"],
-    )
-    .await;
 }
 
 #[tokio::test]
@@ -493,21 +475,14 @@ async fn after_the_last_retry_a_delivery_is_failed_and_the_games_later_events_st
         3,
         "the first try and two retries, no more"
     );
-    let log: Value = app
-        .request(
-            Method::GET,
-            &format!(
-                "/v1/webhooks/{}/deliveries",
-                grant["webhook"]["id"].as_str().unwrap()
-            ),
-        )
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let log: Value = admin_get(
+        &app,
+        &format!(
+            "/v1/webhooks/{}/deliveries",
+            grant["webhook"]["id"].as_str().unwrap()
+        ),
+    )
+    .await;
     let attempts: Vec<(Value, Value, bool)> = log["items"]
         .as_array()
         .unwrap()

@@ -325,75 +325,58 @@ const DELETE: [&str; 3] = [
     "DELETE FROM webhook_attempts WHERE webhook_id = $1",
 ];
 
-/// Runs the batch's webhook writes on SQLite, inside its transaction.
-pub(super) async fn run_sqlite(
-    conn: &mut sqlx::SqliteConnection,
-    ops: &[WebhookOp],
-) -> Result<(), StoreError> {
-    for op in ops {
-        match op {
-            WebhookOp::Insert(w) => insert::<Sqlite>(w).execute(&mut *conn).await.map(drop)?,
-            WebhookOp::Delete(id) => {
-                for sql in DELETE {
-                    sqlx::query(sql).bind(id).execute(&mut *conn).await?;
+/// Defines the function that runs a batch's webhook writes inside its
+/// transaction on one backend (the two differ in their connection type and
+/// the outcomes' statement only).
+macro_rules! run_ops {
+    ($(#[$doc:meta])* $name:ident, $conn:ty, $db:ty, $results:expr) => {
+        $(#[$doc])*
+        pub(super) async fn $name(conn: &mut $conn, ops: &[WebhookOp]) -> Result<(), StoreError> {
+            for op in ops {
+                match op {
+                    WebhookOp::Insert(w) => {
+                        insert::<$db>(w).execute(&mut *conn).await?;
+                    }
+                    WebhookOp::Delete(id) => {
+                        for sql in DELETE {
+                            sqlx::query(sql).bind(id).execute(&mut *conn).await?;
+                        }
+                    }
+                    WebhookOp::Results(json) => {
+                        sqlx::query($results).bind(json).execute(&mut *conn).await?;
+                    }
+                    WebhookOp::Prune(done, logged) => {
+                        for (i, sql) in PRUNE.into_iter().enumerate() {
+                            let query = sqlx::query(sql);
+                            let query = match i {
+                                1 => query.bind(logged),
+                                _ if sql.contains("$1") => query.bind(done),
+                                _ => query,
+                            };
+                            query.execute(&mut *conn).await?;
+                        }
+                    }
                 }
             }
-            WebhookOp::Results(json) => {
-                sqlx::query(SQLITE_RESULTS)
-                    .bind(json)
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            WebhookOp::Prune(done, logged) => {
-                for (i, sql) in PRUNE.into_iter().enumerate() {
-                    let query = sqlx::query(sql);
-                    let query = match i {
-                        1 => query.bind(logged),
-                        _ if sql.contains("$1") => query.bind(done),
-                        _ => query,
-                    };
-                    query.execute(&mut *conn).await?;
-                }
-            }
+            Ok(())
         }
-    }
-    Ok(())
+    };
 }
 
-/// Runs the batch's webhook writes on PostgreSQL, inside its transaction.
-pub(super) async fn run_postgres(
-    conn: &mut sqlx::PgConnection,
-    ops: &[WebhookOp],
-) -> Result<(), StoreError> {
-    for op in ops {
-        match op {
-            WebhookOp::Insert(w) => insert::<Postgres>(w).execute(&mut *conn).await.map(drop)?,
-            WebhookOp::Delete(id) => {
-                for sql in DELETE {
-                    sqlx::query(sql).bind(id).execute(&mut *conn).await?;
-                }
-            }
-            WebhookOp::Results(json) => {
-                sqlx::query(PG_RESULTS)
-                    .bind(json)
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            WebhookOp::Prune(done, logged) => {
-                for (i, sql) in PRUNE.into_iter().enumerate() {
-                    let query = sqlx::query(sql);
-                    let query = match i {
-                        1 => query.bind(logged),
-                        _ if sql.contains("$1") => query.bind(done),
-                        _ => query,
-                    };
-                    query.execute(&mut *conn).await?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
+run_ops!(
+    /// Runs the batch's webhook writes on SQLite, inside its transaction.
+    run_sqlite,
+    sqlx::SqliteConnection,
+    Sqlite,
+    SQLITE_RESULTS
+);
+run_ops!(
+    /// Runs the batch's webhook writes on PostgreSQL, inside its transaction.
+    run_postgres,
+    sqlx::PgConnection,
+    Postgres,
+    PG_RESULTS
+);
 
 fn insert<'q, DB>(w: &'q WebhookRecord) -> sqlx::query::Query<'q, DB, DB::Arguments<'q>>
 where
