@@ -388,7 +388,48 @@ pub fn document() -> serde_json::Value {
     {
         shared.values_mut().for_each(mark_headers_required);
     }
+    if let Some(fields) = doc.as_object_mut() {
+        fields.insert("webhooks".into(), webhooks());
+    }
     doc
+}
+
+/// The document's `webhooks` (OpenAPI 3.1): what the service sends to the
+/// endpoints operators register (utoipa has no attribute for them).
+fn webhooks() -> serde_json::Value {
+    let header = |name: &str, description: &str, example: &str| {
+        serde_json::json!({
+            "name": name, "in": "header", "required": true, "description": description,
+            "schema": {"type": "string"}, "example": example,
+        })
+    };
+    serde_json::json!({
+        "gameEvent": {
+            "post": {
+                "operationId": "receive_game_event",
+                "tags": ["webhooks"],
+                "summary": "An event, sent to every endpoint subscribed to its type",
+                "description": "Sent at least once, in order per game and endpoint, signed as the Standard Webhooks specification says: verify `webhook-signature` with the endpoint's secret (any Standard Webhooks library does) and deduplicate on `webhook-id`. Answer 2xx within 10 s; anything else is retried on the server's schedule (`--webhook-retry`), then the delivery is marked failed.",
+                "security": [],
+                "parameters": [
+                    header("webhook-id", "The event's id: the same on every attempt.", "msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1"),
+                    header("webhook-timestamp", "When this attempt was signed, in Unix seconds.", "1795600800"),
+                    header("webhook-signature", "`v1,` and the base64 of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed by the bytes of the secret after `whsec_`.", "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
+                ],
+                "requestBody": {
+                    "required": true,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WebhookEventBody"}}},
+                },
+                "responses": {
+                    "200": {"description": "Received (any 2xx will do)."},
+                    "400": {
+                        "description": "Refused by the endpoint (any status other than 2xx): the delivery is tried again later.",
+                        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                    },
+                },
+            }
+        }
+    })
 }
 
 fn mark_headers_required(response: &mut serde_json::Value) {

@@ -270,3 +270,34 @@ fn the_operations_that_take_an_idempotency_key_document_its_reuse() {
     keyed.sort();
     assert_eq!(keyed, ["play_bot_move", "play_move", "quick_match"]);
 }
+
+#[test]
+fn the_webhook_deliveries_are_described_as_openapi_webhooks() {
+    let doc = tabula::api::document();
+    let post = &doc["webhooks"]["gameEvent"]["post"];
+    assert_eq!(
+        post["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/WebhookEventBody"
+    );
+    let headers: Vec<&str> = post["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        headers,
+        ["webhook-id", "webhook-timestamp", "webhook-signature"]
+    );
+    let types = &doc["components"]["schemas"]["WebhookEventType"]["enum"];
+    assert_eq!(
+        *types,
+        serde_json::json!([
+            "game.created",
+            "game.joined",
+            "move.played",
+            "game.ended",
+            "game.deleted"
+        ])
+    );
+}

@@ -563,7 +563,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    gameEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event, sent to every endpoint subscribed to its type
+         * @description Sent at least once, in order per game and endpoint, signed as the Standard Webhooks specification says: verify `webhook-signature` with the endpoint's secret (any Standard Webhooks library does) and deduplicate on `webhook-id`. Answer 2xx within 10 s; anything else is retried on the server's schedule (`--webhook-retry`), then the delivery is marked failed.
+         */
+        post: operations["receive_game_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -3790,6 +3811,53 @@ export interface operations {
                 content: {
                     /** @example tabula_moves_total{kind="connect_four",result="accepted"} 12 */
                     "text/plain; version=0.0.4": string;
+                };
+            };
+        };
+    };
+    receive_game_event: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id: the same on every attempt.
+                 * @example msg_01a2d0f3b2c47e0a9d55e2b8f0c1d9e1
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds.
+                 * @example 1795600800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed by the bytes of the secret after `whsec_`.
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEventBody"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused by the endpoint (any status other than 2xx): the delivery is tried again later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
