@@ -58,6 +58,9 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// How often the deliverer looks for due deliveries when nothing wakes it
 /// (retries falling due, other instances' events).
 const POLL: Duration = Duration::from_millis(250);
+/// The deliverer's first and longest wait after a database error.
+const FAILING_FIRST: Duration = Duration::from_millis(500);
+const FAILING_MOST: Duration = Duration::from_secs(8);
 /// How long the deliverer gathers what woke it before acting on it.
 const GATHER: Duration = Duration::from_millis(5);
 /// How often the endpoints are read again (another instance's changes) and
@@ -391,6 +394,7 @@ impl Deliverer {
         let mut reloaded = tokio::time::Instant::now();
         let mut pruned = tokio::time::Instant::now();
         let mut claimed = tokio::time::Instant::now() - CLAIM_EVERY;
+        let mut failing = Duration::ZERO;
         let store = self.service.store.clone();
         loop {
             if store.is_closed() {
@@ -399,13 +403,22 @@ impl Deliverer {
             while let Ok(o) = done_rx.try_recv() {
                 outcomes.push(o);
             }
-            if !outcomes.is_empty() {
-                self.record(&mut outcomes).await;
+            // After a database error the deliverer waits before its next
+            // query (longer each time, up to a few seconds): while the
+            // database is away its polls would only take the pool's
+            // connection attempts from the writes that answer users.
+            if failing > Duration::ZERO {
+                tokio::time::sleep(failing).await;
             }
-            if reloaded.elapsed() >= RELOAD {
+            let mut failed = false;
+            if !outcomes.is_empty() {
+                failed |= !self.record(&mut outcomes).await;
+            }
+            if reloaded.elapsed() >= RELOAD && !failed {
                 reloaded = tokio::time::Instant::now();
                 if let Err(e) = store.reload_webhooks().await {
                     tracing::warn!(error = %e, "reading the webhook endpoints failed");
+                    failed = true;
                 }
                 if let Ok(depth) = store.outbox_depth().await {
                     self.service.metrics.set_outbox_depth(depth);
@@ -422,10 +435,15 @@ impl Deliverer {
             }
             let busy = store.last_batch() >= BUSY;
             let due = if busy { BUSY_ROUND } else { CLAIM_EVERY };
-            if (self.held.is_empty() && !busy) || claimed.elapsed() >= due {
+            if !failed && ((self.held.is_empty() && !busy) || claimed.elapsed() >= due) {
                 claimed = tokio::time::Instant::now();
-                self.claim(&done_tx).await;
+                failed |= !self.claim(&done_tx).await;
             }
+            failing = if failed {
+                (failing * 2).clamp(FAILING_FIRST, FAILING_MOST)
+            } else {
+                Duration::ZERO
+            };
             tokio::select! {
                 () = store.events_recorded() => {}
                 Some(o) = done_rx.recv() => outcomes.push(o),
@@ -437,11 +455,12 @@ impl Deliverer {
         }
     }
 
-    /// Claims what is due and starts sending it.
-    async fn claim(&mut self, done: &mpsc::UnboundedSender<Outcome>) {
+    /// Claims what is due and starts sending it; false when the database
+    /// failed.
+    async fn claim(&mut self, done: &mpsc::UnboundedSender<Outcome>) -> bool {
         let room = MAX_HELD.saturating_sub(self.held.len());
         if room == 0 {
-            return;
+            return true;
         }
         let full: Vec<String> = self
             .endpoints
@@ -462,7 +481,7 @@ impl Deliverer {
                 if !self.service.store.is_closed() {
                     tracing::warn!(error = %e, "claiming webhook deliveries failed; retrying");
                 }
-                return;
+                return false;
             }
         };
         let retry: Arc<[Duration]> = self.service.webhooks.retry.clone().into();
@@ -482,19 +501,20 @@ impl Deliverer {
             if self.sending.send(job).is_err() {
                 // The sending thread is gone (it logged why): the claims
                 // stay held, so nothing is claimed again in a loop.
-                return;
+                return true;
             }
         }
+        true
     }
 
     /// Records outcomes; kept to try again if the database cannot take
-    /// them now (the deliveries stay held meanwhile).
-    async fn record(&mut self, outcomes: &mut Vec<Outcome>) {
+    /// them now (the deliveries stay held meanwhile): false then.
+    async fn record(&mut self, outcomes: &mut Vec<Outcome>) -> bool {
         if let Err(e) = self.service.store.record_outcomes(outcomes).await {
             if !self.service.store.is_closed() {
                 tracing::warn!(error = %e, "recording webhook outcomes failed; retrying");
             }
-            return;
+            return false;
         }
         for o in outcomes.drain(..) {
             self.held.remove(&o.seq);
@@ -515,6 +535,7 @@ impl Deliverer {
         }
         self.endpoints
             .retain(|_, (turns, held)| *held > 0 || turns.available_permits() < PER_ENDPOINT);
+        true
     }
 }
 
