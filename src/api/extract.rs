@@ -305,7 +305,7 @@ impl GameId {
     /// (`8-4-4-4-12` hex digits, any case). `Uuid::parse_str` also takes
     /// the simple, braced and `urn:uuid:` spellings: one game would have
     /// many addresses.
-    fn parse(raw: &str) -> Option<Uuid> {
+    pub(super) fn parse(raw: &str) -> Option<Uuid> {
         raw.parse::<uuid::fmt::Hyphenated>()
             .ok()
             .map(uuid::fmt::Hyphenated::into_uuid)

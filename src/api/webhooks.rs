@@ -44,12 +44,12 @@ fn operator(state: &AppState, bearer: &Bearer) -> Result<(), ApiError> {
     }
 }
 
-/// The webhook named by the path's `{id}`; any other string is no webhook.
+/// The webhook named by the path's `{id}`, spelled as a game's id must be
+/// (see [`GameId`](super::extract::GameId)); any other string is no webhook.
 fn webhook_id(req: &actix_web::HttpRequest) -> Result<Uuid, ApiError> {
     req.match_info()
         .get("id")
-        .and_then(|raw| raw.parse::<uuid::fmt::Hyphenated>().ok())
-        .map(uuid::fmt::Hyphenated::into_uuid)
+        .and_then(super::extract::GameId::parse)
         .ok_or(ApiError::Service(
             crate::service::ServiceError::WebhookNotFound,
         ))
