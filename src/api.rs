@@ -13,6 +13,7 @@ mod kinds;
 mod matches;
 mod moves;
 mod offers;
+mod players;
 mod rate_limit;
 mod reply;
 mod responses;
@@ -137,6 +138,9 @@ impl Modify for BearerAuth {
         responses::AdminNotFound,
         responses::WebhookNotFound,
         responses::WebhookRefused,
+        responses::PlayerNotFound,
+        responses::KindNotFound,
+        responses::PlayerUnauthorized,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
@@ -144,6 +148,7 @@ impl Modify for BearerAuth {
         (name = "matches", description = "Quick match: a seat in the next game of the kind wanted, with the next person who wants it"),
         (name = "moves", description = "Play moves and read the history, also in each kind's notation"),
         (name = "bots", description = "Server bots: hints, analyses and bot moves"),
+        (name = "players", description = "Players with keys or the operator's sign-in, their ratings (Glicko-2, per kind) and games, and each kind's leaderboard"),
         (name = "webhooks", description = "For operators (`--admin-key`): endpoints that are sent what happens to games, signed as the Standard Webhooks specification says; the deliveries' log"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
@@ -176,6 +181,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(bots::get_analysis)
             .service(bots::play_bot_move)
             .service(events::game_events)
+            .service(players::create_player)
+            .service(players::get_player)
+            .service(players::player_games)
+            .service(players::leaderboard)
             .service(webhooks::create_webhook)
             .service(webhooks::list_webhooks)
             .service(webhooks::delete_webhook)

@@ -249,6 +249,31 @@ pub struct Settings {
     #[arg(long, env = "TABULA_WEBHOOK_ALLOW_PRIVATE")]
     pub webhook_allow_private: bool,
 
+    /// Sign-in by your own accounts: the HS256 secret your JWTs are signed with. A bearer JWT that verifies identifies the player `ext:<sub>`.
+    #[arg(
+        long,
+        env = "TABULA_JWT_SECRET",
+        hide_env_values = true,
+        conflicts_with = "jwt_public_key"
+    )]
+    pub jwt_secret: Option<String>,
+
+    /// Sign-in by your own accounts: the public key (PEM, RSA for `RS256` or Ed25519 for `EdDSA`) your JWTs are verified with: the PEM text, or the path of a file holding it.
+    #[arg(long, env = "TABULA_JWT_PUBLIC_KEY")]
+    pub jwt_public_key: Option<String>,
+
+    /// The `iss` a JWT must carry (unset: not checked).
+    #[arg(long, env = "TABULA_JWT_ISSUER")]
+    pub jwt_issuer: Option<String>,
+
+    /// The `aud` a JWT must carry (unset: not checked).
+    #[arg(long, env = "TABULA_JWT_AUDIENCE")]
+    pub jwt_audience: Option<String>,
+
+    /// Rated quick match seats a player with a waiting player at most this many rating points away.
+    #[arg(long, env = "TABULA_MATCH_WINDOW", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
+    pub match_window: u32,
+
     /// How often the expiry sweeper looks for expired games. Not a flag:
     /// tests shorten it (with a manual clock) or lengthen it (to run the
     /// sweeper's steps by hand).
@@ -302,6 +327,11 @@ impl Settings {
             admin_key: None,
             webhook_retry: parse_retry(default::WEBHOOK_RETRY).unwrap_or_default(),
             webhook_allow_private: false,
+            jwt_secret: None,
+            jwt_public_key: None,
+            jwt_issuer: None,
+            jwt_audience: None,
+            match_window: 300,
             expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),

@@ -7,6 +7,7 @@
 //! not the other way round), and the HTTP layer renders them. Nothing here
 //! does I/O.
 
+pub mod player;
 pub mod rating;
 pub mod webhook;
 
@@ -401,6 +402,8 @@ pub struct GameRecord {
     pub clock: Option<GameClock>,
     /// When this record was read or written: clocks are shown as of then.
     pub as_of: DateTime<Utc>,
+    /// The seats' players, whether the game is rated, the last rating change.
+    pub players: player::Players,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -437,8 +440,14 @@ impl GameRecord {
     #[must_use]
     pub fn match_key(&self) -> Option<String> {
         let fresh = self.round == 1 && self.position.ply() == 0;
-        (self.between_two_people() && !self.private && self.clock.is_none() && fresh)
-            .then(|| match_key(self.position.setup()))
+        (self.between_two_people() && !self.private && self.clock.is_none() && fresh).then(|| {
+            let key = match_key(self.position.setup());
+            if self.players.rated {
+                format!("{RATED_KEY_PREFIX}{key}")
+            } else {
+                key
+            }
+        })
     }
 
     /// Whether two people play each other: both seats human (taken or
@@ -577,9 +586,28 @@ impl GameRecord {
         let matches =
             |p: Player| matches!(self.seat(p), Seat::Human { token: Some(t) } if t == token);
         let to_move = self.position.to_move();
-        [to_move, to_move.other()].into_iter().find(|&p| matches(p))
+        let order = [to_move, to_move.other()];
+        order
+            .into_iter()
+            .find(|&p| matches(p))
+            .or_else(|| self.players.seat_of(token, order))
+    }
+
+    /// X's score in the round, once it is over: 1 a win, 0.5 a draw, 0 a loss.
+    #[must_use]
+    pub fn x_score(&self) -> Option<f64> {
+        match self.outcome() {
+            (GameStatus::Won, Some(Player::X), _) => Some(1.0),
+            (GameStatus::Won, Some(Player::O), _) => Some(0.0),
+            (GameStatus::Draw, _, _) => Some(0.5),
+            _ => None,
+        }
     }
 }
+
+/// What a rated game's match key starts with: rated and unrated games are
+/// never paired by quick match.
+pub const RATED_KEY_PREFIX: &str = "rated/";
 
 /// The kind and options of a game as one string, the same for every game
 /// of those terms: `tic_tac_toe`, `connect_four`, `ultimate_tic_tac_toe`,
@@ -769,6 +797,7 @@ mod tests {
                 increment_ms: 0,
             })),
             as_of: t0,
+            players: crate::domain::player::Players::default(),
             created_at: t0,
             updated_at: t0,
         };

@@ -23,8 +23,9 @@
 //!   as one string, per kind).
 //! - `domain`: the records the service works with: a game and its seats,
 //!   token hashes, moves, changes (events), list filters, stored idempotent
-//!   answers, bot levels, and `rating` (Glicko-2, pure arithmetic, for the
-//!   rated games of issue 27; not used by the service yet).
+//!   answers, bot levels, `player` (players, their seats' bindings, rated
+//!   rounds' changes), `rating` (Glicko-2, pure arithmetic) and `webhook`
+//!   (which events a write makes).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
 //!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
@@ -33,16 +34,19 @@
 //! - `store`: persistence behind one seam: `writer` (the single writer that
 //!   batches jobs into group commits) and `db` with its backends `sqlite`
 //!   (and the write `batch` it keeps in memory until commit) and `postgres`,
-//!   and `rows` (the one list of a game's columns and the row structs).
+//!   and `rows` (the one list of a game's columns and the row structs),
+//!   `players` (players, ratings, their games), `outbox` and `webhooks`.
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
 //!   listings, history, positions, event replay), `bots` (hints, analyses,
 //!   bot moves, bot replies), `notation` (a round as text, a new game's
 //!   set-up line), `offers` (offers, the timeout sweeper), `matches` (quick
-//!   match) and `expiry` (the sweeper that deletes games left waiting,
-//!   finished or idle too long).
-//! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches` (one file
-//!   per OpenAPI tag), `events` (Server-Sent Events), `system` (health, readiness,
+//!   match), `expiry` (the sweeper that deletes games left waiting,
+//!   finished or idle too long), `players` (keys, JWT sign-in, seats bound
+//!   to players, rated rounds rated in the write that ends them) and
+//!   `webhooks` (endpoints, the deliverer).
+//! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches`, `offers`,
+//!   `players`, `webhooks` (one file per OpenAPI tag), `events` (Server-Sent Events), `system` (health, readiness,
 //!   metrics), `extract` (body parsing and the typed path, token and
 //!   precondition extractors), `reply` (shared success answers), `wire` (the
 //!   JSON types by subject), `error` (problem+json), `responses` and

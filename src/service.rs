@@ -28,10 +28,12 @@ pub use webhooks::{
 };
 mod notation;
 mod offers;
+mod players;
 mod webhooks;
 mod writes;
 
 pub use bots::{CLIENT_SHARE, available_levels};
+pub use players::{DEFAULT_MATCH_WINDOW, Identified, JwtVerifier, PlayerSettings};
 
 use std::time::Duration;
 
@@ -130,6 +132,19 @@ pub enum ServiceError {
     WebhookUrlRefused(String),
     #[error("no such webhook")]
     WebhookNotFound,
+    /// A player's key nobody has, or a JWT that does not verify.
+    #[error("the bearer credential is not a player's key or a valid sign-in token")]
+    BadCredential,
+    /// A rated game needs a player's credential (a key or a sign-in).
+    #[error(
+        "a rated game needs a player: send a player's key (POST /v1/players) or a sign-in token as `Authorization: Bearer …`"
+    )]
+    PlayerRequired,
+    /// A player cannot take both seats of a rated game.
+    #[error("you already hold the other seat of this rated game")]
+    SamePlayer,
+    #[error("no such player")]
+    PlayerNotFound,
 }
 
 impl From<StoreError> for ServiceError {
@@ -166,6 +181,11 @@ pub struct NewGame {
     /// The set-up line: moves played from the start position before
     /// anything else (checked again at create; empty for the start position).
     pub moves: Vec<AnyMove>,
+    /// Rated: both seats' players' ratings move when a round ends.
+    pub rated: bool,
+    /// The creator's player, if their bearer credential names one: their
+    /// seat is bound to them.
+    pub player: Option<Identified>,
 }
 
 /// A seat just taken: the token is shown once, here, and so is a private
@@ -306,6 +326,8 @@ pub struct Service {
     reply_queue: bots::ReplyQueue,
     /// Webhooks' retry schedule and address guard.
     webhooks: Arc<WebhookSettings>,
+    /// How players sign in and rated quick match pairs them.
+    players: Arc<PlayerSettings>,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -337,6 +359,7 @@ impl Service {
             offer_limiter: offers::OfferLimiter::new(),
             reply_queue: bots::ReplyQueue::new(max_searches.max(1) * QUEUE_PER_SLOT),
             webhooks: Arc::default(),
+            players: Arc::default(),
         }
     }
 
@@ -404,7 +427,7 @@ impl Service {
         + Send
         + 'static,
     ) -> Result<GameRecord> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let clock = self.clock.clone();
         let game = self
             .write(
@@ -501,9 +524,8 @@ fn check_playable(game: &GameRecord, seat: Option<Player>) -> Result<()> {
 }
 
 /// The token holds the seat to move of a playable game.
-fn authorize_turn(game: &GameRecord, token: Option<&str>) -> Result<Player> {
-    let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
-    let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
+fn authorize_turn(game: &GameRecord, token: &TokenHash) -> Result<Player> {
+    let seat = game.seat_of(token).ok_or(ServiceError::InvalidToken)?;
     check_playable(game, Some(seat))?;
     Ok(seat)
 }
@@ -559,6 +581,7 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     game.derived = false;
     game.updated_at = now;
     game.as_of = now;
+    players::rate_if_ended(tx, game).await?;
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

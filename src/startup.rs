@@ -79,7 +79,8 @@ impl Application {
         .with_webhooks(crate::service::WebhookSettings {
             retry: settings.webhook_retry.0.clone(),
             allow_private: settings.webhook_allow_private,
-        });
+        })
+        .with_players(player_settings(settings)?);
         service.spawn_expiry(settings.expire_sweep);
         // Events are written as the API writes games; the deliverer sends them.
         store.outbox().set_render(Arc::new(api::EventData));
@@ -258,4 +259,36 @@ fn raise_open_file_limit() -> u64 {
             soft
         }
     }
+}
+
+/// How players sign in (`--jwt-*`) and rated quick match pairs them.
+///
+/// # Errors
+/// A public key that is neither a PEM nor a readable file holding one, an
+/// empty secret.
+fn player_settings(settings: &Settings) -> anyhow::Result<crate::service::PlayerSettings> {
+    use crate::service::JwtVerifier;
+    let (issuer, audience) = (
+        settings.jwt_issuer.as_deref(),
+        settings.jwt_audience.as_deref(),
+    );
+    let jwt = match (&settings.jwt_secret, &settings.jwt_public_key) {
+        (Some(secret), _) => Some(JwtVerifier::hs256(secret, issuer, audience)),
+        (None, Some(key)) => {
+            let pem = if key.trim_start().starts_with("-----BEGIN") {
+                key.clone()
+            } else {
+                std::fs::read_to_string(key)
+                    .map_err(|e| anyhow::anyhow!("--jwt-public-key {key:?}: {e}"))?
+            };
+            Some(JwtVerifier::public_key(&pem, issuer, audience))
+        }
+        (None, None) => None,
+    }
+    .transpose()
+    .map_err(anyhow::Error::msg)?;
+    Ok(crate::service::PlayerSettings {
+        jwt,
+        match_window: f64::from(settings.match_window),
+    })
 }

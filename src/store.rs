@@ -54,7 +54,7 @@ pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
 pub use db::outbox::{EventRender, Outbox};
 pub use db::{
-    AttemptRecord, Claimed, DeliveryState, MATCH_KEY_PREFIX, Outcome, Store, Waiting,
+    AttemptRecord, Claimed, DeliveryState, MATCH_KEY_PREFIX, Nearest, Outcome, Store, Waiting,
     WebhookRecord, WriteTx,
 };
 pub use writer::JobFn;

@@ -69,6 +69,7 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
         offer: None,
         clock: None,
         as_of: now,
+        players: tabula::domain::player::Players::default(),
     };
     let jobs = (0..2).map(|n| {
         let store = store.clone();

@@ -54,6 +54,7 @@ fn new_game() -> GameRecord {
         offer: None,
         clock: None,
         as_of: now,
+        players: tabula::domain::player::Players::default(),
     }
 }
 
@@ -558,7 +559,7 @@ const ANY_AGE: chrono::DateTime<chrono::Utc> = chrono::DateTime::UNIX_EPOCH;
 fn choose(key: &'static str) -> JobFn<Option<Uuid>, StoreError> {
     Box::new(move |tx| {
         Box::pin(async move {
-            Ok(match tx.oldest_waiting(key, ANY_AGE, None).await? {
+            Ok(match tx.oldest_waiting(key, ANY_AGE, None, None).await? {
                 Waiting::Game(game) => Some(game.id),
                 Waiting::Nothing => None,
                 Waiting::Busy => panic!("busy on SQLite"),
@@ -589,8 +590,9 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                 // The committed games, oldest first, then this batch's own.
                 let mut seen = Vec::new();
                 for _ in 0..3 {
-                    let Waiting::Game(mut game) =
-                        tx.oldest_waiting("connect_four", ANY_AGE, None).await?
+                    let Waiting::Game(mut game) = tx
+                        .oldest_waiting("connect_four", ANY_AGE, None, None)
+                        .await?
                     else {
                         seen.push(None);
                         break;
@@ -608,11 +610,13 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                     }
                 }
                 assert!(matches!(
-                    tx.oldest_waiting("connect_four", ANY_AGE, None).await?,
+                    tx.oldest_waiting("connect_four", ANY_AGE, None, None)
+                        .await?,
                     Waiting::Nothing
                 ));
                 assert!(matches!(
-                    tx.oldest_waiting("tic_tac_toe", ANY_AGE, None).await?,
+                    tx.oldest_waiting("tic_tac_toe", ANY_AGE, None, None)
+                        .await?,
                     Waiting::Nothing
                 ));
                 Ok(seen)
@@ -667,7 +671,7 @@ async fn choice(store: &Store, key: &'static str) -> Result<Option<Uuid>, &'stat
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    Ok(match tx.oldest_waiting(key, ANY_AGE, None).await? {
+                    Ok(match tx.oldest_waiting(key, ANY_AGE, None, None).await? {
                         Waiting::Game(game) => Ok(Some(game.id)),
                         Waiting::Nothing => Ok(None),
                         Waiting::Busy => Err("busy"),
@@ -728,7 +732,8 @@ async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding()
     let (release, task) = held_open(&a, None, move |tx| {
         Box::pin(async move {
             assert!(matches!(
-                tx.oldest_waiting("connect_four", ANY_AGE, None).await?,
+                tx.oldest_waiting("connect_four", ANY_AGE, None, None)
+                    .await?,
                 Waiting::Nothing
             ));
             tx.insert_game(&created).await

@@ -181,6 +181,13 @@ class SeatToken:
 
     def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
         params = case.path_parameters
+        if not case.operation.path.startswith("/v1/games/"):
+            # Not a game's path (a player's, a kind's): its `id` is left as
+            # generated or linked; a seat token rides along, ignored there.
+            _, token = _pooled("pool")
+            case.headers = case.headers or {}
+            case.headers["Authorization"] = f"Bearer {token}"
+            return
         if params is not None and params.get("id") in _seen and _suits(case, _seen[params["id"]][1]):
             token = _seen[params["id"]][0]
         elif params is not None and "id" in params and _is_uuid(params["id"]):

@@ -50,6 +50,9 @@ pub enum ErrorCode {
     NothingToTakeBack,
     WebhookUrlRefused,
     WebhookNotFound,
+    PlayerRequired,
+    SamePlayer,
+    PlayerNotFound,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -215,7 +218,7 @@ impl ApiError {
                 ServiceError::Busy(_) => ErrorCode::Busy,
                 ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
                 ServiceError::MissingToken => ErrorCode::MissingToken,
-                ServiceError::InvalidToken => ErrorCode::InvalidToken,
+                ServiceError::InvalidToken | ServiceError::BadCredential => ErrorCode::InvalidToken,
                 ServiceError::NotYourTurn { .. } => ErrorCode::NotYourTurn,
                 ServiceError::GameOver => ErrorCode::GameOver,
                 ServiceError::WaitingForOpponent => ErrorCode::WaitingForOpponent,
@@ -235,6 +238,9 @@ impl ApiError {
                 ServiceError::NothingToTakeBack => ErrorCode::NothingToTakeBack,
                 ServiceError::WebhookUrlRefused(_) => ErrorCode::WebhookUrlRefused,
                 ServiceError::WebhookNotFound => ErrorCode::WebhookNotFound,
+                ServiceError::PlayerRequired => ErrorCode::PlayerRequired,
+                ServiceError::SamePlayer => ErrorCode::SamePlayer,
+                ServiceError::PlayerNotFound => ErrorCode::PlayerNotFound,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -296,6 +302,9 @@ impl ApiError {
             ApiError::Service(ServiceError::Store(_) | ServiceError::Internal(_)) => {
                 "an internal error occurred".clone_into(&mut problem.detail);
             }
+            ApiError::Service(ServiceError::BadCredential) => {
+                problem.status = StatusCode::UNAUTHORIZED.as_u16();
+            }
             _ => {}
         }
         problem
@@ -338,11 +347,19 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::NothingToTakeBack => (StatusCode::CONFLICT, "Nothing to take back"),
         ErrorCode::WebhookUrlRefused => (StatusCode::UNPROCESSABLE_ENTITY, "Webhook URL refused"),
         ErrorCode::WebhookNotFound => (StatusCode::NOT_FOUND, "Webhook not found"),
+        ErrorCode::PlayerRequired => (StatusCode::UNAUTHORIZED, "Player required"),
+        ErrorCode::SamePlayer => (StatusCode::CONFLICT, "Same player"),
+        ErrorCode::PlayerNotFound => (StatusCode::NOT_FOUND, "Player not found"),
     }
 }
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
+        if let ApiError::Service(ServiceError::BadCredential) = self {
+            // `invalid_token`, but no seat was tried: the credential itself
+            // failed, as an authentication does.
+            return StatusCode::UNAUTHORIZED;
+        }
         status_and_title(self.code()).0
     }
 

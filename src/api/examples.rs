@@ -82,6 +82,7 @@ fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) 
         offer: None,
         clock: None,
         as_of: moves.last().map_or(at(0), |m| m.at),
+        players: crate::domain::player::Players::default(),
     };
     (game, moves)
 }
@@ -349,6 +350,9 @@ pub fn problem(code: ErrorCode) -> Value {
         )
         .into(),
         ErrorCode::WebhookNotFound => ServiceError::WebhookNotFound.into(),
+        ErrorCode::PlayerRequired => ServiceError::PlayerRequired.into(),
+        ErrorCode::SamePlayer => ServiceError::SamePlayer.into(),
+        ErrorCode::PlayerNotFound => ServiceError::PlayerNotFound.into(),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

@@ -11,8 +11,9 @@ use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
     BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
-    JoinConflict, PayloadTooLarge, PreconditionFailed, RequestTimeout, ResignConflict,
-    RestartConflict, Unauthorized, Unavailable, UnprocessableCreate, UnsupportedMediaType,
+    JoinConflict, PayloadTooLarge, PlayerUnauthorized, PreconditionFailed, RequestTimeout,
+    ResignConflict, RestartConflict, Unauthorized, Unavailable, UnprocessableCreate,
+    UnsupportedMediaType,
 };
 use super::wire::{
     CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
@@ -35,6 +36,7 @@ const MAX_LIMIT: u32 = 100;
 #[utoipa::path(
     tag = "games",
     request_body(content = CreateGame, content_type = "application/json"),
+    security((), ("bearer" = [])),
     responses(
         (status = 201, description = "Created: the game, the caller's seat and its token (keep it: it is shown only here)", body = SeatGrant,
             headers(
@@ -42,6 +44,7 @@ const MAX_LIMIT: u32 = 100;
                 ("ETag" = ETag, description = "The game's version, quoted, e.g. `\"1\"`"),
             )),
         (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
@@ -51,9 +54,15 @@ const MAX_LIMIT: u32 = 100;
     ),
 )]
 #[post("/games")]
-pub async fn create_game(state: web::Data<AppState>, _: NoQuery, body: Body) -> ApiResult {
+pub async fn create_game(
+    state: web::Data<AppState>,
+    _: NoQuery,
+    bearer: Bearer,
+    body: Body,
+) -> ApiResult {
     let request: CreateGame = body.json()?;
-    let new = request.into_new_game()?;
+    let mut new = request.into_new_game()?;
+    new.player = state.service.identify(bearer.token()).await?;
     let taken = state.service.create(new).await?;
     let location = format!("/v1/games/{}", taken.game.id);
     Ok(reply::with_etag(
@@ -185,11 +194,13 @@ pub async fn delete_game(
     tag = "games",
     params(GameId, IfMatch),
     request_body(content = Option<JoinGame>, content_type = "application/json", description = "Optional: no body, `{}`, or a name and a private game's invite code"),
+    security((), ("bearer" = [])),
     responses(
         (status = 200, description = "Joined: the game, the seat taken and its token (keep it: it is shown only here)", body = SeatGrant,
             headers(("ETag" = ETag, description = "The game's new version, quoted")),
             example = json!(super::examples::join_grant())),
         (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
         (status = 403, response = InvalidInvite),
         (status = 404, response = GameNotFound),
         (status = 409, response = JoinConflict),
@@ -208,12 +219,20 @@ pub async fn join_game(
     game: GameId,
     if_match: IfMatch,
     _: NoQuery,
+    bearer: Bearer,
     body: Body,
 ) -> ApiResult {
     let request: JoinGame = body.json_or_default()?;
+    let player = state.service.identify(bearer.token()).await?;
     let taken = state
         .service
-        .join(game.id, if_match.version, request.name, request.invite)
+        .join(
+            game.id,
+            if_match.version,
+            request.name,
+            request.invite,
+            player,
+        )
         .await?;
     Ok(reply::with_etag(
         HttpResponse::Ok().json(SeatGrant::from(&taken)),

@@ -8,8 +8,8 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, IdempotencyKey, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, Internal, InvalidMatch, MatchUnavailable, PayloadTooLarge, RequestTimeout,
-    UnsupportedMediaType,
+    BadRequest, Internal, InvalidMatch, JoinConflict, MatchUnavailable, PayloadTooLarge,
+    PlayerUnauthorized, RequestTimeout, UnsupportedMediaType,
 };
 use super::wire::{ETag, QuickMatch, Replayed, SeatGrant};
 use crate::domain::StoredResponse;
@@ -58,7 +58,9 @@ use crate::service::{MatchRequest, Matched, SeatTaken, ServiceError};
                 ("waiting" = (summary = "No game was waiting: a new one, the caller in seat X, waiting for an opponent", value = json!(super::examples::seat_grant()))),
             )),
         (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
         (status = 408, response = RequestTimeout),
+        (status = 409, response = JoinConflict),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
         (status = 422, response = InvalidMatch),
@@ -75,11 +77,14 @@ pub async fn quick_match(
     body: Body,
 ) -> Result<HttpResponse, ApiError> {
     let request: QuickMatch = body.json()?;
-    let (setup, name) = request.into_parts()?;
+    let (setup, name, rated) = request.into_parts()?;
+    let player = state.service.identify(bearer.token()).await?;
     let request = MatchRequest {
         name,
         token: bearer.0,
         idempotency_key: key.key,
+        player,
+        rated,
     };
     match state.service.quick_match(setup, request, grant).await? {
         Matched::Seated(taken) => Ok(reply::with_etag(

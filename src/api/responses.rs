@@ -32,6 +32,9 @@ enum With {
     RetryAfter,
     /// `ETag: "<version>"` of the game now.
     ETag,
+    /// Every code of this response is answered 401 (`invalid_token`, 403
+    /// for a seat, is 401 for a credential that fails to authenticate).
+    Unauthorized,
 }
 
 fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) -> Response {
@@ -51,7 +54,10 @@ fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) ->
     let content = ContentBuilder::new()
         .schema(Some(schema))
         .examples_from_iter(codes.iter().zip(&names).map(|(&code, name)| {
-            let value = examples::problem(code);
+            let mut value = examples::problem(code);
+            if headers.iter().any(|h| matches!(h, With::Unauthorized)) {
+                value["status"] = 401.into();
+            }
             let title = value["title"].as_str().unwrap_or_default().to_owned();
             (
                 name.clone(),
@@ -66,6 +72,7 @@ fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) ->
         .content(PROBLEM_JSON, content);
     for header in headers {
         response = match header {
+            With::Unauthorized => response,
             With::RetryAfter => response.header(
                 "Retry-After",
                 HeaderBuilder::new()
@@ -133,8 +140,9 @@ problem_responses! {
     /// move), `game_over` (the round has ended: restart it), or `waiting_for_opponent`
     /// (a seat is still open).
     MoveConflict: [NotYourTurn, GameOver, WaitingForOpponent];
-    /// `no_open_seat`: both seats are taken.
-    JoinConflict: [NoOpenSeat];
+    /// `no_open_seat`: both seats are taken; or `same_player`: the caller's player
+    /// already holds the other seat of this rated game.
+    JoinConflict: [NoOpenSeat, SamePlayer];
     /// `waiting_for_opponent`: a round cannot start while a seat is open; or
     /// `agreement_required`: between two people, the round in progress is restarted
     /// only by agreement (offer a restart) or once it is over.
@@ -198,6 +206,17 @@ problem_responses! {
     /// `not_found`: the server runs without `--admin-key` (no operator's path is
     /// served), or `webhook_not_found`: no such webhook.
     WebhookNotFound: [NotFound, WebhookNotFound];
+    /// `player_not_found`: no such player.
+    PlayerNotFound: [PlayerNotFound];
+    /// `not_found`: no such kind.
+    KindNotFound: [NotFound];
+    /// `player_required`: a rated game needs a player's credential (a key from
+    /// `POST /v1/players`, or a sign-in token) as `Authorization: Bearer …`; or
+    /// `invalid_token`: the bearer credential is a player key nobody has, or a
+    /// sign-in token (JWT) that does not verify (signature, `exp`, `nbf`, issuer,
+    /// audience); or `missing_token`: an `Authorization` header not of the form
+    /// `Bearer <credential>`.
+    PlayerUnauthorized: [PlayerRequired, InvalidToken, MissingToken] with [Unauthorized];
     /// `not_found`: the server runs without `--admin-key`, so no operator's path is served.
     AdminNotFound: [NotFound];
     /// `webhook_url_refused`: the URL is not http(s), or its host resolves to a

@@ -208,7 +208,7 @@ impl EventData {
                 _ => RoundResult::Draw,
             }),
             end_reason: end_reason.filter(|_| ended).map(Into::into),
-            rating_change: ended.then_some(None),
+            rating_change: ended.then(|| game.players.change.as_ref().map(Into::into)),
         }
     }
 }

@@ -13,6 +13,7 @@ mod hints;
 mod kinds;
 mod moves;
 mod notation;
+mod players;
 mod queries;
 mod webhooks;
 
@@ -40,6 +41,10 @@ pub use moves::{
     parse_move, refusal_detail,
 };
 pub use notation::{NotationView, RoundResult};
+pub use players::{
+    CreatePlayer, Leaderboard, LeaderboardEntry, LeaderboardQuery, Player as PlayerBody,
+    PlayerCreated, PlayerGamesQuery, PlayerRating, RatingChangeView, SeatRatingChange,
+};
 pub use queries::{HintQuery, ListQuery, RoundQuery};
 pub use webhooks::{
     CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, WebhookEventBody, WebhookEventData,

@@ -13,7 +13,7 @@ use super::{
     save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
-use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl, TokenHash};
+use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl};
 use crate::rules::{AnyGame, Setup};
 use crate::telemetry::spawn_blocking_with_tracing;
 
@@ -39,7 +39,7 @@ impl Service {
     ) -> Result<MoveResult> {
         // Check who may ask before thinking, then think outside the transaction.
         let game = self.game(id).await?;
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
         let request = RequestHash::of(BOT_MOVE, &format!(r#"{{"level":"{level}"}}"#), &token);
         // A retry is answered before the turn is checked: it has passed since.
@@ -78,7 +78,7 @@ impl Service {
         client: Option<IpAddr>,
     ) -> Result<Hint> {
         let game = self.game(id).await?;
-        authorize_turn(&game, token)?;
+        authorize_turn(&game, &self.seat_credential(token)?)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         let suggestion = self.think_for_client(&game, level, 0, client).await?;
@@ -111,7 +111,7 @@ impl Service {
         let round = at.round.unwrap_or(live.round);
         // Only the round in progress asks for the seat to move.
         if round == live.round && !live.is_over() {
-            authorize_turn(&live, token)?;
+            authorize_turn(&live, &self.seat_credential(token)?)?;
         }
         let game = match at {
             AnalysisAt {

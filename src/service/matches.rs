@@ -19,12 +19,14 @@ use rand::Rng;
 use uuid::Uuid;
 
 use super::writes::new_token;
-use super::{Result, SeatTaken, Service, ServiceError, event, save};
+use super::{Identified, Result, SeatTaken, Service, ServiceError, event, save};
+use crate::domain::rating::START;
 use crate::domain::{
-    EventType, GameRecord, RequestHash, Seat, StoredResponse, TokenHash, check_name, match_key,
+    EventType, GameRecord, RATED_KEY_PREFIX, RequestHash, Seat, StoredResponse, TokenHash,
+    check_name, match_key,
 };
 use crate::rules::{AnyGame, Player, Setup};
-use crate::store::{MATCH_KEY_PREFIX, Waiting};
+use crate::store::{MATCH_KEY_PREFIX, Nearest, Waiting};
 
 /// How long a match that keeps finding another instance deciding under its
 /// key is tried again (every few milliseconds) before it answers `Busy`.
@@ -64,6 +66,12 @@ pub struct MatchRequest {
     pub token: Option<String>,
     /// `Idempotency-Key`: a retry gets the first answer.
     pub idempotency_key: Option<String>,
+    /// The caller's player, if their credential names one: the seat is
+    /// bound to them.
+    pub player: Option<Identified>,
+    /// Only rated games (the caller needs a player): the waiting game whose
+    /// player's rating is nearest, within the match window.
+    pub rated: bool,
 }
 
 /// The operation of a quick match, in its request's hash.
@@ -94,12 +102,30 @@ impl Service {
             name,
             token: caller,
             idempotency_key,
+            player,
+            rated,
         } = request;
         if let Some(name) = &name {
             check_name(name).map_err(ServiceError::InvalidOption)?;
         }
-        let key = match_key(setup);
-        let caller_hash = caller.as_deref().map(TokenHash::of);
+        if rated && player.is_none() {
+            return Err(ServiceError::PlayerRequired);
+        }
+        let key = if rated {
+            format!("{RATED_KEY_PREFIX}{}", match_key(setup))
+        } else {
+            match_key(setup)
+        };
+        let nearest = rated.then(|| Nearest {
+            rating: player
+                .as_ref()
+                .map_or(START.rating, |p| p.rating(setup.kind()).rating.rating),
+            window: self.players.match_window,
+        });
+        let caller_hash = match &player {
+            Some(p) => Some(p.credential),
+            None => caller.as_deref().map(TokenHash::of),
+        };
         let request = RequestHash::of(
             MATCH,
             &serde_json::json!([key, name]).to_string(),
@@ -124,6 +150,7 @@ impl Service {
             let since =
                 clock.now() - chrono::Duration::from_std(self.match_wait).unwrap_or_default();
             let (key, name, keyed) = (key.clone(), name.clone(), keyed.clone());
+            let player = player.clone();
             let job_token = token.clone();
             let attempt = self
                 .write(
@@ -140,7 +167,7 @@ impl Service {
                                 return Ok(Attempt::Replayed(record.response));
                             }
                             let (game, seat, joined) = match tx
-                                .oldest_waiting(&key, since, caller_hash.as_ref())
+                                .oldest_waiting(&key, since, caller_hash.as_ref(), nearest)
                                 .await?
                             {
                                 Waiting::Busy => return Ok(Attempt::Busy),
@@ -156,17 +183,41 @@ impl Service {
                                         .into_iter()
                                         .find(|&p| game.seat(p).is_open())
                                         .ok_or(ServiceError::NoOpenSeat)?;
+                                    if rated
+                                        && let Some(p) = &player
+                                        && game
+                                            .players
+                                            .seats
+                                            .iter()
+                                            .flatten()
+                                            .any(|sp| sp.id == p.player.id)
+                                    {
+                                        return Err(ServiceError::SamePlayer);
+                                    }
                                     game.seats[seat.index()] = Seat::Human { token: Some(hash) };
                                     game.names[seat.index()] = name;
+                                    if let Some(p) = &player {
+                                        p.bind(&mut game, seat);
+                                    }
                                     game.sync_clock(now);
                                     save(tx, &mut game, now).await?;
+                                    if let Some(p) = &player {
+                                        p.record(tx, game.id);
+                                    }
                                     tx.insert_event(game.id, &event(&game, EventType::Join(seat)))
                                         .await?;
                                     (game, seat, true)
                                 }
                                 Waiting::Nothing => {
-                                    let game = new_waiting_game(setup, hash, name, now);
+                                    let mut game = new_waiting_game(setup, hash, name, now);
+                                    game.players.rated = rated;
+                                    if let Some(p) = &player {
+                                        p.bind(&mut game, Player::X);
+                                    }
                                     tx.insert_game(&game).await?;
+                                    if let Some(p) = &player {
+                                        p.record(tx, game.id);
+                                    }
                                     tx.insert_event(game.id, &event(&game, EventType::Create))
                                         .await?;
                                     (game, Player::X, false)
@@ -291,6 +342,7 @@ fn new_waiting_game(
         offer: None,
         clock: None,
         as_of: now,
+        players: crate::domain::player::Players::default(),
     }
 }
 

@@ -145,6 +145,7 @@ mod tests {
             offer: None,
             clock: None,
             as_of: now,
+            players: crate::domain::player::Players::default(),
         }
     }
 

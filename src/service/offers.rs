@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::writes::new_round;
 use super::{Result, Service, ServiceError, check_playable, check_version, event, load_seat, save};
 use crate::ai::{Level, Outcome};
-use crate::domain::{EventType, GameRecord, Offer, OfferKind, Seat, TokenHash};
+use crate::domain::{EventType, GameRecord, Offer, OfferKind, Seat};
 use crate::rules::{AnyGame, Player};
 use crate::store::WriteTx;
 
@@ -33,7 +33,7 @@ impl Service {
         if_match: Option<i64>,
         kind: OfferKind,
     ) -> Result<GameRecord> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let mut tries = 0;
         let mut game = loop {
             // A bot's answer is thought out before the write, on the game
@@ -137,7 +137,7 @@ impl Service {
         token: Option<&str>,
         if_match: Option<i64>,
     ) -> Result<GameRecord> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let clock = self.clock.clone();
         let (mut game, kind) = self
             .write(

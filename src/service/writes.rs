@@ -6,9 +6,9 @@ use uuid::Uuid;
 
 use super::notation::play_setup_line;
 use super::{
-    MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken, Service,
-    ServiceError, apply, canonical_move, check_playable, check_version, event, load, load_seat,
-    replay, save,
+    Identified, MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken,
+    Service, ServiceError, apply, canonical_move, check_playable, check_version, event, load,
+    load_seat, replay, save,
 };
 use crate::ai;
 use crate::domain::{
@@ -48,6 +48,16 @@ impl Service {
         if let Some(control) = new.clock {
             check_clock(control)?;
         }
+        if new.rated {
+            if new.hotseat || !matches!(new.opponent, Opponent::Human) {
+                return Err(ServiceError::InvalidOption(
+                    "only a game between two people can be rated (not hotseat, not a bot)".into(),
+                ));
+            }
+            if new.player.is_none() {
+                return Err(ServiceError::PlayerRequired);
+            }
+        }
         let invite = new.private.then(new_token);
         let token = new_token();
         let hash = TokenHash::of(&token);
@@ -78,17 +88,26 @@ impl Service {
             offer: None,
             clock: new.clock.map(GameClock::new),
             as_of: now,
+            players: crate::domain::player::Players::default(),
         };
+        game.players.rated = new.rated;
+        if let Some(player) = &new.player {
+            player.bind(&mut game, new.seat);
+        }
         game.sync_clock(now);
         tracing::Span::current().record("game", tracing::field::display(game.id));
         let created = event(&game, EventType::Create);
         let line = play_setup_line(&mut game, &new.moves)?;
         let record = game.clone();
+        let player = new.player;
         self.write(
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
                     tx.insert_game(&record).await?;
+                    if let Some(player) = &player {
+                        player.record(tx, record.id);
+                    }
                     tx.insert_event(record.id, &created).await?;
                     for m in &line {
                         tx.insert_move(record.id, m).await?;
@@ -121,6 +140,7 @@ impl Service {
         if_match: Option<i64>,
         name: Option<String>,
         invite: Option<String>,
+        player: Option<Identified>,
     ) -> Result<SeatTaken> {
         if let Some(name) = &name {
             check_name(name).map_err(ServiceError::InvalidOption)?;
@@ -145,10 +165,28 @@ impl Service {
                             .into_iter()
                             .find(|&p| game.seat(p).is_open())
                             .ok_or(ServiceError::NoOpenSeat)?;
+                        if game.players.rated {
+                            let player = player.as_ref().ok_or(ServiceError::PlayerRequired)?;
+                            if game
+                                .players
+                                .seats
+                                .iter()
+                                .flatten()
+                                .any(|p| p.id == player.player.id)
+                            {
+                                return Err(ServiceError::SamePlayer);
+                            }
+                        }
                         game.seats[seat.index()] = Seat::Human { token: Some(hash) };
                         game.names[seat.index()] = name;
+                        if let Some(player) = &player {
+                            player.bind(&mut game, seat);
+                        }
                         game.sync_clock(now);
                         save(tx, &mut game, now).await?;
+                        if let Some(player) = &player {
+                            player.record(tx, id);
+                        }
                         tx.insert_event(id, &event(&game, EventType::Join(seat)))
                             .await?;
                         Ok((game, seat))
@@ -178,7 +216,7 @@ impl Service {
         input: MoveInput,
         render: Render,
     ) -> Result<MoveResult> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let request = RequestHash::of(PLAY, &canonical_move(input), &token);
         self.play_with(id, token, request, pre, render, input).await
     }
@@ -308,7 +346,7 @@ impl Service {
     /// `AgreementRequired`, store errors.
     #[tracing::instrument(name = "delete", skip_all, fields(game = %id))]
     pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
-        let token = TokenHash::of(token.ok_or(ServiceError::MissingToken)?);
+        let token = self.seat_credential(token)?;
         let clock = self.clock.clone();
         self.write(
             Some(id),
@@ -340,6 +378,7 @@ pub(super) fn new_round(game: &mut GameRecord) {
     game.round += 1;
     game.ending = None;
     game.offer = None;
+    game.players.change = None;
     game.reset_clock();
 }
 

@@ -71,6 +71,7 @@ macro_rules! on_reader {
 }
 
 pub mod outbox;
+mod players;
 mod webhooks;
 pub use webhooks::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
 
@@ -444,12 +445,24 @@ pub enum Waiting {
     Busy,
 }
 
-/// A waiting game found for quick match: the caller's own, or another's.
-fn own_or_other(game: GameRecord, own: Option<&TokenHash>) -> Waiting {
-    if own.is_some_and(|token| game.seat_of(token).is_some()) {
-        Waiting::Own(Box::new(game))
-    } else {
-        Waiting::Game(Box::new(game))
+/// Rated quick match: take the waiting game whose player's rating is
+/// nearest `rating`, within `window` points.
+#[derive(Clone, Copy, Debug)]
+pub struct Nearest {
+    pub rating: f64,
+    pub window: f64,
+}
+
+impl Nearest {
+    /// The rating of the player waiting in `game` (the taken seat's, as
+    /// seated; a newcomer's if unknown).
+    fn waiting_rating(game: &GameRecord) -> f64 {
+        game.players
+            .seats
+            .iter()
+            .flatten()
+            .find_map(|p| p.rating)
+            .unwrap_or(crate::domain::rating::START.rating)
     }
 }
 
@@ -588,6 +601,7 @@ impl WriteTx {
         key: &str,
         since: DateTime<Utc>,
         own: Option<&TokenHash>,
+        nearest: Option<Nearest>,
     ) -> Result<Waiting, StoreError> {
         let since_text = ts(since);
         if let Conn::Postgres(batch) = &mut self.conn
@@ -597,6 +611,20 @@ impl WriteTx {
         }
         let mut listed = std::collections::HashSet::new();
         let mut locked_elsewhere = false;
+        let mut best: Option<(f64, GameRecord)> = None;
+        let mut consider = |game: GameRecord| -> Option<Waiting> {
+            if own.is_some_and(|token| game.seat_of(token).is_some()) {
+                return Some(Waiting::Own(Box::new(game)));
+            }
+            let Some(nearest) = nearest else {
+                return Some(Waiting::Game(Box::new(game)));
+            };
+            let distance = (Nearest::waiting_rating(&game) - nearest.rating).abs();
+            if distance <= nearest.window && best.as_ref().is_none_or(|(d, _)| distance < *d) {
+                best = Some((distance, game));
+            }
+            None
+        };
         let mut after = 0;
         loop {
             let page = match &mut self.conn {
@@ -621,16 +649,22 @@ impl WriteTx {
                 };
                 if let Some(game) =
                     game.filter(|g| pending::waits_under(g, key) && g.updated_at >= since)
+                    && let Some(found) = consider(game)
                 {
-                    return Ok(own_or_other(game, own));
+                    return Ok(found);
                 }
             }
             if !full {
                 break;
             }
         }
-        if let Some(game) = self.conn.pending().waiting(key, since, &listed) {
-            return Ok(own_or_other(game, own));
+        for game in self.conn.pending().waiting(key, since, &listed) {
+            if let Some(found) = consider(game) {
+                return Ok(found);
+            }
+        }
+        if let Some((_, game)) = best {
+            return Ok(Waiting::Game(Box::new(game)));
         }
         Ok(if locked_elsewhere {
             Waiting::Busy

@@ -52,11 +52,11 @@ async fn create_returns_201_with_location_etag_seat_and_token() {
     assert_eq!(g["board"][0], ".......");
     assert_eq!(
         g["seats"]["X"],
-        json!({"type": "human", "taken": true, "name": null})
+        json!({"type": "human", "taken": true, "name": null, "player": null})
     );
     assert_eq!(
         g["seats"]["O"],
-        json!({"type": "human", "taken": false, "name": null})
+        json!({"type": "human", "taken": false, "name": null, "player": null})
     );
     assert_eq!(g["visibility"], "public");
     assert_eq!(g["offer"], Value::Null);

@@ -23,6 +23,7 @@ mod notation;
 mod offers;
 mod openapi;
 mod persistence;
+mod players;
 #[path = "../common/receiver.rs"]
 mod receiver;
 mod scale;

@@ -240,7 +240,7 @@ async fn a_bot_opponent_replies_within_the_same_request() {
     assert_eq!(g["status"], "in_progress");
     assert_eq!(
         g["seats"]["O"],
-        json!({"type": "bot", "taken": true, "level": "random", "name": null})
+        json!({"type": "bot", "taken": true, "level": "random", "name": null, "player": null})
     );
     let v = app.play_ok(&me, json!({"column": 3})).await;
     let replies = v["replies"].as_array().unwrap();

@@ -88,7 +88,7 @@ fn every_v1_operation_documents_429_rate_limited_with_retry_after() {
     let ops = operations(&doc);
     assert_eq!(
         ops.iter().filter(|(p, _, _)| p.starts_with("/v1/")).count(),
-        25
+        29
     );
     for (path, method, op) in ops {
         let has = op["responses"].get("429").is_some();
@@ -201,7 +201,10 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
             op["operationId"].as_str().unwrap().to_owned()
         })
         .collect();
-    assert_eq!(optional, ["quick_match", "get_analysis"]);
+    assert_eq!(
+        optional,
+        ["create_game", "join_game", "quick_match", "get_analysis"]
+    );
     secured.sort();
     assert_eq!(
         secured,

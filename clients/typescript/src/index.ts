@@ -18,6 +18,12 @@ export type Analysis = Schemas["AnalysisView"];
 export type Webhook = Schemas["WebhookView"];
 /** The body of a webhook delivery, as the endpoint receives it. */
 export type WebhookEvent = Schemas["WebhookEventBody"];
+/** A player, with their ratings by kind. */
+export type Player = Schemas["Player"];
+/** A kind's leaderboard: players who are not provisional, best first. */
+export type Leaderboard = Schemas["Leaderboard"];
+/** How a rated round moved both seats' ratings. */
+export type RatingChange = Schemas["RatingChangeView"];
 export type TabulaClient = Client<paths>;
 
 /** A client for the service at `baseUrl`, e.g. `http://127.0.0.1:8080`. */

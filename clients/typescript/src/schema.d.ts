@@ -438,6 +438,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a player.
+         * @description The answer carries the player's key, shown only here (only its hash is
+         *     stored). Send it as `Authorization: Bearer <key>` when creating, joining
+         *     or quick matching: the seat is then bound to the player (`seats.X.player`),
+         *     the key also works as that seat's token, and rated games (`"rated": true`)
+         *     move the player's rating.
+         */
+        post: operations["create_player"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a player.
+         * @description Their name and their rating in each kind they have played rated.
+         */
+        get: operations["get_player"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's games, newest first.
+         * @description The public games in which the player holds a seat (private ones are not
+         *     listed); page with `cursor`.
+         */
+        get: operations["player_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/kinds/{kind}/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A kind's leaderboard.
+         * @description The players of the kind whose rating is not provisional (deviation at
+         *     most 110), best first.
+         */
+        get: operations["leaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -856,6 +942,13 @@ export interface components {
             name?: string | null;
             visibility?: null | components["schemas"]["Visibility"];
             clock?: null | components["schemas"]["ClockRequest"];
+            /**
+             * @description Rated: when a round ends, both players' ratings for the kind move
+             *     (Glicko-2). Only between two people (422 `invalid_option` with a bot
+             *     or hotseat), and the creator must send a player's credential
+             *     (401 `player_required`); so must whoever joins. Default: false.
+             */
+            rated?: boolean;
         };
         /**
          * @description Gomoku options at creation.
@@ -881,6 +974,19 @@ export interface components {
              */
             size?: number | null;
             rule?: null | components["schemas"]["Rule"];
+        };
+        /**
+         * @description `POST /v1/players`.
+         * @example {
+         *       "name": "Ann"
+         *     }
+         */
+        CreatePlayer: {
+            /**
+             * @description 1 to 32 printable characters; the name of the player's seats unless
+             *     a seat is given another.
+             */
+            name: string;
         };
         /**
          * @description An endpoint to register.
@@ -987,7 +1093,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1072,17 +1178,21 @@ export interface components {
          *         "X": {
          *           "type": "human",
          *           "taken": true,
-         *           "name": "Ann"
+         *           "name": "Ann",
+         *           "player": null
          *         },
          *         "O": {
          *           "type": "human",
          *           "taken": true,
-         *           "name": "Bob"
+         *           "name": "Bob",
+         *           "player": null
          *         }
          *       },
          *       "visibility": "public",
          *       "offer": null,
          *       "clock": null,
+         *       "rated": false,
+         *       "rating_change": null,
          *       "created_at": "2026-11-22T10:00:00Z",
          *       "updated_at": "2026-11-22T10:00:05Z"
          *     }
@@ -1136,6 +1246,9 @@ export interface components {
             visibility: components["schemas"]["Visibility"];
             offer: null | components["schemas"]["OfferView"];
             clock: null | components["schemas"]["ClockView"];
+            /** @description Rated: when a round ends, both players' ratings move. */
+            rated: boolean;
+            rating_change: null | components["schemas"]["RatingChangeView"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1207,17 +1320,21 @@ export interface components {
          *           "X": {
          *             "type": "human",
          *             "taken": true,
-         *             "name": "Ann"
+         *             "name": "Ann",
+         *             "player": null
          *           },
          *           "O": {
          *             "type": "human",
          *             "taken": true,
-         *             "name": "Bob"
+         *             "name": "Bob",
+         *             "player": null
          *           }
          *         },
          *         "visibility": "public",
          *         "offer": null,
          *         "clock": null,
+         *         "rated": false,
+         *         "rating_change": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:06Z"
          *       }
@@ -1334,17 +1451,21 @@ export interface components {
          *             "X": {
          *               "type": "human",
          *               "taken": true,
-         *               "name": "Ann"
+         *               "name": "Ann",
+         *               "player": null
          *             },
          *             "O": {
          *               "type": "human",
          *               "taken": true,
-         *               "name": "Bob"
+         *               "name": "Bob",
+         *               "player": null
          *             }
          *           },
          *           "visibility": "public",
          *           "offer": null,
          *           "clock": null,
+         *           "rated": false,
+         *           "rating_change": null,
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         }
@@ -1536,6 +1657,46 @@ export interface components {
             rule?: components["schemas"]["ChoiceOption"];
         };
         /**
+         * @description The players of a kind who are not provisional (deviation ≤ 110), best
+         *     first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "player": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
+         *           "name": "Ann",
+         *           "rating": 1702.5,
+         *           "deviation": 84.3,
+         *           "games": 31
+         *         },
+         *         {
+         *           "player": "ext:user-42",
+         *           "name": "Bob",
+         *           "rating": 1611,
+         *           "deviation": 97.8,
+         *           "games": 25
+         *         }
+         *       ]
+         *     }
+         */
+        Leaderboard: {
+            items: components["schemas"]["LeaderboardEntry"][];
+        };
+        /** @description A row of a leaderboard. */
+        LeaderboardEntry: {
+            /** @description The player's id. */
+            player: string;
+            name: string;
+            /** Format: double */
+            rating: number;
+            /** Format: double */
+            deviation: number;
+            /**
+             * Format: int64
+             * @description Rated rounds played in the kind.
+             */
+            games: number;
+        };
+        /**
          * @description A move; its shape depends on the game's kind: `{"row", "col"}` for
          *     `tic_tac_toe` and `gomoku`, `{"column"}` for `connect_four`, `{"board",
          *     "cell"}` for `ultimate_tic_tac_toe`. A move of another kind's shape is
@@ -1679,17 +1840,21 @@ export interface components {
          *           "X": {
          *             "type": "human",
          *             "taken": true,
-         *             "name": "Ann"
+         *             "name": "Ann",
+         *             "player": null
          *           },
          *           "O": {
          *             "type": "human",
          *             "taken": true,
-         *             "name": "Bob"
+         *             "name": "Bob",
+         *             "player": null
          *           }
          *         },
          *         "visibility": "public",
          *         "offer": null,
          *         "clock": null,
+         *         "rated": false,
+         *         "rating_change": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:05Z"
          *       },
@@ -1794,6 +1959,85 @@ export interface components {
             seed?: number | null;
         };
         /**
+         * @description A player: who holds seats across games, and their ratings.
+         * @example {
+         *       "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
+         *       "name": "Ann",
+         *       "created_at": "2026-11-25T10:00:00Z",
+         *       "ratings": {
+         *         "connect_four": {
+         *           "rating": 1623.4,
+         *           "deviation": 92.1,
+         *           "volatility": 0.0599,
+         *           "games": 14,
+         *           "provisional": false
+         *         }
+         *       }
+         *     }
+         */
+        Player: {
+            /** @description A UUID, or `ext:<sub>` for a player known by the operator's sign-in. */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description By kind (`connect_four`, …): only kinds they have played rated. */
+            ratings: {
+                [key: string]: components["schemas"]["PlayerRating"];
+            };
+        };
+        /**
+         * @description A new player and their key, shown only here.
+         * @example {
+         *       "player": {
+         *         "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
+         *         "name": "Ann",
+         *         "created_at": "2026-11-25T10:00:00Z",
+         *         "ratings": {}
+         *       },
+         *       "key": "tpk_9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3"
+         *     }
+         */
+        PlayerCreated: {
+            player: components["schemas"]["Player"];
+            /**
+             * @description The player's secret: send it as `Authorization: Bearer <key>` to
+             *     create, join or quick match as this player; it then also works as
+             *     the seat's token in those games. Only its hash is stored.
+             * @example tpk_9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3
+             */
+            key: string;
+        };
+        /**
+         * @description A player's rating in one kind (Glicko-2; a newcomer starts at 1500,
+         *     deviation 350, volatility 0.06).
+         */
+        PlayerRating: {
+            /**
+             * Format: double
+             * @example 1623.4
+             */
+            rating: number;
+            /**
+             * Format: double
+             * @description How uncertain the rating is; it shrinks with games.
+             * @example 92.1
+             */
+            deviation: number;
+            /**
+             * Format: double
+             * @example 0.0599
+             */
+            volatility: number;
+            /**
+             * Format: int64
+             * @description Rated rounds played in the kind.
+             */
+            games: number;
+            /** @description `deviation > 110`: not on the leaderboard yet. */
+            provisional: boolean;
+        };
+        /**
          * @description An error, as RFC 9457 problem details (`application/problem+json`) with a
          *     stable `code`.
          *
@@ -1889,6 +2133,13 @@ export interface components {
              * @example Ann
              */
             name?: string | null;
+            /**
+             * @description Only rated games, with a player's credential (401 `player_required`
+             *     without): the waiting rated game whose player's rating is nearest
+             *     the caller's, within the server's match window (300 points by
+             *     default); none → a new rated game that waits. Default: false.
+             */
+            rated?: boolean;
         };
         /** @description A range option of a kind. */
         RangeOption: {
@@ -1898,6 +2149,11 @@ export interface components {
             max: number;
             /** Format: int32 */
             default: number;
+        };
+        /** @description How a rated round moved both seats' ratings. */
+        RatingChangeView: {
+            X: components["schemas"]["SeatRatingChange"];
+            O: components["schemas"]["SeatRatingChange"];
         };
         /**
          * @description Why a move is illegal (`illegal_move` only).
@@ -1987,17 +2243,21 @@ export interface components {
          *           "X": {
          *             "type": "human",
          *             "taken": true,
-         *             "name": "Ann"
+         *             "name": "Ann",
+         *             "player": null
          *           },
          *           "O": {
          *             "type": "human",
          *             "taken": false,
-         *             "name": null
+         *             "name": null,
+         *             "player": null
          *           }
          *         },
          *         "visibility": "public",
          *         "offer": null,
          *         "clock": null,
+         *         "rated": false,
+         *         "rating_change": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:00Z"
          *       },
@@ -2030,10 +2290,30 @@ export interface components {
             /** @description Bots only: the level. */
             level?: components["schemas"]["BotLevel"];
             /**
-             * @description The name the seat's holder gave at create or join; null when none.
+             * @description The name the seat's holder gave at create or join (a player's name
+             *     by default); null when none.
              * @example Ann
              */
             name: string | null;
+            /**
+             * @description The id of the player who holds the seat (taken with a player's key
+             *     or sign-in); null when none.
+             * @example null
+             */
+            player: string | null;
+        };
+        /** @description One seat's rating before and after a rated round. */
+        SeatRatingChange: {
+            /**
+             * Format: double
+             * @example 1500
+             */
+            before: number;
+            /**
+             * Format: double
+             * @example 1662.3
+             */
+            after: number;
         };
         /**
          * @description The kind of seat.
@@ -2179,17 +2459,21 @@ export interface components {
          *             "X": {
          *               "type": "human",
          *               "taken": true,
-         *               "name": "Ann"
+         *               "name": "Ann",
+         *               "player": null
          *             },
          *             "O": {
          *               "type": "human",
          *               "taken": true,
-         *               "name": "Bob"
+         *               "name": "Bob",
+         *               "player": null
          *             }
          *           },
          *           "visibility": "public",
          *           "offer": null,
          *           "clock": null,
+         *           "rated": false,
+         *           "rating_change": null,
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         },
@@ -2223,11 +2507,7 @@ export interface components {
             result?: components["schemas"]["RoundResult"];
             /** @description `game.ended` only: how the round ended. */
             end_reason?: components["schemas"]["EndReason"];
-            /**
-             * @description `game.ended` only: the ratings' change of a rated game; null (no
-             *     game is rated yet).
-             */
-            rating_change?: unknown;
+            rating_change?: null | components["schemas"]["RatingChangeView"];
         };
         /**
          * @description An event a webhook endpoint may subscribe to.
@@ -2462,7 +2742,7 @@ export interface components {
                 };
             };
         };
-        /** @description `no_open_seat`: both seats are taken. */
+        /** @description `no_open_seat`: both seats are taken; or `same_player`: the caller's player already holds the other seat of this rated game. */
         JoinConflict: {
             headers: {
                 [name: string]: unknown;
@@ -2470,7 +2750,19 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "no_open_seat";
+                    code: "no_open_seat" | "same_player";
+                };
+            };
+        };
+        /** @description `not_found`: no such kind. */
+        KindNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_found";
                 };
             };
         };
@@ -2535,6 +2827,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "payload_too_large";
+                };
+            };
+        };
+        /** @description `player_not_found`: no such player. */
+        PlayerNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "player_not_found";
+                };
+            };
+        };
+        /** @description `player_required`: a rated game needs a player's credential (a key from `POST /v1/players`, or a sign-in token) as `Authorization: Bearer …`; or `invalid_token`: the bearer credential is a player key nobody has, or a sign-in token (JWT) that does not verify (signature, `exp`, `nbf`, issuer, audience); or `missing_token`: an `Authorization` header not of the form `Bearer <credential>`. */
+        PlayerUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "player_required" | "invalid_token" | "missing_token";
                 };
             };
         };
@@ -2830,6 +3146,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2984,17 +3301,21 @@ export interface operations {
                      *           "X": {
                      *             "type": "human",
                      *             "taken": true,
-                     *             "name": "Ann"
+                     *             "name": "Ann",
+                     *             "player": null
                      *           },
                      *           "O": {
                      *             "type": "human",
                      *             "taken": true,
-                     *             "name": "Bob"
+                     *             "name": "Bob",
+                     *             "player": null
                      *           }
                      *         },
                      *         "visibility": "public",
                      *         "offer": null,
                      *         "clock": null,
+                     *         "rated": false,
+                     *         "rating_change": null,
                      *         "created_at": "2026-11-22T10:00:00Z",
                      *         "updated_at": "2026-11-22T10:00:00Z"
                      *       },
@@ -3006,6 +3327,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
             403: components["responses"]["InvalidInvite"];
             404: components["responses"]["GameNotFound"];
             408: components["responses"]["RequestTimeout"];
@@ -3049,7 +3371,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["JoinConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidMatch"];
@@ -3626,6 +3950,130 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["StreamUnavailable"];
+        };
+    };
+    create_player: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePlayer"];
+            };
+        };
+        responses: {
+            /** @description Created: the player and their key (keep it: it is shown only here) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidOption"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    get_player: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: a UUID, or `ext:<sub>` for a player known by the operator's sign-in */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["PlayerNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    player_games: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The player's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the player's games, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["PlayerNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    leaderboard: {
+        parameters: {
+            query?: {
+                /** @description Rows, 1 to 100 (default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The kind */
+                kind: components["schemas"]["Kind"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leaderboard, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["KindNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     list_webhooks: {

@@ -336,3 +336,48 @@ test("an operator registers, lists and deletes a webhook endpoint (ADMIN_KEY)", 
   assert.equal(again.response.status, 404);
   assert.equal(again.error?.code, "webhook_not_found");
 });
+
+test("two players play a rated game: keys bind the seats, ratings move, the leaderboard is read", async () => {
+  const newPlayer = async (name: string) => {
+    const { data, response } = await client.POST("/v1/players", { body: { name } });
+    assert.equal(response.status, 201);
+    assert.ok(data);
+    assert.ok(data.key.startsWith("tpk_"));
+    return data;
+  };
+  const ann = await newPlayer("Ann");
+  const bob = await newPlayer("Bob");
+  const refused = await client.POST("/v1/games", { body: { kind: "connect_four", rated: true } });
+  assert.equal(refused.response.status, 401);
+  assert.equal(refused.error?.code, "player_required");
+  const created = await client.POST("/v1/games", {
+    headers: bearer(ann.key),
+    body: { kind: "connect_four", rated: true },
+  });
+  assert.ok(created.data);
+  const id = created.data.game.id;
+  assert.equal(created.data.game.rated, true);
+  assert.equal(created.data.game.seats.X.player, ann.player.id);
+  const joined = await client.POST("/v1/games/{id}/join", { params: { path: { id } }, headers: bearer(bob.key) });
+  assert.equal(joined.data?.game.seats.O.name, "Bob");
+  // The players' keys play their seats.
+  const x: Seat = { id, token: ann.key, seat: "X" };
+  const o: Seat = { id, token: bob.key, seat: "O" };
+  for (let i = 0; i < 3; i++) {
+    await play(x, 0);
+    await play(o, 1);
+  }
+  const won = await play(x, 0);
+  assert.equal(won.winner, "X");
+  assert.ok(won.rating_change);
+  assert.equal(won.rating_change.X.before, 1500);
+  assert.ok(won.rating_change.X.after > 1500);
+  const read = await client.GET("/v1/players/{id}", { params: { path: { id: ann.player.id } } });
+  assert.equal(read.data?.ratings["connect_four"]?.games, 1);
+  assert.equal(read.data?.ratings["connect_four"]?.provisional, true);
+  const games = await client.GET("/v1/players/{id}/games", { params: { path: { id: bob.player.id } } });
+  assert.deepEqual(games.data?.items.map((g) => g.id), [id]);
+  const board = await client.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: "connect_four" } } });
+  assert.ok(board.data);
+  assert.ok(board.data.items.every((row) => row.deviation <= 110));
+});

@@ -164,6 +164,12 @@ pub struct CreateGame {
     /// A clock: `{"initial_ms": 300000, "increment_ms": 2000}` (Fischer)
     /// or `{"per_move_ms": 86400000}`. Default: none.
     pub clock: Option<ClockRequest>,
+    /// Rated: when a round ends, both players' ratings for the kind move
+    /// (Glicko-2). Only between two people (422 `invalid_option` with a bot
+    /// or hotseat), and the creator must send a player's credential
+    /// (401 `player_required`); so must whoever joins. Default: false.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// A time control: Fischer (`initial_ms`, optional `increment_ms`,
@@ -266,6 +272,8 @@ impl CreateGame {
             private: self.visibility == Some(Visibility::Private),
             clock: self.clock.map(ClockRequest::control).transpose()?,
             moves,
+            rated: self.rated,
+            player: None,
         })
     }
 }
@@ -318,15 +326,21 @@ pub struct QuickMatch {
     /// The caller's name, shown in `seats`: 1 to 32 printable characters.
     #[schema(min_length = 1, max_length = 32, example = "Ann")]
     pub name: Option<String>,
+    /// Only rated games, with a player's credential (401 `player_required`
+    /// without): the waiting rated game whose player's rating is nearest
+    /// the caller's, within the server's match window (300 points by
+    /// default); none → a new rated game that waits. Default: false.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 impl QuickMatch {
-    /// The setup asked for, and the name.
+    /// The setup asked for, the name, and whether only rated games.
     ///
     /// # Errors
     /// `InvalidOption` for options out of range or not of this kind.
-    pub fn into_parts(self) -> Result<(Setup, Option<String>), service::ServiceError> {
-        Ok((setup_of(self.kind, self.options)?, self.name))
+    pub fn into_parts(self) -> Result<(Setup, Option<String>, bool), service::ServiceError> {
+        Ok((setup_of(self.kind, self.options)?, self.name, self.rated))
     }
 }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{BotLevel, Kind, MoveBody, Side};
+use super::{BotLevel, Kind, MoveBody, RatingChangeView, Side};
 use crate::domain::{self, GameRecord};
 use crate::rules::{AnyGame, GomokuRule, Player, Setup, ultimate::InnerStatus};
 use crate::service;
@@ -274,9 +274,14 @@ pub struct SeatInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub level: Option<BotLevel>,
-    /// The name the seat's holder gave at create or join; null when none.
+    /// The name the seat's holder gave at create or join (a player's name
+    /// by default); null when none.
     #[schema(required = true, example = "Ann")]
     pub name: Option<String>,
+    /// The id of the player who holds the seat (taken with a player's key
+    /// or sign-in); null when none.
+    #[schema(required = true, example = json!(null))]
+    pub player: Option<String>,
 }
 
 /// The kind of seat.
@@ -298,18 +303,21 @@ pub struct Seats {
 
 fn seat_info(g: &GameRecord, p: Player) -> SeatInfo {
     let name = g.names[p.index()].clone();
+    let player = g.players.of(p).map(|sp| sp.id.clone());
     match *g.seat(p) {
         domain::Seat::Human { token } => SeatInfo {
             seat_type: SeatType::Human,
             taken: token.is_some(),
             level: None,
             name,
+            player,
         },
         domain::Seat::Bot { level, .. } => SeatInfo {
             seat_type: SeatType::Bot,
             taken: true,
             level: Some(level.into()),
             name,
+            player,
         },
     }
 }
@@ -373,6 +381,12 @@ pub struct Game {
     /// The round's clock; null without one.
     #[schema(required = true)]
     pub clock: Option<ClockView>,
+    /// Rated: when a round ends, both players' ratings move.
+    pub rated: bool,
+    /// How the round that just ended moved the ratings (rated games); null
+    /// otherwise, and again once a new round starts.
+    #[schema(required = true)]
+    pub rating_change: Option<RatingChangeView>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -453,6 +467,8 @@ impl From<&GameRecord> for Game {
                 at: o.at,
             }),
             clock: clock_view(g),
+            rated: g.players.rated,
+            rating_change: g.players.change.as_ref().map(Into::into),
             created_at: g.created_at,
             updated_at: g.updated_at,
         }

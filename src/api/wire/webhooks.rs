@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::{EndReason, Game, MoveRecordView, RoundResult};
+use super::{EndReason, Game, MoveRecordView, RatingChangeView, RoundResult};
 use crate::store::{AttemptRecord, WebhookRecord};
 
 /// An event a webhook endpoint may subscribe to.
@@ -184,8 +184,8 @@ pub struct WebhookEventData {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub end_reason: Option<EndReason>,
-    /// `game.ended` only: the ratings' change of a rated game; null (no
-    /// game is rated yet).
+    /// `game.ended` only: how a rated round moved both seats' ratings;
+    /// null for an unrated game.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating_change: Option<Option<serde_json::Value>>,
+    pub rating_change: Option<Option<RatingChangeView>>,
 }

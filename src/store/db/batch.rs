@@ -178,7 +178,7 @@ impl Batch {
     }
 
     /// Begins the transaction if it has not begun (takes the write lock).
-    async fn begun(&mut self) -> Result<&mut PoolConnection<Sqlite>, StoreError> {
+    pub(super) async fn begun(&mut self) -> Result<&mut PoolConnection<Sqlite>, StoreError> {
         if !self.begun {
             let data_version: i64 = sqlx::query_scalar(BEGIN).fetch_one(&mut *self.conn).await?;
             self.begun = true;
@@ -204,10 +204,14 @@ impl Batch {
         };
         let flushed = match flushed {
             Ok(()) if self.interfered => Err(StoreError::Interfered),
-            Ok(()) if !self.pending.ops.is_empty() => {
+            Ok(()) if !self.pending.ops.is_empty() || !self.pending.players.is_empty() => {
                 let ops = std::mem::take(&mut self.pending.ops);
+                let players = std::mem::take(&mut self.pending.players);
                 let ran = match self.begun().await {
-                    Ok(conn) => super::webhooks::run_sqlite(conn, &ops).await,
+                    Ok(conn) => match super::webhooks::run_sqlite(conn, &ops).await {
+                        Ok(()) => super::players::run_sqlite(conn, &players).await,
+                        Err(e) => Err(e),
+                    },
                     Err(e) => Err(e),
                 };
                 match ran {

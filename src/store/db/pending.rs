@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::StoreError;
 use super::outbox::{Hooks, Recorded, Step};
+use super::players::PlayerOp;
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
 use super::webhooks::WebhookOp;
 use crate::domain::{GameRecord, GameStatus};
@@ -53,6 +54,8 @@ pub(super) struct Pending {
     steps: Vec<Step>,
     /// Writes of the webhook tables (endpoints, delivery results).
     pub(super) ops: Vec<WebhookOp>,
+    /// Writes of the players' tables (players, ratings, their games).
+    pub(super) players: Vec<PlayerOp>,
 }
 
 /// A takeback's deletions: the game's moves of `round` after ply `keep`,
@@ -94,7 +97,7 @@ impl Pending {
             .map(|w| (!w.deleted).then(|| w.state.clone()))
     }
 
-    /// The first game the batch wrote, in the order first written, that is
+    /// The games the batch wrote, in the order first written, that are
     /// waiting for an opponent under quick match's key `key`, other than
     /// those in `skip`.
     pub(super) fn waiting(
@@ -102,15 +105,16 @@ impl Pending {
         key: &str,
         since: DateTime<Utc>,
         skip: &HashSet<Uuid>,
-    ) -> Option<GameRecord> {
+    ) -> Vec<GameRecord> {
         self.order
             .iter()
             .filter(|id| !skip.contains(id))
             .filter_map(|id| self.written.get(id))
             .filter(|w| !w.deleted)
             .map(|w| &w.state)
-            .find(|game| waits_under(game, key) && game.updated_at >= since)
+            .filter(|game| waits_under(game, key) && game.updated_at >= since)
             .cloned()
+            .collect()
     }
 
     /// Whether the batch wrote this game.
@@ -222,6 +226,7 @@ impl Pending {
             && self.remembered.is_empty()
             && self.truncations.is_empty()
             && self.ops.is_empty()
+            && self.players.is_empty()
     }
 
     /// The rows to send.

@@ -165,7 +165,7 @@ impl PgBatch {
     }
 
     /// The connection inside the batch's transaction, begun if need be.
-    async fn tx(&mut self) -> Result<&mut PgConnection, StoreError> {
+    pub(super) async fn tx(&mut self) -> Result<&mut PgConnection, StoreError> {
         if !self.open {
             sqlx::query("BEGIN").execute(self.conn().await?).await?;
             self.open = true;
@@ -366,6 +366,11 @@ impl PgBatch {
             let ops = std::mem::take(&mut self.pending.ops);
             let tx = self.tx().await?;
             super::webhooks::run_postgres(tx, &ops).await?;
+        }
+        if !self.pending.players.is_empty() {
+            let players = std::mem::take(&mut self.pending.players);
+            let tx = self.tx().await?;
+            super::players::run_postgres(tx, &players).await?;
         }
         let rows = self.pending.rows()?;
         if let Some(truncations) = &rows.truncations {

@@ -15,6 +15,8 @@ use serde::{Serialize, Serializer};
 use uuid::Uuid;
 
 use super::StoreError;
+use crate::domain::player::{Players, RatingChange, SeatPlayer};
+use crate::domain::rating::Rating;
 use crate::domain::{
     DeleteReason, Ending, EventRecord, EventType, GameClock, GameRecord, IdempotentRecord, Level,
     MoveRecord, Offer, OfferKind, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
@@ -151,6 +153,39 @@ struct Meta {
     offer: Option<MetaOffer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     clock: Option<MetaClock>,
+    /// The seats' players (see [`Players`]).
+    #[serde(default, skip_serializing_if = "players_empty")]
+    players: [Option<MetaPlayer>; 2],
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    rated: bool,
+    /// Before and after, by seat: `[rating, deviation, volatility]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rating_change: Option<[[[f64; 3]; 2]; 2]>,
+}
+
+fn players_empty(players: &[Option<MetaPlayer>; 2]) -> bool {
+    players.iter().all(Option::is_none)
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaPlayer {
+    id: String,
+    /// Hex of the credential's hash.
+    credential: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rating: Option<f64>,
+}
+
+fn rating_triple(r: &Rating) -> [f64; 3] {
+    [r.rating, r.deviation, r.volatility]
+}
+
+fn triple_rating(t: [f64; 3]) -> Rating {
+    Rating {
+        rating: t[0],
+        deviation: t[1],
+        volatility: t[2],
+    }
 }
 
 fn names_empty(names: &[Option<String>; 2]) -> bool {
@@ -210,11 +245,28 @@ impl Meta {
                     since: c.since.map(ts),
                 }
             }),
+            players: game.players.seats.clone().map(|sp| {
+                sp.map(|sp| MetaPlayer {
+                    id: sp.id,
+                    credential: hex::encode(sp.credential.as_bytes()),
+                    rating: sp.rating,
+                })
+            }),
+            rated: game.players.rated,
+            rating_change: game.players.change.map(|c| {
+                [
+                    [rating_triple(&c.before[0]), rating_triple(&c.before[1])],
+                    [rating_triple(&c.after[0]), rating_triple(&c.after[1])],
+                ]
+            }),
         }
     }
 
     fn is_empty(&self) -> bool {
-        names_empty(&self.names)
+        players_empty(&self.players)
+            && !self.rated
+            && self.rating_change.is_none()
+            && names_empty(&self.names)
             && self.invite.is_none()
             && self.ending.is_none()
             && self.offer.is_none()
@@ -425,6 +477,30 @@ impl GameColumns {
                 })
             })
             .transpose()?;
+        let mut seat_players = [None, None];
+        for (slot, p) in seat_players.iter_mut().zip(meta.players) {
+            *slot = p
+                .map(|p| -> Result<SeatPlayer, StoreError> {
+                    let credential = hex::decode(&p.credential)
+                        .ok()
+                        .and_then(|b| TokenHash::from_slice(&b))
+                        .ok_or_else(|| StoreError::Corrupt(format!("game {id}: credential")))?;
+                    Ok(SeatPlayer {
+                        id: p.id,
+                        credential,
+                        rating: p.rating,
+                    })
+                })
+                .transpose()?;
+        }
+        let players = Players {
+            seats: seat_players,
+            rated: meta.rated,
+            change: meta.rating_change.map(|[before, after]| RatingChange {
+                before: before.map(triple_rating),
+                after: after.map(triple_rating),
+            }),
+        };
         Ok(GameRecord {
             id,
             position,
@@ -456,6 +532,7 @@ impl GameColumns {
             offer,
             clock,
             as_of: parse_ts(&self.updated_at)?,
+            players,
         })
     }
 }
@@ -812,6 +889,7 @@ mod tests {
             }),
             clock: Some(GameClock::new(TimeControl::PerMove { per_move_ms: 1000 })),
             as_of: Utc::now(),
+            players: crate::domain::player::Players::default(),
         };
         let json = serde_json::to_value(GameColumns::of(&game)).expect("serializes");
         let keys: Vec<&str> = json

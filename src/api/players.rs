@@ -1,0 +1,175 @@
+//! Handlers of the OpenAPI tag `players`: create a player, read one and
+//! their games, and a kind's leaderboard.
+
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+
+use super::AppState;
+use super::error::ApiError;
+use super::extract::{Body, NoQuery};
+use super::responses::{
+    BadRequest, Internal, InvalidOption, KindNotFound, PayloadTooLarge, PlayerNotFound,
+    RequestTimeout, Unavailable, UnsupportedMediaType,
+};
+use super::wire::{
+    CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry, LeaderboardQuery,
+    PlayerBody, PlayerCreated, PlayerGamesQuery,
+};
+use crate::service::ServiceError;
+
+type ApiResult = Result<HttpResponse, ApiError>;
+
+/// Default and largest page size.
+const DEFAULT_LIMIT: u32 = 20;
+const MAX_LIMIT: u32 = 100;
+
+fn limit(asked: Option<u32>) -> Result<u32, ApiError> {
+    let limit = asked.unwrap_or(DEFAULT_LIMIT);
+    if (1..=MAX_LIMIT).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::Malformed(format!(
+            "limit must be between 1 and {MAX_LIMIT}"
+        )))
+    }
+}
+
+/// The player id in the path (a UUID, or `ext:<sub>`); over 210 characters
+/// is no player.
+fn player_id(req: &HttpRequest) -> Result<String, ApiError> {
+    req.match_info()
+        .get("id")
+        .filter(|id| !id.is_empty() && id.len() <= 210)
+        .map(str::to_owned)
+        .ok_or(ApiError::Service(ServiceError::PlayerNotFound))
+}
+
+/// Create a player.
+///
+/// The answer carries the player's key, shown only here (only its hash is
+/// stored). Send it as `Authorization: Bearer <key>` when creating, joining
+/// or quick matching: the seat is then bound to the player (`seats.X.player`),
+/// the key also works as that seat's token, and rated games (`"rated": true`)
+/// move the player's rating.
+#[utoipa::path(
+    tag = "players",
+    request_body(content = CreatePlayer, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created: the player and their key (keep it: it is shown only here)", body = PlayerCreated),
+        (status = 400, response = BadRequest),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 422, response = InvalidOption),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/players")]
+pub async fn create_player(state: web::Data<AppState>, _: NoQuery, body: Body) -> ApiResult {
+    let request: CreatePlayer = body.json()?;
+    let (player, key) = state.service.create_player(request.name).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((
+            actix_web::http::header::LOCATION,
+            format!("/v1/players/{}", player.player.id),
+        ))
+        .json(PlayerCreated {
+            player: PlayerBody::from(&player),
+            key,
+        }))
+}
+
+/// Get a player.
+///
+/// Their name and their rating in each kind they have played rated.
+#[utoipa::path(
+    tag = "players",
+    params(("id" = String, Path, description = "The player's id: a UUID, or `ext:<sub>` for a player known by the operator's sign-in")),
+    responses(
+        (status = 200, description = "The player", body = PlayerBody),
+        (status = 400, response = BadRequest),
+        (status = 404, response = PlayerNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/players/{id}")]
+pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery) -> ApiResult {
+    let id = player_id(&req)?;
+    let player = state.service.player(&id).await?;
+    Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
+}
+
+/// A player's games, newest first.
+///
+/// The public games in which the player holds a seat (private ones are not
+/// listed); page with `cursor`.
+#[utoipa::path(
+    tag = "players",
+    params(("id" = String, Path, description = "The player's id"), PlayerGamesQuery),
+    responses(
+        (status = 200, description = "A page of the player's games, newest first", body = GamePage),
+        (status = 400, response = BadRequest),
+        (status = 404, response = PlayerNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/players/{id}/games")]
+pub async fn player_games(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<PlayerGamesQuery>,
+) -> ApiResult {
+    let id = player_id(&req)?;
+    let query = query.into_inner();
+    let limit = limit(query.limit)?;
+    let before = query
+        .cursor
+        .as_deref()
+        .map(|c| {
+            c.parse::<i64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| ApiError::Malformed("invalid cursor".into()))
+        })
+        .transpose()?;
+    let (games, next) = state.service.player_games(&id, before, limit).await?;
+    Ok(HttpResponse::Ok().json(GamePage {
+        items: games.iter().map(Game::from).collect(),
+        next_cursor: next.map(|n| n.to_string()),
+    }))
+}
+
+/// A kind's leaderboard.
+///
+/// The players of the kind whose rating is not provisional (deviation at
+/// most 110), best first.
+#[utoipa::path(
+    tag = "players",
+    params(("kind" = Kind, Path, description = "The kind"), LeaderboardQuery),
+    responses(
+        (status = 200, description = "The leaderboard, best first", body = Leaderboard),
+        (status = 400, response = BadRequest),
+        (status = 404, response = KindNotFound),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/kinds/{kind}/leaderboard")]
+pub async fn leaderboard(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<LeaderboardQuery>,
+) -> ApiResult {
+    let kind: Kind = req
+        .match_info()
+        .get("kind")
+        .and_then(|k| serde_json::from_value(serde_json::Value::String(k.to_owned())).ok())
+        .ok_or(ApiError::NotFound)?;
+    let limit = limit(query.into_inner().limit)?;
+    let ranked = state.service.leaderboard(kind.into(), limit).await?;
+    Ok(HttpResponse::Ok().json(Leaderboard {
+        items: ranked.iter().map(LeaderboardEntry::from).collect(),
+    }))
+}
