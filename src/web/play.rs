@@ -2,7 +2,8 @@
 //! and committed), embedded at compile time and served at `/play`. Building
 //! or running the service needs no Node.
 //!
-//! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`)
+//! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`,
+//! `/play/players/{id}`)
 //! answers the same HTML; the script reads the address and draws the view.
 //! The page is not part of the JSON API: it is registered outside the
 //! OpenAPI document.
@@ -159,10 +160,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(web::to(get_only)),
     )
     .service(
-        web::resource(["/play", "/play/", "/play/new", "/play/games/{id}"])
-            .get(page)
-            .default_service(web::to(get_only))
-            .wrap(middleware::Compress::default()),
+        web::resource([
+            "/play",
+            "/play/",
+            "/play/new",
+            "/play/games/{id}",
+            "/play/players/{id}",
+        ])
+        .get(page)
+        .default_service(web::to(get_only))
+        .wrap(middleware::Compress::default()),
     )
     .service(
         web::resource("/play/play.js")

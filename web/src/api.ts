@@ -79,3 +79,31 @@ export function heldGames(): string[] {
   }
   return ids;
 }
+
+/** The player this browser plays as: their id, key and name, kept in localStorage. */
+export type Me = { id: string; key: string; name: string };
+
+const ME = "tabula.player";
+
+export function me(): Me | null {
+  try {
+    const raw = localStorage.getItem(ME);
+    return raw ? (JSON.parse(raw) as Me) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function setMe(player: Me): void {
+  localStorage.setItem(ME, JSON.stringify(player));
+}
+
+export function forgetMe(): void {
+  localStorage.removeItem(ME);
+}
+
+/** The `Authorization` header of this browser's player, if it plays as one. */
+export function asMe(): { Authorization: string } | Record<string, never> {
+  const player = me();
+  return player ? bearer(player.key) : {};
+}

@@ -1,9 +1,13 @@
 // The page at /play: a lobby, and games played live. Addresses (the
-// contract's "Browsers"): /play, /play/games/{id}, /play/new?kind=…
+// contract's "Browsers"): /play, /play/games/{id}, /play/new?kind=…, /play/players/{id}
 import {
   api,
   ApiFailure,
+  asMe,
   bearer,
+  forgetMe,
+  me,
+  setMe,
   forgetSeat,
   heldGames,
   heldSeat,
@@ -59,7 +63,9 @@ async function route(): Promise<void> {
   const path = location.pathname.replace(/\/+$/, "");
   const game = /^\/play\/games\/([^/]+)$/.exec(path);
   try {
+    const player = /^\/play\/players\/([^/]+)$/.exec(path);
     if (game?.[1]) await showGame(decodeURIComponent(game[1]));
+    else if (player?.[1]) await showPlayer(decodeURIComponent(player[1]));
     else if (path === "/play/new") await createFromQuery(new URLSearchParams(location.search));
     else await showLobby();
   } catch (e) {
@@ -116,7 +122,9 @@ async function showLobby(): Promise<void> {
   const gomokuFields = h("div", { class: "row" }, field("Size", size), field("Rule", rule));
   const levelField = field("Bot level", level);
   const privateField = h("div", { class: "field check" }, priv, h("label", { for: (priv.id ||= `field-${++fields}`) }, "Private"));
-  const friendFields = h("div", { class: "row" }, privateField, field("Clock", clock));
+  const rated = h("input", { name: "rated", type: "checkbox" });
+  const ratedField = h("div", { class: "field check" }, rated, h("label", { for: (rated.id ||= `field-${++fields}`) }, "Rated"));
+  const friendFields = h("div", { class: "row" }, privateField, ratedField, field("Clock", clock));
   const sync = () => {
     gomokuFields.hidden = kind.value !== "gomoku";
     levelField.hidden = opponent.value !== "bot";
@@ -148,6 +156,7 @@ async function showLobby(): Promise<void> {
     if (line.value.trim()) q.set("moves", line.value.trim());
     if (opponent.value === "human" && priv.checked) q.set("private", "1");
     if (opponent.value === "human" && clock.value) q.set("clock", clock.value);
+    if (opponent.value === "human" && rated.checked) q.set("rated", "1");
     if (kind.value === "gomoku") {
       q.set("size", size.value);
       q.set("rule", rule.value);
@@ -176,12 +185,12 @@ async function showLobby(): Promise<void> {
         h(
           "li",
           {},
-          h("span", {}, `${KIND_NAMES[g.kind]}${g.kind === "gomoku" ? ` ${g.options.rows}x${g.options.columns}` : ""}`),
+          h("span", {}, `${KIND_NAMES[g.kind]}${g.kind === "gomoku" ? ` ${g.options.rows}x${g.options.columns}` : ""}${g.rated ? " (rated)" : ""}`),
           h("small", {}, ` ${openSeat(g) ?? ""} open${creator(g)} · ${ago(g.created_at)}`),
           // Never `Join` a game this browser already holds a seat in.
           heldSeat(g.id)
             ? h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Your game")
-            : button("Join", () => void join(g.id).catch(showError)),
+            : button("Join", () => void join(g.id, g.rated, name.value.trim()).catch(showError)),
           heldSeat(g.id) ? "" : h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Watch"),
         ),
       ),
@@ -199,26 +208,73 @@ async function showLobby(): Promise<void> {
 
   // Quick match: a seat in the next game of a kind, with whoever asks next.
   const matchKind = select("match-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), "connect_four");
+  const ratedMatch = h("input", { name: "rated-match", type: "checkbox" });
+  const ratedMatchField = h("div", { class: "field check" }, ratedMatch, h("label", { for: (ratedMatch.id ||= `field-${++fields}`) }, "Rated match"));
   const quick = h(
     "form",
     { class: "quick" },
     h("h2", {}, "Quick match"),
-    h("div", { class: "row" }, field("Kind", matchKind), h("button", { type: "submit", class: "primary" }, "Quick match")),
+    h("div", { class: "row" }, field("Kind", matchKind), ratedMatchField, h("button", { type: "submit", class: "primary" }, "Quick match")),
   );
   quick.addEventListener("submit", (e) => {
     e.preventDefault();
-    void quickMatch(matchKind.value as Kind, name.value.trim()).catch(showError);
+    void quickMatch(matchKind.value as Kind, name.value.trim(), ratedMatch.checked).catch(showError);
   });
+
+  // Who plays: a player (a key kept in this browser) across games.
+  const you = h("section", { class: "card you", "aria-label": "Player" });
+  const renderYou = () => {
+    const player = me();
+    if (player) {
+      you.replaceChildren(
+        h("p", {}, "Playing as ", h("a", { href: `/play/players/${encodeURIComponent(player.id)}`, "data-link": "" }, player.name)),
+        button("Stop playing as a player", () => {
+          forgetMe();
+          renderYou();
+        }),
+      );
+    } else {
+      const playAs = button(`Play as ${name.value.trim() || "…"}`, () =>
+        void ensurePlayer(name.value.trim())
+          .then(() => renderYou())
+          .catch(showError),
+      );
+      name.addEventListener("input", () => (playAs.textContent = `Play as ${name.value.trim() || "…"}`));
+      you.replaceChildren(h("p", {}, "Play as a player to keep your games together and play rated games."), playAs);
+    }
+  };
+  renderYou();
+
+  // The leaderboard of a kind: players who are no longer provisional.
+  const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), "connect_four");
+  const board = h("ol", { class: "games leaderboard", "aria-label": "Leaderboard" });
+  const loadBoard = async () => {
+    const res = await ok(api.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: boardKind.value as Kind }, query: { limit: 10 } } }));
+    board.replaceChildren(
+      ...res.items.map((row) =>
+        h(
+          "li",
+          {},
+          h("a", { href: `/play/players/${encodeURIComponent(row.player)}`, "data-link": "" }, row.name),
+          h("small", {}, ` ${Math.round(row.rating)} · ${row.games} rated games`),
+        ),
+      ),
+    );
+    if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No ranked players yet: ratings settle after a few rated games."));
+  };
+  boardKind.addEventListener("change", () => void loadBoard().catch(showError));
 
   const mine = heldGames();
   const yours = h("ul", { class: "games", "aria-label": "Your games" });
   main.replaceChildren(
+    you,
     h("section", { class: "card" }, form),
     h("section", { class: "card" }, quick),
     h("section", { class: "card" }, h("h2", {}, "Open games"), field("Show", filter), list, pager),
     mine.length ? h("section", { class: "card" }, h("h2", {}, "Your games"), yours) : "",
+    h("section", { class: "card" }, h("h2", {}, "Leaderboard"), field("Leaderboard kind", boardKind), board),
   );
-  await Promise.all([load(0), listMine(mine, yours)]);
+  await Promise.all([load(0), listMine(mine, yours), loadBoard()]);
 }
 
 /** The games this browser holds a seat in: kind, status and seat, newest first. */
@@ -285,8 +341,23 @@ function saveName(name: string | null | undefined): void {
   if (name) localStorage.setItem(NAME_KEY, name);
 }
 
-async function quickMatch(kind: Kind, name: string): Promise<void> {
-  const grant = await ok(api.POST("/v1/matches", { body: name ? { kind, name } : { kind }, headers: { "Idempotency-Key": key() } }));
+/** This browser's player: the one kept, or a new one named `name` (shown once: its key stays here). */
+async function ensurePlayer(name: string): Promise<void> {
+  if (me()) return;
+  if (!name) throw new Error("Enter your name first: it is your player's name");
+  const created = await ok(api.POST("/v1/players", { body: { name } }));
+  setMe({ id: created.player.id, key: created.key, name: created.player.name });
+  saveName(name);
+}
+
+async function quickMatch(kind: Kind, name: string, rated = false): Promise<void> {
+  if (rated) await ensurePlayer(name);
+  const grant = await ok(
+    api.POST("/v1/matches", {
+      body: { kind, ...(name ? { name } : {}), ...(rated ? { rated } : {}) },
+      headers: { "Idempotency-Key": key(), ...asMe() },
+    }),
+  );
   saveName(name);
   holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: false });
   navigate(`/play/games/${grant.game.id}`);
@@ -301,10 +372,11 @@ function ago(when: string): string {
   return s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
 }
 
-async function join(id: string): Promise<void> {
+async function join(id: string, rated = false, typed = ""): Promise<void> {
   if (heldSeat(id)) return navigate(`/play/games/${id}`);
-  const name = savedName();
-  const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body: name ? { name } : {} }));
+  const name = typed || savedName();
+  if (rated) await ensurePlayer(name);
+  const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body: name ? { name } : {}, headers: asMe() }));
   holdSeat(id, { seat: grant.seat, token: grant.token, hotseat: false });
   navigate(`/play/games/${id}`);
 }
@@ -322,11 +394,14 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
   const name = q.get("name") ?? "";
   const friend = opponent === "human";
   const clock = friend ? clockOf(q.get("clock")) : undefined;
+  const rated = friend && q.get("rated") !== null;
   status.textContent = "Creating the game…";
   let grant;
   try {
+    if (rated) await ensurePlayer(name || savedName());
     grant = await ok(
       api.POST("/v1/games", {
+        headers: asMe(),
         body: {
           kind,
           options,
@@ -337,6 +412,7 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
           ...(friend && q.get("private") ? { visibility: "private" as const } : {}),
           ...(clock ? { clock } : {}),
           ...(q.get("moves") ? { moves: q.get("moves") } : {}),
+          ...(rated ? { rated } : {}),
         },
       }),
     );
@@ -355,6 +431,14 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
 
 // ----------------------------------------------------------------- game
 
+/** How a rated round moved the ratings: the viewer's own, or both. */
+function ratingText(g: Game, mine: Side | null): string {
+  const c = g.rating_change;
+  if (!c) return "";
+  const move = (s: Side) => `${Math.round(c[s].before)} → ${Math.round(c[s].after)}`;
+  return mine ? `; your rating ${move(mine)}` : `; ratings X ${move("X")}, O ${move("O")}`;
+}
+
 function statusText(g: Game, held: Held | null): string {
   // A viewer holding one seat hears the result as theirs.
   const mine = held && !held.hotseat ? held.seat : null;
@@ -366,11 +450,11 @@ function statusText(g: Game, held: Held | null): string {
           ? ` (${g.winner === "X" ? "O" : "X"} ran out of time)`
           : "";
     const verdict = mine ? (mine === g.winner ? "You won: " : "You lost: ") : "";
-    return `${verdict}${g.winner} wins${how}`;
+    return `${verdict}${g.winner} wins${how}${ratingText(g, mine)}`;
   }
   if (g.status === "draw") {
     const agreed = g.end_reason === "agreement" ? " (agreed)" : "";
-    return `${mine ? "Draw: " : ""}It's a draw between X and O${agreed}`;
+    return `${mine ? "Draw: " : ""}It's a draw between X and O${agreed}${ratingText(g, mine)}`;
   }
   const open = openSeat(g);
   if (g.status === "waiting" && open) return `Waiting for ${open} to join; ${g.turn} to move`;
@@ -390,6 +474,23 @@ async function showGame(id: string): Promise<void> {
     throw e;
   }
   let held = heldSeat(id);
+  // The seats' players' ratings in this kind, shown beside their names.
+  const ratings = new Map<string, number>();
+  let ratedAt = "";
+  const loadRatings = async () => {
+    const ids = (["X", "O"] as Side[]).map((s) => game.seats[s].player).filter((p): p is string => !!p);
+    const stamp = `${ids.join(",")}|${game.round}|${game.rating_change ? "done" : ""}`;
+    if (!ids.length || stamp === ratedAt) return;
+    ratedAt = stamp;
+    await Promise.all(
+      ids.map(async (pid) => {
+        const res = await api.GET("/v1/players/{id}", { params: { path: { id: pid } } });
+        const r = res.data?.ratings[game.kind];
+        if (r) ratings.set(pid, r.rating);
+      }),
+    );
+    render();
+  };
   let last: Move[] = [];
   // A move just played: animated once, on the next drawing of the board.
   let fresh: Move | null = null;
@@ -480,7 +581,7 @@ async function showGame(id: string): Promise<void> {
 
   const render = () => {
     const shown = view?.game ?? game;
-    title.textContent = `${KIND_NAMES[game.kind]}${game.kind === "gomoku" ? ` ${game.options.rows}x${game.options.columns} (${game.options.rule ?? "freestyle"})` : ""}`;
+    title.textContent = `${KIND_NAMES[game.kind]}${game.kind === "gomoku" ? ` ${game.options.rows}x${game.options.columns} (${game.options.rule ?? "freestyle"})` : ""}${game.rated ? " · rated" : ""}`;
     status.textContent = view
       ? `Round ${view.round}, after move ${view.ply} of ${view.plies}: ${statusText(shown, null)}`
       : statusText(game, held);
@@ -509,13 +610,22 @@ async function showGame(id: string): Promise<void> {
       again.focus();
     }
     const role = held ? (held.hotseat ? "You play both seats on this screen" : `You play ${held.seat}`) : "You are watching";
-    const seats = (["X", "O"] as Side[]).map((s) => {
+    const seats = (["X", "O"] as Side[]).flatMap((s, i) => {
       const seat = game.seats[s];
-      return `${s}: ${seat.type === "bot" ? `bot (${seat.level ?? "?"})` : seat.taken ? (seat.name ?? "human") : "open"}`;
+      const sep = i ? " · " : "";
+      if (seat.player) {
+        const rating = ratings.get(seat.player);
+        return [
+          `${sep}${s}: `,
+          h("a", { href: `/play/players/${encodeURIComponent(seat.player)}`, "data-link": "" }, seat.name ?? "player"),
+          rating === undefined ? "" : ` (${Math.round(rating)})`,
+        ];
+      }
+      return [`${sep}${s}: ${seat.type === "bot" ? `bot (${seat.level ?? "?"})` : seat.taken ? (seat.name ?? "human") : "open"}`];
     });
     info.replaceChildren(
       h("span", {}, role),
-      h("span", {}, seats.join(" · ")),
+      h("span", { class: "seats" }, ...seats),
       h("span", {}, `Round ${game.round}`),
       h("span", { class: `live ${live}` }, live === "live" ? "● live" : live === "connecting" ? "○ connecting…" : "○ reconnecting…"),
     );
@@ -815,6 +925,7 @@ async function showGame(id: string): Promise<void> {
     game = g;
     render();
     void syncMoves().catch(() => {});
+    void loadRatings().catch(() => {});
   };
 
   // On a touch screen a cell smaller than a fingertip takes two taps: the
@@ -910,7 +1021,9 @@ async function showGame(id: string): Promise<void> {
     try {
       const code = new URLSearchParams(location.hash.slice(1)).get("invite");
       const body = { ...(name ? { name } : {}), ...(code ? { invite: code } : {}) };
-      const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body }));
+      // A rated game seats players only: one is made for this browser if need be.
+      if (game.rated) await ensurePlayer(name || savedName());
+      const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body, headers: asMe() }));
       saveName(name);
       held = { seat: grant.seat, token: grant.token, hotseat: false };
       holdSeat(id, held);
@@ -993,7 +1106,68 @@ async function showGame(id: string): Promise<void> {
       render();
     })
     .catch(() => {});
+  void loadRatings().catch(() => {});
   await syncMoves().catch(() => {});
+}
+
+// --------------------------------------------------------------- player
+
+/** A player: their ratings by kind and their games, newest first. */
+async function showPlayer(id: string): Promise<void> {
+  let player;
+  try {
+    player = await ok(api.GET("/v1/players/{id}", { params: { path: { id } } }));
+  } catch (e) {
+    status.textContent = "No such player";
+    main.replaceChildren(h("section", { class: "card" }, h("p", {}, "This player does not exist."), h("a", { href: "/play", "data-link": "" }, "Lobby")));
+    throw e;
+  }
+  document.title = `Tabula: ${player.name}`;
+  status.textContent = me()?.id === player.id ? `${player.name} (you)` : player.name;
+  const rated = Object.entries(player.ratings);
+  const ratingsList = h(
+    "ul",
+    { class: "games", "aria-label": "Ratings" },
+    ...rated.map(([kind, r]) =>
+      h(
+        "li",
+        {},
+        h("span", {}, KIND_NAMES[kind as Kind] ?? kind),
+        h("small", {}, ` ${Math.round(r.rating)} ± ${Math.round(r.deviation)} · ${r.games} rated games${r.provisional ? " · provisional" : ""}`),
+      ),
+    ),
+  );
+  if (!rated.length) ratingsList.append(h("li", { class: "empty" }, "No rated games yet."));
+  const gamesList = h("ul", { class: "games", "aria-label": "Games" });
+  const pager = h("div", { class: "row pager" });
+  const cursors: (string | null)[] = [null];
+  const load = async (page: number) => {
+    const cursor = cursors[page];
+    const res = await ok(
+      api.GET("/v1/players/{id}/games", { params: { path: { id }, query: { limit: 10, ...(cursor ? { cursor } : {}) } } }),
+    );
+    cursors[page + 1] = res.next_cursor;
+    gamesList.replaceChildren(
+      ...res.items.map((g) => {
+        const side: Side | undefined = g.seats.X.player === id ? "X" : g.seats.O.player === id ? "O" : undefined;
+        const other = side ? g.seats[side === "X" ? "O" : "X"] : undefined;
+        const against = other?.name ? ` against ${other.name}` : "";
+        const label = `${KIND_NAMES[g.kind]}${g.rated ? " (rated)" : ""}${against} · ${statusWord(g)} · ${ago(g.created_at)}`;
+        return h("li", {}, h("a", { href: `/play/games/${g.id}`, "data-link": "" }, label));
+      }),
+    );
+    if (!res.items.length) gamesList.append(h("li", { class: "empty" }, "No games yet."));
+    pager.replaceChildren(
+      page > 0 ? button("Newer", () => void load(page - 1).catch(showError)) : "",
+      res.next_cursor ? button("Older", () => void load(page + 1).catch(showError)) : "",
+    );
+  };
+  main.replaceChildren(
+    h("section", { class: "card" }, h("h2", {}, player.name), h("h3", {}, "Ratings"), ratingsList),
+    h("section", { class: "card" }, h("h2", {}, "Games"), gamesList, pager),
+    h("p", {}, h("a", { href: "/play", "data-link": "" }, "Lobby")),
+  );
+  await load(0);
 }
 
 // ---------------------------------------------------------------- review

@@ -1,0 +1,154 @@
+// The page for players (issue 27): "Play as …" makes a player whose key
+// stays in this browser, a Rated game from the form, ratings beside the
+// names and in the result, the player's page with ratings and games, the
+// leaderboard. Two browser contexts are two people; screenshots on desktop
+// and phone.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusText, until } from "./helpers.mjs";
+
+let service;
+let browser;
+
+before(async () => {
+  service = await startService();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+async function playAs(page, name) {
+  await page.goto("/play");
+  await page.getByLabel("Your name").first().fill(name);
+  await page.getByRole("button", { name: `Play as ${name}` }).click();
+  await page.getByRole("region", { name: "Player" }).getByRole("link", { name }).waitFor();
+  return JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
+}
+
+/** Plays Connect Four column `col` as the page's seat, once it is its turn. */
+async function drop(page, col) {
+  const cell = page.locator(`[data-move="c${col}"]`).first();
+  await until(page, (c) => document.querySelector(`.board .legal[data-move="c${c}"]`) !== null, col, 10000);
+  await cell.click();
+}
+
+test("two players play a rated game from the page: ratings move and show, the player's page and the leaderboard", async () => {
+  const ann = await openPage(browser, service.base);
+  const bob = await openPage(browser, service.base, { viewport: PHONE, hasTouch: true, isMobile: true });
+  const annPlayer = await playAs(ann, "Ann");
+  assert.ok(annPlayer.key.startsWith("tpk_"), "the key is kept in this browser");
+
+  await ann.goto("/play");
+  await ann.getByLabel("Game", { exact: true }).selectOption("connect_four");
+  await ann.getByLabel("Opponent", { exact: true }).selectOption("human");
+  await ann.getByLabel("Rated", { exact: true }).check();
+  await ann.getByRole("button", { name: "Create game" }).click();
+  await ann.waitForURL(/\/play\/games\/[0-9a-f-]+/);
+  const url = ann.url();
+  await ann.getByRole("grid").waitFor();
+
+  // Bob sees it listed as rated, and joins from the lobby: he does not
+  // press "Play as", the rated game makes his player on demand.
+  await bob.goto("/play");
+  await bob.getByLabel("Your name").first().fill("Bob");
+  const row = bob.getByRole("list", { name: "Open games" }).getByRole("listitem").filter({ hasText: "(rated)" });
+  await row.waitFor();
+  await row.getByRole("button", { name: "Join" }).click();
+  await bob.waitForURL(url);
+  const bobPlayer = JSON.parse(await bob.evaluate(() => localStorage.getItem("tabula.player")));
+  assert.equal(bobPlayer.name, "Bob");
+
+  // X (Ann) wins down column 0; the players' names link to their pages.
+  for (let i = 0; i < 3; i++) {
+    await drop(ann, 0);
+    await drop(bob, 1);
+  }
+  await drop(ann, 0);
+  await until(ann, () => /You won/.test(document.querySelector("[role=status]").textContent));
+  assert.match(await statusText(ann), /your rating 1500 → 1662/);
+  await until(bob, () => /You lost/.test(document.querySelector("[role=status]").textContent));
+  assert.match(await statusText(bob), /your rating 1500 → 1338/);
+  await until(ann, () => /\(1662\)/.test(document.querySelector(".seats")?.textContent ?? ""));
+  await ann.screenshot({ path: join(screenshotDir, "players-rated-result-desktop.png"), fullPage: true });
+  await bob.screenshot({ path: join(screenshotDir, "players-rated-result-phone.png"), fullPage: true });
+
+  // Ann's page: her rating in Connect Four and the game.
+  await ann.getByRole("link", { name: "Ann" }).first().click();
+  await ann.waitForURL(/\/play\/players\//);
+  const ratings = ann.getByRole("list", { name: "Ratings" });
+  await ratings.getByRole("listitem").filter({ hasText: "Connect Four" }).waitFor();
+  assert.match(await ratings.textContent(), /1662 ± 290 · 1 rated games · provisional/);
+  const games = ann.getByRole("list", { name: "Games" });
+  await games.getByRole("link", { name: /Connect Four \(rated\) against Bob · X won/ }).waitFor();
+  await ann.screenshot({ path: join(screenshotDir, "players-page-desktop.png"), fullPage: true });
+  await bob.goto(`/play/players/${encodeURIComponent(annPlayer.id)}`);
+  await bob.getByRole("list", { name: "Ratings" }).getByRole("listitem").first().waitFor();
+  await bob.screenshot({ path: join(screenshotDir, "players-page-phone.png"), fullPage: true });
+  await bob.goto("/play/players/nobody");
+  await bob.getByRole("link", { name: "Lobby" }).waitFor();
+
+  // The leaderboard lists no provisional player.
+  await ann.goto("/play");
+  const board = ann.getByRole("list", { name: "Leaderboard" });
+  await board.getByRole("listitem").first().waitFor();
+  assert.match(await board.textContent(), /No ranked players yet/);
+  await ann.getByLabel("Leaderboard kind").selectOption("tic_tac_toe");
+  await board.getByRole("listitem").first().waitFor();
+  await ann.setViewportSize(DESKTOP);
+  await ann.screenshot({ path: join(screenshotDir, "players-lobby-desktop.png"), fullPage: true });
+  await ann.context().close();
+  await bob.context().close();
+});
+
+test("the leaderboard shows players once their ratings settle, best first", async () => {
+  // Ratings settle after a couple of dozen games: played through the API,
+  // then read on the page.
+  const api = async (path, body, key) => {
+    const res = await fetch(`${service.base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    assert.ok(res.ok, `${path}: ${res.status}`);
+    return res.json();
+  };
+  const cy = await api("/v1/players", { name: "Cy" });
+  const di = await api("/v1/players", { name: "Di" });
+  // Cy wins two games of three, Di the third (Cy resigns): 18 games settle
+  // both deviations under 110.
+  for (let i = 0; i < 18; i++) {
+    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true }, cy.key);
+    const id = grant.game.id;
+    await api(`/v1/games/${id}/join`, {}, di.key);
+    if (i % 3 === 2) {
+      await api(`/v1/games/${id}/moves`, { row: 1, col: 1 }, cy.key);
+      await api(`/v1/games/${id}/resign`, {}, cy.key);
+      continue;
+    }
+    const moves = [
+      [cy, 0, 0],
+      [di, 1, 0],
+      [cy, 0, 1],
+      [di, 1, 1],
+      [cy, 0, 2],
+    ];
+    for (const [p, row, col] of moves) await api(`/v1/games/${id}/moves`, { row, col }, p.key);
+  }
+  const page = await openPage(browser, service.base, { viewport: PHONE });
+  await page.goto("/play");
+  await page.getByLabel("Leaderboard kind").selectOption("tic_tac_toe");
+  const board = page.getByRole("list", { name: "Leaderboard" });
+  await board.getByRole("link", { name: "Cy" }).waitFor();
+  const rows = await board.getByRole("listitem").allTextContents();
+  assert.equal(rows.length, 2, rows.join("|"));
+  assert.match(rows[0], /^Cy 1\d{3} · 18 rated games$/);
+  assert.match(rows[1], /^Di 1\d{3} · 18 rated games$/);
+  await board.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(screenshotDir, "players-leaderboard-phone.png"), fullPage: true });
+  await page.context().close();
+});
