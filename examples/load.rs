@@ -58,6 +58,10 @@ struct Args {
     /// Print one JSON line instead of the table.
     #[arg(long)]
     json: bool,
+    /// Who plays: `hotseat` (one token plays both seats), or two players
+    /// with keys in a game between two people, `unrated` or `rated`.
+    #[arg(long, default_value = "hotseat", value_parser = ["hotseat", "unrated", "rated"])]
+    players: String,
 }
 
 /// One-row write transactions per second on a fresh file with the service's
@@ -96,6 +100,8 @@ struct GameLite {
     id: String,
     status: String,
     legal_moves: Vec<Value>,
+    #[serde(default)]
+    turn: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -175,8 +181,32 @@ impl Conn {
 
 struct Outcome {
     latencies: Vec<Duration>,
+    /// Of the moves that ended their game (also in `latencies`).
+    endings: Vec<Duration>,
     games: usize,
     errors: usize,
+}
+
+#[derive(serde::Deserialize)]
+struct NewPlayer {
+    key: String,
+}
+
+/// Two players' keys, for games between two people.
+async fn two_players(conn: &mut Conn) -> anyhow::Result<[String; 2]> {
+    let mut keys = Vec::new();
+    for name in ["Xena", "Otto"] {
+        let (status, body) = conn
+            .post(
+                "/v1/players",
+                None,
+                serde_json::to_vec(&json!({"name": name}))?,
+            )
+            .await?;
+        anyhow::ensure!(status == 201, "creating a player: {status}");
+        keys.push(serde_json::from_slice::<NewPlayer>(&body)?.key);
+    }
+    Ok([keys[0].clone(), keys[1].clone()])
 }
 
 async fn player(
@@ -185,9 +215,11 @@ async fn player(
     next_game: Rc<Cell<usize>>,
     games: usize,
     seed: u64,
+    players: String,
 ) -> anyhow::Result<Outcome> {
     let mut out = Outcome {
         latencies: Vec::new(),
+        endings: Vec::new(),
         games: 0,
         errors: 0,
     };
@@ -195,7 +227,16 @@ async fn player(
         .iter()
         .map(|b| Conn::new(b))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let create = serde_json::to_vec(&json!({"kind": kind, "hotseat": true}))?;
+    let keys = if players == "hotseat" {
+        None
+    } else {
+        Some(two_players(&mut conns[0]).await?)
+    };
+    let create = serde_json::to_vec(&if players == "hotseat" {
+        json!({"kind": kind, "hotseat": true})
+    } else {
+        json!({"kind": kind, "rated": players == "rated"})
+    })?;
     loop {
         let n = next_game.get();
         if n >= games {
@@ -204,7 +245,11 @@ async fn player(
         next_game.set(n + 1);
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ n as u64);
         let created = conns[n % bases.len()]
-            .post("/v1/games", None, create.clone())
+            .post(
+                "/v1/games",
+                keys.as_ref().map(|k| k[0].as_str()),
+                create.clone(),
+            )
             .await;
         let Some(Created { mut game, token }) = created
             .ok()
@@ -214,6 +259,24 @@ async fn player(
             out.errors += 1;
             continue;
         };
+        if let Some([_, o]) = &keys {
+            let joined = conns[n % bases.len()]
+                .post(
+                    &format!("/v1/games/{}/join", game.id),
+                    Some(o),
+                    b"{}".to_vec(),
+                )
+                .await;
+            let answer = joined
+                .ok()
+                .filter(|(status, _)| *status == 200)
+                .and_then(|(_, body)| serde_json::from_slice::<Answer>(&body).ok());
+            let Some(answer) = answer else {
+                out.errors += 1;
+                continue;
+            };
+            game = answer.game;
+        }
         let path = format!("/v1/games/{}/moves", game.id);
         // Spread the games over the instances: moves go to the next one.
         let conn = &mut conns[(n + 1) % bases.len()];
@@ -223,9 +286,15 @@ async fn player(
                 break;
             }
             let mv = serde_json::to_vec(&legal[rng.random_range(0..legal.len())])?;
+            // Between two people each plays with their own key.
+            let token = match (&keys, game.turn.as_deref()) {
+                (Some([_, o]), Some("O")) => o.as_str(),
+                (Some([x, _]), _) => x.as_str(),
+                (None, _) => token.as_str(),
+            };
             let started = Instant::now();
             let answer = conn
-                .post(&path, Some(&token), mv)
+                .post(&path, Some(token), mv)
                 .await
                 .ok()
                 .filter(|(status, _)| *status == 201)
@@ -235,6 +304,9 @@ async fn player(
                 break;
             };
             out.latencies.push(started.elapsed());
+            if answer.game.status != "in_progress" {
+                out.endings.push(started.elapsed());
+            }
             game = answer.game;
         }
         out.games += 1;
@@ -303,6 +375,7 @@ fn main() -> anyhow::Result<()> {
                             next_game.clone(),
                             args.games,
                             args.seed,
+                            args.players.clone(),
                         ))
                     })
                     .collect();
@@ -315,9 +388,11 @@ fn main() -> anyhow::Result<()> {
             .await
     })?;
     let mut latencies = Vec::new();
+    let mut endings = Vec::new();
     let (mut games, mut errors) = (0, 0);
     for o in outcomes {
         latencies.extend(o.latencies);
+        endings.extend(o.endings);
         games += o.games;
         errors += o.errors;
     }
@@ -331,6 +406,8 @@ fn main() -> anyhow::Result<()> {
         percentile(&latencies, 99.0),
     );
     let max = latencies.last().map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    endings.sort();
+    let (end_p50, end_p99) = (percentile(&endings, 50.0), percentile(&endings, 99.0));
     if let Some(handle) = server {
         service.block_on(handle.stop(true));
     }
@@ -340,7 +417,8 @@ fn main() -> anyhow::Result<()> {
             json!({"games": games, "moves": moves, "errors": errors, "seconds": elapsed,
                    "moves_per_sec": rate, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "max_ms": max,
                    "raw_sqlite_tx_per_sec": raw, "ratio": raw.map(|r| rate / r),
-                   "instances": bases.len(), "concurrency": args.concurrency, "kind": args.kind})
+                   "instances": bases.len(), "concurrency": args.concurrency, "kind": args.kind,
+                   "players": args.players, "ending_p50_ms": end_p50, "ending_p99_ms": end_p99})
         );
     } else {
         println!(
@@ -352,6 +430,10 @@ fn main() -> anyhow::Result<()> {
         println!("moves accepted   {moves} in {elapsed:.2} s, {errors} errors");
         println!("moves/s          {rate:.0}");
         println!("latency ms       p50 {p50:.2}  p95 {p95:.2}  p99 {p99:.2}  max {max:.2}");
+        println!(
+            "ending moves ms  p50 {end_p50:.2}  p99 {end_p99:.2}  ({} players)",
+            args.players
+        );
         if let Some(raw) = raw {
             println!("raw SQLite tx/s  {raw:.0}  (one-row transactions, WAL, synchronous=NORMAL)");
             println!("ratio            {:.2} of the raw SQLite rate", rate / raw);

@@ -81,7 +81,7 @@ impl FromStr for Level {
 }
 
 /// The SHA-256 of a seat token: what is stored instead of the token.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TokenHash([u8; 32]);
 
 impl TokenHash {

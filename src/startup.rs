@@ -287,8 +287,8 @@ fn player_settings(settings: &Settings) -> anyhow::Result<crate::service::Player
     }
     .transpose()
     .map_err(anyhow::Error::msg)?;
-    Ok(crate::service::PlayerSettings {
+    Ok(crate::service::PlayerSettings::new(
         jwt,
-        match_window: f64::from(settings.match_window),
-    })
+        f64::from(settings.match_window),
+    ))
 }

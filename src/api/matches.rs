@@ -78,7 +78,11 @@ pub async fn quick_match(
 ) -> Result<HttpResponse, ApiError> {
     let request: QuickMatch = body.json()?;
     let (setup, name, rated) = request.into_parts()?;
-    let player = state.service.identify(bearer.token()).await?;
+    let player = if rated {
+        state.service.identify_rated(bearer.token()).await?
+    } else {
+        state.service.identify(bearer.token()).await?
+    };
     let request = MatchRequest {
         name,
         token: bearer.0,

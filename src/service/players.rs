@@ -34,14 +34,29 @@ pub struct PlayerSettings {
     /// Rated quick match seats a caller with players at most this many
     /// rating points away.
     pub match_window: f64,
+    /// Players by the hash of their key, as read (a key never changes
+    /// hands, and a player's id and name never change).
+    known: std::sync::Mutex<lru::LruCache<TokenHash, PlayerRecord>>,
+}
+
+/// Keys whose players are remembered.
+const KNOWN_KEYS: std::num::NonZeroUsize = std::num::NonZeroUsize::new(16_384).unwrap();
+
+impl PlayerSettings {
+    /// Settings with `jwt` and `match_window`.
+    #[must_use]
+    pub fn new(jwt: Option<JwtVerifier>, match_window: f64) -> PlayerSettings {
+        PlayerSettings {
+            jwt,
+            match_window,
+            known: std::sync::Mutex::new(lru::LruCache::new(KNOWN_KEYS)),
+        }
+    }
 }
 
 impl Default for PlayerSettings {
     fn default() -> PlayerSettings {
-        PlayerSettings {
-            jwt: None,
-            match_window: DEFAULT_MATCH_WINDOW,
-        }
+        PlayerSettings::new(None, DEFAULT_MATCH_WINDOW)
     }
 }
 
@@ -167,7 +182,7 @@ pub struct Identified {
     pub credential: TokenHash,
     /// Signed in by a JWT: created on first use (the write does it).
     pub external: bool,
-    /// Their ratings, by kind, when identified.
+    /// Their ratings, by kind, when read ([`Service::identify_rated`]).
     pub ratings: Vec<(GameKind, KindRating)>,
 }
 
@@ -187,7 +202,14 @@ impl Identified {
         game.players.seats[seat.index()] = Some(SeatPlayer {
             id: self.player.id.clone(),
             credential: self.credential,
-            rating: Some(self.rating(game.kind()).rating.rating),
+            // Known when read for a rated quick match; else the matcher
+            // reads it if it needs it.
+            rating: self
+                .ratings
+                .iter()
+                .find(|(k, _)| *k == game.kind())
+                .map(|(_, r)| r.rating.rating)
+                .filter(|_| game.players.rated),
         });
         if game.names[seat.index()].is_none() {
             game.names[seat.index()] = Some(self.player.name.clone());
@@ -241,17 +263,31 @@ impl Service {
         };
         if token.starts_with(KEY_PREFIX) {
             let credential = TokenHash::of(token);
-            let player = self
-                .store
-                .player_by_key(&credential)
-                .await?
-                .ok_or(ServiceError::BadCredential)?;
-            let ratings = self.ratings_of(&player.id).await?;
+            // A key names its player for good: known ones are not read again.
+            let known = self
+                .players
+                .known
+                .lock()
+                .ok()
+                .and_then(|mut k| k.get(&credential).cloned());
+            let player = if let Some(player) = known {
+                player
+            } else {
+                let player = self
+                    .store
+                    .player_by_key(&credential)
+                    .await?
+                    .ok_or(ServiceError::BadCredential)?;
+                if let Ok(mut known) = self.players.known.lock() {
+                    known.put(credential, player.clone());
+                }
+                player
+            };
             return Ok(Some(Identified {
                 player,
                 credential,
                 external: false,
-                ratings,
+                ratings: Vec::new(),
             }));
         }
         if !looks_like_jwt(token) {
@@ -264,35 +300,43 @@ impl Service {
             .ok_or(ServiceError::BadCredential)?;
         let (id, name) = jwt.verify(token).ok_or(ServiceError::BadCredential)?;
         let stored = self.store.player(&id).await?;
-        let (player, ratings) = if let Some(view) = stored {
-            (view.player, view.ratings)
+        let player = if let Some(view) = stored {
+            view.player
         } else {
             let name = name
                 .filter(|n| check_name(n).is_ok())
                 .unwrap_or_else(|| default_name(&id));
-            let player = PlayerRecord {
+            PlayerRecord {
                 id: id.clone(),
                 name,
                 key: None,
                 created_at: self.clock.now(),
-            };
-            (player, Vec::new())
+            }
         };
         Ok(Some(Identified {
             credential: external_credential(&id),
             player,
             external: true,
-            ratings,
+            ratings: Vec::new(),
         }))
     }
 
-    async fn ratings_of(&self, id: &str) -> Result<Vec<(GameKind, KindRating)>> {
-        Ok(self
+    /// The player identified by `bearer`, with their ratings read too (for
+    /// rated games: quick match pairs players by them).
+    ///
+    /// # Errors
+    /// As [`Service::identify`]; store errors.
+    pub async fn identify_rated(&self, bearer: Option<&str>) -> Result<Option<Identified>> {
+        let Some(mut found) = self.identify(bearer).await? else {
+            return Ok(None);
+        };
+        found.ratings = self
             .store
-            .player(id)
+            .player(&found.player.id)
             .await?
             .map(|v| v.ratings)
-            .unwrap_or_default())
+            .unwrap_or_default();
+        Ok(Some(found))
     }
 
     /// Creates a player; the key is shown once (only its hash is stored).

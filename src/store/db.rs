@@ -453,19 +453,6 @@ pub struct Nearest {
     pub window: f64,
 }
 
-impl Nearest {
-    /// The rating of the player waiting in `game` (the taken seat's, as
-    /// seated; a newcomer's if unknown).
-    fn waiting_rating(game: &GameRecord) -> f64 {
-        game.players
-            .seats
-            .iter()
-            .flatten()
-            .find_map(|p| p.rating)
-            .unwrap_or(crate::domain::rating::START.rating)
-    }
-}
-
 /// Candidates read at a time.
 const WAITING_PAGE: i64 = 32;
 
@@ -611,18 +598,16 @@ impl WriteTx {
         }
         let mut listed = std::collections::HashSet::new();
         let mut locked_elsewhere = false;
-        let mut best: Option<(f64, GameRecord)> = None;
+        // Rated: every candidate is seen, and the nearest taken at the end.
+        let mut candidates: Vec<GameRecord> = Vec::new();
         let mut consider = |game: GameRecord| -> Option<Waiting> {
             if own.is_some_and(|token| game.seat_of(token).is_some()) {
                 return Some(Waiting::Own(Box::new(game)));
             }
-            let Some(nearest) = nearest else {
+            if nearest.is_none() {
                 return Some(Waiting::Game(Box::new(game)));
-            };
-            let distance = (Nearest::waiting_rating(&game) - nearest.rating).abs();
-            if distance <= nearest.window && best.as_ref().is_none_or(|(d, _)| distance < *d) {
-                best = Some((distance, game));
             }
+            candidates.push(game);
             None
         };
         let mut after = 0;
@@ -663,8 +648,18 @@ impl WriteTx {
                 return Ok(found);
             }
         }
-        if let Some((_, game)) = best {
-            return Ok(Waiting::Game(Box::new(game)));
+        if let Some(nearest) = nearest {
+            let mut best: Option<(f64, GameRecord)> = None;
+            for game in candidates {
+                let rating = self.waiting_rating(&game).await?;
+                let distance = (rating - nearest.rating).abs();
+                if distance <= nearest.window && best.as_ref().is_none_or(|(d, _)| distance < *d) {
+                    best = Some((distance, game));
+                }
+            }
+            if let Some((_, game)) = best {
+                return Ok(Waiting::Game(Box::new(game)));
+            }
         }
         Ok(if locked_elsewhere {
             Waiting::Busy

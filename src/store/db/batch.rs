@@ -44,6 +44,8 @@ use super::rows::{
     MOVE_COLUMNS, MoveRow, ROUND_MOVES, WAITING, ts, waiting_ids,
 };
 use crate::domain::GameRecord;
+use crate::domain::player::KindRating;
+use crate::rules::GameKind;
 
 /// Committed games the writer remembers between batches.
 const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
@@ -73,6 +75,7 @@ SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_v
 /// events: they took the rowids after the last, one each in order (this
 /// writer alone writes the table), which is how a delivery names its event
 /// (the `n`th of the batch) without an index on the events' text ids.
+/// `$14`: the players' writes (see `db/players.rs`).
 static FLUSH: LazyLock<String> = LazyLock::new(|| {
     format!(
         "\
@@ -107,10 +110,11 @@ INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, game_id, next_a
   SELECT value->>'webhook_id', value->>'event_id', \
     (SELECT max(seq) FROM webhook_events) - $13 + (value->>'n'), value->>'game_id', value->>'next_attempt_at' \
   FROM json_each($12) ORDER BY key;
-COMMIT",
+{players}COMMIT",
         columns = GAME_SQL.columns,
         from_json = GAME_SQL.from_json,
         upsert_set = GAME_SQL.upsert_set,
+        players = super::players::SQLITE_FLUSH,
     )
 });
 
@@ -125,6 +129,8 @@ pub(in crate::store) struct WriterState {
     conn: Option<PoolConnection<Sqlite>>,
     hold: bool,
     games: LruCache<Uuid, GameRecord>,
+    /// Committed ratings, by player and kind (read when a rated round ends).
+    ratings: LruCache<(String, GameKind), KindRating>,
     /// `PRAGMA data_version` when the cache was last known to be current.
     data_version: Option<i64>,
 }
@@ -137,6 +143,7 @@ impl WriterState {
             conn: None,
             hold,
             games: LruCache::new(CACHED_GAMES),
+            ratings: LruCache::new(CACHED_GAMES),
             data_version: None,
         }
     }
@@ -184,6 +191,7 @@ impl Batch {
             self.begun = true;
             if self.state.data_version != Some(data_version) {
                 self.state.games.clear();
+                self.state.ratings.clear();
                 self.interfered = self.used_cache;
                 self.state.data_version = Some(data_version);
             }
@@ -204,14 +212,10 @@ impl Batch {
         };
         let flushed = match flushed {
             Ok(()) if self.interfered => Err(StoreError::Interfered),
-            Ok(()) if !self.pending.ops.is_empty() || !self.pending.players.is_empty() => {
+            Ok(()) if !self.pending.ops.is_empty() => {
                 let ops = std::mem::take(&mut self.pending.ops);
-                let players = std::mem::take(&mut self.pending.players);
                 let ran = match self.begun().await {
-                    Ok(conn) => match super::webhooks::run_sqlite(conn, &ops).await {
-                        Ok(()) => super::players::run_sqlite(conn, &players).await,
-                        Err(e) => Err(e),
-                    },
+                    Ok(conn) => super::webhooks::run_sqlite(conn, &ops).await,
                     Err(e) => Err(e),
                 };
                 match ran {
@@ -242,6 +246,9 @@ impl Batch {
                 e
             };
             return (Err(e), WriterState::new(state.hold));
+        }
+        for (key, rating) in pending.ratings() {
+            state.ratings.put(key, rating);
         }
         for (id, game) in pending.into_committed() {
             match game {
@@ -291,6 +298,7 @@ impl Batch {
             .bind(rows.recorded.bodies)
             .bind(json_array(rows.recorded.deliveries.iter())?)
             .bind(i64::try_from(rows.recorded.events.len()).unwrap_or(i64::MAX))
+            .bind(super::players::sqlite_json(&self.pending.players)?)
             .execute(&mut *self.conn)
             .await?;
         Ok(())
@@ -315,6 +323,31 @@ impl Batch {
             self.state.games.put(id, game.clone());
         }
         Ok(game)
+    }
+
+    /// A player's committed rating in a kind, if any (the batch's own are in
+    /// its pending writes): from the cache, else read (and cached).
+    pub(super) async fn rating(
+        &mut self,
+        player: &str,
+        kind: GameKind,
+    ) -> Result<Option<KindRating>, StoreError> {
+        let key = (player.to_owned(), kind);
+        if let Some(rating) = self.state.ratings.get(&key) {
+            self.used_cache = true;
+            return Ok(Some(*rating));
+        }
+        let conn = self.begun().await?;
+        let row: Option<super::players::RatingRow> = sqlx::query_as(super::players::RATING_OF)
+            .bind(player)
+            .bind(kind.as_str())
+            .fetch_optional(&mut **conn)
+            .await?;
+        let rating = row.map(|r| r.kind_rating());
+        if let Some(rating) = rating {
+            self.state.ratings.put(key, rating);
+        }
+        Ok(rating)
     }
 
     /// The stored moves of a round (the batch's own are in its pending writes).

@@ -258,6 +258,22 @@ impl Pending {
         })
     }
 
+    /// The ratings the batch wrote, in order (a later one of the same
+    /// player and kind replaces an earlier one).
+    pub(super) fn ratings(
+        &self,
+    ) -> impl Iterator<
+        Item = (
+            (String, crate::rules::GameKind),
+            crate::domain::player::KindRating,
+        ),
+    > + '_ {
+        self.players.iter().filter_map(|op| match op {
+            PlayerOp::Rating(id, kind, r) => Some(((id.clone(), *kind), *r)),
+            _ => None,
+        })
+    }
+
     /// The games as committed: the state of each, `None` if deleted.
     pub(super) fn into_committed(mut self) -> impl Iterator<Item = (Uuid, Option<GameRecord>)> {
         self.order.into_iter().map(move |id| {

@@ -61,7 +61,7 @@ impl PlayerRow {
 }
 
 #[derive(sqlx::FromRow)]
-struct RatingRow {
+pub(super) struct RatingRow {
     kind: String,
     rating: f64,
     deviation: f64,
@@ -70,7 +70,7 @@ struct RatingRow {
 }
 
 impl RatingRow {
-    fn kind_rating(&self) -> KindRating {
+    pub(super) fn kind_rating(&self) -> KindRating {
         KindRating {
             rating: Rating {
                 rating: self.rating,
@@ -93,71 +93,103 @@ struct RankedRow {
 const PLAYER_COLUMNS: &str = "id, name, key_hash, created_at";
 const RATING_COLUMNS: &str = "kind, rating, deviation, volatility, games";
 
-/// Runs `$name` over the batch's player writes on one backend's connection.
-macro_rules! run_ops {
-    ($(#[$doc:meta])* $name:ident, $conn:ty, $db:ty) => {
-        $(#[$doc])*
-        pub(super) async fn $name(conn: &mut $conn, ops: &[PlayerOp]) -> Result<(), StoreError> {
-            for op in ops {
-                match op {
-                    PlayerOp::Insert(p) => {
-                        sqlx::query::<$db>(
-                            "INSERT INTO players (id, name, key_hash, created_at) \
-                             VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
-                        )
-                        .bind(&p.id)
-                        .bind(&p.name)
-                        .bind(p.key.map(|k| k.as_bytes().to_vec()))
-                        .bind(ts(p.created_at))
-                        .execute(&mut *conn)
-                        .await?;
-                    }
-                    PlayerOp::Rating(id, kind, r) => {
-                        sqlx::query::<$db>(
-                            "INSERT INTO player_ratings \
-                               (player_id, kind, rating, deviation, volatility, games) \
-                             VALUES ($1, $2, $3, $4, $5, $6) \
-                             ON CONFLICT (player_id, kind) DO UPDATE SET \
-                               rating = excluded.rating, deviation = excluded.deviation, \
-                               volatility = excluded.volatility, games = excluded.games",
-                        )
-                        .bind(id)
-                        .bind(kind.as_str())
-                        .bind(r.rating.rating)
-                        .bind(r.rating.deviation)
-                        .bind(r.rating.volatility)
-                        .bind(r.games)
-                        .execute(&mut *conn)
-                        .await?;
-                    }
-                    PlayerOp::Game(player, game) => {
-                        sqlx::query::<$db>(
-                            "INSERT INTO player_games (player_id, game_id) VALUES ($1, $2)",
-                        )
-                        .bind(player)
-                        .bind(game)
-                        .execute(&mut *conn)
-                        .await?;
-                    }
-                }
-            }
-            Ok(())
-        }
-    };
+/// The batch's player writes as one JSON array for SQLite's batch statement
+/// (`$14` of its flush: see `db/batch.rs`), each row an object with `op`
+/// (`player`, `rating`, `game`) and that write's columns.
+///
+/// # Errors
+/// `Corrupt` if a row cannot be written as JSON.
+pub(super) fn sqlite_json(ops: &[PlayerOp]) -> Result<String, StoreError> {
+    let rows: Vec<serde_json::Value> = ops
+        .iter()
+        .map(|op| match op {
+            PlayerOp::Insert(p) => serde_json::json!({
+                "op": "player", "id": p.id, "name": p.name,
+                "key_hash": p.key.map(|k| hex::encode(k.as_bytes())),
+                "created_at": ts(p.created_at),
+            }),
+            PlayerOp::Rating(id, kind, r) => serde_json::json!({
+                "op": "rating", "id": id, "kind": kind.as_str(),
+                "rating": r.rating.rating, "deviation": r.rating.deviation,
+                "volatility": r.rating.volatility, "games": r.games,
+            }),
+            PlayerOp::Game(player, game) => serde_json::json!({
+                "op": "game", "id": player, "game_id": game,
+            }),
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
 }
 
-run_ops!(
-    /// Runs the batch's player writes on SQLite, inside its transaction.
-    run_sqlite,
-    sqlx::SqliteConnection,
-    sqlx::Sqlite
-);
-run_ops!(
-    /// Runs the batch's player writes on PostgreSQL, inside its transaction.
-    run_postgres,
-    sqlx::PgConnection,
-    sqlx::Postgres
-);
+/// The statements of SQLite's batch that write [`sqlite_json`]'s rows
+/// (`$14`): players first (the ratings refer to them), then ratings (a
+/// later one of the same player and kind wins), then their games.
+pub(super) const SQLITE_FLUSH: &str = "\
+INSERT INTO players (id, name, key_hash, created_at) \
+  SELECT value->>'id', value->>'name', unhex(value->>'key_hash'), value->>'created_at' \
+  FROM json_each($14) WHERE value->>'op' = 'player' ORDER BY key ON CONFLICT (id) DO NOTHING;
+INSERT INTO player_ratings (player_id, kind, rating, deviation, volatility, games) \
+  SELECT value->>'id', value->>'kind', value->>'rating', value->>'deviation', value->>'volatility', \
+    value->>'games' \
+  FROM json_each($14) WHERE value->>'op' = 'rating' ORDER BY key \
+  ON CONFLICT (player_id, kind) DO UPDATE SET rating = excluded.rating, \
+    deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games;
+INSERT INTO player_games (player_id, game_id) \
+  SELECT value->>'id', value->>'game_id' FROM json_each($14) WHERE value->>'op' = 'game' ORDER BY key;
+";
+
+/// The SELECT of one player's rating in one kind.
+pub(super) const RATING_OF: &str = "SELECT kind, rating, deviation, volatility, games \
+     FROM player_ratings WHERE player_id = $1 AND kind = $2";
+
+/// Runs the batch's player writes on PostgreSQL, inside its transaction.
+pub(super) async fn run_postgres(
+    conn: &mut sqlx::PgConnection,
+    ops: &[PlayerOp],
+) -> Result<(), StoreError> {
+    for op in ops {
+        match op {
+            PlayerOp::Insert(p) => {
+                sqlx::query(
+                    "INSERT INTO players (id, name, key_hash, created_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING",
+                )
+                .bind(&p.id)
+                .bind(&p.name)
+                .bind(p.key.map(|k| k.as_bytes().to_vec()))
+                .bind(ts(p.created_at))
+                .execute(&mut *conn)
+                .await?;
+            }
+            PlayerOp::Rating(id, kind, r) => {
+                sqlx::query(
+                    "INSERT INTO player_ratings \
+                       (player_id, kind, rating, deviation, volatility, games) \
+                     VALUES ($1, $2, $3, $4, $5, $6) \
+                     ON CONFLICT (player_id, kind) DO UPDATE SET \
+                       rating = excluded.rating, deviation = excluded.deviation, \
+                       volatility = excluded.volatility, games = excluded.games",
+                )
+                .bind(id)
+                .bind(kind.as_str())
+                .bind(r.rating.rating)
+                .bind(r.rating.deviation)
+                .bind(r.rating.volatility)
+                .bind(r.games)
+                .execute(&mut *conn)
+                .await?;
+            }
+            PlayerOp::Game(player, game) => {
+                sqlx::query("INSERT INTO player_games (player_id, game_id) VALUES ($1, $2)")
+                    .bind(player)
+                    .bind(game)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}
 
 impl WriteTx {
     fn player_op(&mut self, op: PlayerOp) {
@@ -222,32 +254,68 @@ impl WriteTx {
                 *slot = r;
                 continue;
             }
-            let sql = format!(
-                "SELECT {RATING_COLUMNS} FROM player_ratings WHERE player_id = $1 AND kind = $2"
-            );
-            let row: Option<RatingRow> = match &mut self.conn {
-                Conn::Sqlite(batch) => {
-                    let conn = batch.begun().await?;
-                    sqlx::query_as(&sql)
-                        .bind(id)
-                        .bind(kind.as_str())
-                        .fetch_optional(&mut **conn)
-                        .await?
-                }
+            let stored = match &mut self.conn {
+                Conn::Sqlite(batch) => batch.rating(id, kind).await?,
                 Conn::Postgres(batch) => {
                     let tx = batch.tx().await?;
-                    sqlx::query_as(&sql)
+                    let row: Option<RatingRow> = sqlx::query_as(RATING_OF)
                         .bind(id)
                         .bind(kind.as_str())
                         .fetch_optional(&mut *tx)
-                        .await?
+                        .await?;
+                    row.map(|r| r.kind_rating())
                 }
             };
-            if let Some(row) = row {
-                *slot = row.kind_rating();
+            if let Some(stored) = stored {
+                *slot = stored;
             }
         }
         Ok(out)
+    }
+}
+
+impl WriteTx {
+    /// The rating in the game's kind of the player waiting in `game` (the
+    /// taken seat's): as seated if known, else as this batch sees it, read
+    /// without a lock; a newcomer's if none.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub(super) async fn waiting_rating(&mut self, game: &GameRecord) -> Result<f64, StoreError> {
+        let seated = game.players.seats.iter().flatten().next();
+        let Some(seated) = seated else {
+            return Ok(KindRating::START.rating.rating);
+        };
+        if let Some(rating) = seated.rating {
+            return Ok(rating);
+        }
+        let kind = game.kind();
+        let pending = self
+            .conn
+            .pending()
+            .players
+            .iter()
+            .rev()
+            .find_map(|op| match op {
+                PlayerOp::Rating(p, k, r) if *p == seated.id && *k == kind => Some(*r),
+                _ => None,
+            });
+        let stored = match pending {
+            Some(r) => Some(r),
+            None => match &mut self.conn {
+                Conn::Sqlite(batch) => batch.rating(&seated.id, kind).await?,
+                Conn::Postgres(batch) => {
+                    let tx = batch.tx().await?;
+                    let row: Option<RatingRow> = sqlx::query_as(RATING_OF)
+                        .bind(&seated.id)
+                        .bind(kind.as_str())
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    row.map(|r| r.kind_rating())
+                }
+            },
+        };
+        Ok(stored.unwrap_or(KindRating::START).rating.rating)
     }
 }
 
