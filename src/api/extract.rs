@@ -549,3 +549,40 @@ impl FromRequest for NoQuery {
         ready(Err(ApiError::Malformed(detail)))
     }
 }
+
+/// Default and largest page size of a listing (games, a player's games, a
+/// leaderboard).
+const DEFAULT_PAGE: u32 = 20;
+const MAX_PAGE: u32 = 100;
+
+/// A listing's page size: [`DEFAULT_PAGE`] when not asked for; refused with
+/// `malformed_request` unless from 1 to [`MAX_PAGE`].
+///
+/// # Errors
+/// `Malformed` out of range.
+pub(super) fn page_limit(asked: Option<u32>) -> Result<u32, ApiError> {
+    let limit = asked.unwrap_or(DEFAULT_PAGE);
+    if (1..=MAX_PAGE).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::Malformed(format!(
+            "limit must be between 1 and {MAX_PAGE}"
+        )))
+    }
+}
+
+/// A listing's `cursor` (the `next_cursor` of the page before: a positive
+/// number), if any.
+///
+/// # Errors
+/// `Malformed` for anything else.
+pub(super) fn page_cursor(cursor: Option<&str>) -> Result<Option<i64>, ApiError> {
+    cursor
+        .map(|c| {
+            c.parse::<i64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| ApiError::Malformed("invalid cursor".into()))
+        })
+        .transpose()
+}

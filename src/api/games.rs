@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
+use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, page_cursor, page_limit};
 use super::reply;
 use super::responses::{
     BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
@@ -21,10 +21,6 @@ use super::wire::{
 use crate::domain::ListFilter;
 
 type ApiResult = Result<HttpResponse, ApiError>;
-
-/// Default and largest page size of a listing.
-const DEFAULT_LIMIT: u32 = 20;
-const MAX_LIMIT: u32 = 100;
 
 /// Create a game.
 ///
@@ -89,22 +85,8 @@ pub async fn create_game(
 #[get("/games")]
 pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>) -> ApiResult {
     let query = query.into_inner();
-    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::Malformed(format!(
-            "limit must be between 1 and {MAX_LIMIT}"
-        )));
-    }
-    let before = query
-        .cursor
-        .as_deref()
-        .map(|c| {
-            c.parse::<i64>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| ApiError::Malformed("invalid cursor".into()))
-        })
-        .transpose()?;
+    let limit = page_limit(query.limit)?;
+    let before = page_cursor(query.cursor.as_deref())?;
     let filter = ListFilter {
         kind: query.kind.map(Into::into),
         status: query.status.map(Into::into),

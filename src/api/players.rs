@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Body, NoQuery};
+use super::extract::{Body, NoQuery, page_cursor, page_limit};
 use super::responses::{
     BadRequest, Internal, InvalidOption, KindNotFound, PayloadTooLarge, PlayerNotFound,
     RequestTimeout, Unavailable, UnsupportedMediaType,
@@ -17,21 +17,6 @@ use super::wire::{
 use crate::service::ServiceError;
 
 type ApiResult = Result<HttpResponse, ApiError>;
-
-/// Default and largest page size.
-const DEFAULT_LIMIT: u32 = 20;
-const MAX_LIMIT: u32 = 100;
-
-fn limit(asked: Option<u32>) -> Result<u32, ApiError> {
-    let limit = asked.unwrap_or(DEFAULT_LIMIT);
-    if (1..=MAX_LIMIT).contains(&limit) {
-        Ok(limit)
-    } else {
-        Err(ApiError::Malformed(format!(
-            "limit must be between 1 and {MAX_LIMIT}"
-        )))
-    }
-}
 
 /// The player id in the path (a UUID, or `ext:<sub>`); over 210 characters
 /// is no player.
@@ -123,17 +108,8 @@ pub async fn player_games(
 ) -> ApiResult {
     let id = player_id(&req)?;
     let query = query.into_inner();
-    let limit = limit(query.limit)?;
-    let before = query
-        .cursor
-        .as_deref()
-        .map(|c| {
-            c.parse::<i64>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| ApiError::Malformed("invalid cursor".into()))
-        })
-        .transpose()?;
+    let limit = page_limit(query.limit)?;
+    let before = page_cursor(query.cursor.as_deref())?;
     let (games, next) = state.service.player_games(&id, before, limit).await?;
     Ok(HttpResponse::Ok().json(GamePage {
         items: games.iter().map(Game::from).collect(),
@@ -167,7 +143,7 @@ pub async fn leaderboard(
         .get("kind")
         .and_then(|k| serde_json::from_value(serde_json::Value::String(k.to_owned())).ok())
         .ok_or(ApiError::NotFound)?;
-    let limit = limit(query.into_inner().limit)?;
+    let limit = page_limit(query.into_inner().limit)?;
     let ranked = state.service.leaderboard(kind.into(), limit).await?;
     Ok(HttpResponse::Ok().json(Leaderboard {
         items: ranked.iter().map(LeaderboardEntry::from).collect(),

@@ -377,14 +377,7 @@ impl Store {
             .bind(limit + 1)
             .fetch_all(c)
             .await)?;
-        let page = usize::try_from(limit).unwrap_or(usize::MAX);
-        let next = (rows.len() > page).then(|| rows[page - 1].seq);
-        let games = rows
-            .into_iter()
-            .take(page)
-            .map(|r| r.game.into_record())
-            .collect::<Result<_, _>>()?;
-        Ok((games, next))
+        ListedRow::page(rows, limit)
     }
 
     /// Games whose running clock ran out at or before `now` (at most

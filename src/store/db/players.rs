@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::rows::{GameColumns, ListedRow, ts};
+use super::rows::{ListedRow, ts};
 use super::{Backend, Conn, GAME_SQL, Store, StoreError, WriteTx, postgres, sqlite};
 use crate::domain::player::{KindRating, PlayerRecord, PlayerView, Ranked};
 use crate::domain::rating::Rating;
@@ -240,41 +240,13 @@ impl WriteTx {
         }
         let mut out = [KindRating::START; 2];
         for (slot, id) in out.iter_mut().zip(ids) {
-            let pending = self
-                .conn
-                .pending()
-                .players
-                .iter()
-                .rev()
-                .find_map(|op| match op {
-                    PlayerOp::Rating(p, k, r) if p == id && *k == kind => Some(*r),
-                    _ => None,
-                });
-            if let Some(r) = pending {
-                *slot = r;
-                continue;
-            }
-            let stored = match &mut self.conn {
-                Conn::Sqlite(batch) => batch.rating(id, kind).await?,
-                Conn::Postgres(batch) => {
-                    let tx = batch.tx().await?;
-                    let row: Option<RatingRow> = sqlx::query_as(RATING_OF)
-                        .bind(id)
-                        .bind(kind.as_str())
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                    row.map(|r| r.kind_rating())
-                }
-            };
-            if let Some(stored) = stored {
-                *slot = stored;
+            if let Some(rating) = self.rating_as_seen(id, kind).await? {
+                *slot = rating;
             }
         }
         Ok(out)
     }
-}
 
-impl WriteTx {
     /// The rating in the game's kind of the player waiting in `game` (the
     /// taken seat's): as seated if known, else as this batch sees it, read
     /// without a lock; a newcomer's if none.
@@ -282,14 +254,24 @@ impl WriteTx {
     /// # Errors
     /// Database errors.
     pub(super) async fn waiting_rating(&mut self, game: &GameRecord) -> Result<f64, StoreError> {
-        let seated = game.players.seats.iter().flatten().next();
-        let Some(seated) = seated else {
+        let Some(seated) = game.players.seats.iter().flatten().next() else {
             return Ok(KindRating::START.rating.rating);
         };
         if let Some(rating) = seated.rating {
             return Ok(rating);
         }
-        let kind = game.kind();
+        let stored = self.rating_as_seen(&seated.id, game.kind()).await?;
+        Ok(stored.unwrap_or(KindRating::START).rating.rating)
+    }
+
+    /// A player's rating in a kind as this batch sees it: its own write, else
+    /// the committed one (SQLite: through the writer's cache); `None` if the
+    /// player has none.
+    async fn rating_as_seen(
+        &mut self,
+        id: &str,
+        kind: GameKind,
+    ) -> Result<Option<KindRating>, StoreError> {
         let pending = self
             .conn
             .pending()
@@ -297,25 +279,24 @@ impl WriteTx {
             .iter()
             .rev()
             .find_map(|op| match op {
-                PlayerOp::Rating(p, k, r) if *p == seated.id && *k == kind => Some(*r),
+                PlayerOp::Rating(p, k, r) if p == id && *k == kind => Some(*r),
                 _ => None,
             });
-        let stored = match pending {
-            Some(r) => Some(r),
-            None => match &mut self.conn {
-                Conn::Sqlite(batch) => batch.rating(&seated.id, kind).await?,
-                Conn::Postgres(batch) => {
-                    let tx = batch.tx().await?;
-                    let row: Option<RatingRow> = sqlx::query_as(RATING_OF)
-                        .bind(&seated.id)
-                        .bind(kind.as_str())
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                    row.map(|r| r.kind_rating())
-                }
-            },
-        };
-        Ok(stored.unwrap_or(KindRating::START).rating.rating)
+        if pending.is_some() {
+            return Ok(pending);
+        }
+        match &mut self.conn {
+            Conn::Sqlite(batch) => batch.rating(id, kind).await,
+            Conn::Postgres(batch) => {
+                let tx = batch.tx().await?;
+                let row: Option<RatingRow> = sqlx::query_as(RATING_OF)
+                    .bind(id)
+                    .bind(kind.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                Ok(row.map(|r| r.kind_rating()))
+            }
+        }
     }
 }
 
@@ -398,14 +379,7 @@ impl Store {
             .bind(limit + 1)
             .fetch_all(c)
             .await)?;
-        let page = usize::try_from(limit).unwrap_or(usize::MAX);
-        let next = (rows.len() > page).then(|| rows[page - 1].seq);
-        let games = rows
-            .into_iter()
-            .take(page)
-            .map(|r| GameColumns::into_record(r.game))
-            .collect::<Result<_, _>>()?;
-        Ok((games, next))
+        ListedRow::page(rows, limit)
     }
 
     /// The players of a kind whose rating is not provisional, best first.

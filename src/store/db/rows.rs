@@ -580,6 +580,24 @@ pub(super) struct ListedRow {
     pub(super) game: GameColumns,
 }
 
+impl ListedRow {
+    /// A page of a listing read with `limit + 1` rows: its games, and the
+    /// cursor of the next page (the last row's `seq`) if there is one.
+    pub(super) fn page(
+        rows: Vec<ListedRow>,
+        limit: i64,
+    ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
+        let page = usize::try_from(limit).unwrap_or(usize::MAX);
+        let next = (rows.len() > page).then(|| rows[page - 1].seq);
+        let games = rows
+            .into_iter()
+            .take(page)
+            .map(|r| r.game.into_record())
+            .collect::<Result<_, _>>()?;
+        Ok((games, next))
+    }
+}
+
 /// A row of the moves table. A move is two numbers: `a` is the row, column
 /// or board; `b` the column, nothing or the cell.
 #[derive(Clone, Debug, sqlx::FromRow, Serialize)]
