@@ -180,20 +180,26 @@ pub struct Identified {
     pub player: PlayerRecord,
     /// What works as their seat's token in a game they sit in.
     pub credential: TokenHash,
-    /// Signed in by a JWT: created on first use (the write does it).
-    pub external: bool,
+    /// Signed in by a JWT for the first time: the write that seats them
+    /// creates them.
+    pub new: bool,
     /// Their ratings, by kind, when read ([`Service::identify_rated`]).
     pub ratings: Vec<(GameKind, KindRating)>,
 }
 
 impl Identified {
-    /// Their rating in `kind` (a newcomer's if they have none).
-    #[must_use]
-    pub fn rating(&self, kind: GameKind) -> KindRating {
+    /// Their rating in `kind`, if read and they have one.
+    fn rated_in(&self, kind: GameKind) -> Option<KindRating> {
         self.ratings
             .iter()
             .find(|(k, _)| *k == kind)
-            .map_or(KindRating::START, |(_, r)| *r)
+            .map(|(_, r)| *r)
+    }
+
+    /// Their rating in `kind` (a newcomer's if they have none).
+    #[must_use]
+    pub fn rating(&self, kind: GameKind) -> KindRating {
+        self.rated_in(kind).unwrap_or(KindRating::START)
     }
 
     /// Binds them to `seat` of `game`: the seat keeps their credential and
@@ -205,10 +211,8 @@ impl Identified {
             // Known when read for a rated quick match; else the matcher
             // reads it if it needs it.
             rating: self
-                .ratings
-                .iter()
-                .find(|(k, _)| *k == game.kind())
-                .map(|(_, r)| r.rating.rating)
+                .rated_in(game.kind())
+                .map(|r| r.rating.rating)
                 .filter(|_| game.players.rated),
         });
         if game.names[seat.index()].is_none() {
@@ -220,7 +224,7 @@ impl Identified {
     /// game: a signed-in player new here is created, and the game is listed
     /// among theirs.
     pub fn record(&self, tx: &mut WriteTx, game: uuid::Uuid) {
-        if self.external {
+        if self.new {
             tx.insert_player(&self.player);
         }
         tx.player_game(&self.player.id, game);
@@ -286,7 +290,7 @@ impl Service {
             return Ok(Some(Identified {
                 player,
                 credential,
-                external: false,
+                new: false,
                 ratings: Vec::new(),
             }));
         }
@@ -300,6 +304,7 @@ impl Service {
             .ok_or(ServiceError::BadCredential)?;
         let (id, name) = jwt.verify(token).ok_or(ServiceError::BadCredential)?;
         let stored = self.store.player(&id).await?;
+        let new = stored.is_none();
         let player = if let Some(view) = stored {
             view.player
         } else {
@@ -316,7 +321,7 @@ impl Service {
         Ok(Some(Identified {
             credential: external_credential(&id),
             player,
-            external: true,
+            new,
             ratings: Vec::new(),
         }))
     }
