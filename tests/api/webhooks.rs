@@ -736,3 +736,51 @@ async fn two_endpoints_get_the_same_events_each_with_its_own_body() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_rated_rounds_game_ended_carries_its_rating_change() {
+    let app = with_webhooks("1s").await;
+    let receiver = Receiver::start().await;
+    register(&app, &receiver.url, &["game.ended"]).await;
+    let mut keys = Vec::new();
+    for name in ["Ann", "Bob"] {
+        let res = app.post("/v1/players", None, &json!({"name": name})).await;
+        let v: Value = res.json().await.unwrap();
+        keys.push(v["key"].as_str().unwrap().to_owned());
+    }
+    let res = app
+        .post(
+            "/v1/games",
+            Some(&keys[0]),
+            &json!({"kind": "tic_tac_toe", "rated": true}),
+        )
+        .await;
+    let id = res.json::<Value>().await.unwrap()["game"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = app
+        .post(&format!("/v1/games/{id}/join"), Some(&keys[1]), &json!({}))
+        .await;
+    assert_eq!(res.status(), 200);
+    let seat = |i: usize| Seat {
+        id: id.clone(),
+        seat: String::new(),
+        token: keys[i].clone(),
+    };
+    for (i, (row, col)) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)]
+        .into_iter()
+        .enumerate()
+    {
+        app.play_ok(&seat(i % 2), json!({"row": row, "col": col}))
+            .await;
+    }
+    receiver.wait_delivered(1, Duration::from_secs(10)).await;
+    let body = receiver.delivered()[0].json();
+    assert_eq!(body["type"], "game.ended");
+    let change = &body["data"]["rating_change"];
+    assert_eq!(change["X"]["before"], 1500.0);
+    assert!(change["X"]["after"].as_f64().unwrap() > 1500.0, "{change}");
+    assert!(change["O"]["after"].as_f64().unwrap() < 1500.0, "{change}");
+    assert_eq!(body["data"]["game"]["rating_change"], *change);
+}
