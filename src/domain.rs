@@ -2,6 +2,11 @@
 //! seats, round and version), its moves and other changes, seat tokens, the
 //! filter of a listing, a stored idempotent answer, and the bot [`Level`].
 //!
+//! Over 700 lines, on purpose: a game's record and the rules of its state
+//! (seats, clock, outcome, the offer, the match key) are one value whose
+//! methods check each other; the records around it that stand alone
+//! (`player`, `rating`, `webhook`) are modules of their own.
+//!
 //! They are plain values over the rules' types. The service builds and
 //! changes them, the store persists them (`store` depends on this module,
 //! not the other way round), and the HTTP layer renders them. Nothing here

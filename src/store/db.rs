@@ -1,6 +1,11 @@
 //! The two backends behind one seam: [`Store`] for reads and for running
 //! write jobs, [`WriteTx`] for what a job does inside its transaction.
 //!
+//! Over 700 lines, on purpose: this is the store's one seam, every read and
+//! every write a job can make, each dispatched to both backends in one
+//! place, so that a query cannot be written for one backend and forgotten
+//! for the other. What is backend-specific lives in the `db/` modules.
+//!
 //! Reads are written once here, with `$N` placeholders, which PostgreSQL
 //! requires and SQLite also accepts, and read into the row structs of
 //! `db/rows.rs`, whose `FromRow` impls decode on both backends; the

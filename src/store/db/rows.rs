@@ -3,6 +3,11 @@
 //! records, validating on the way in exactly as a request would be (a
 //! snapshot goes through the rules' decoder, names through their parsers).
 //!
+//! Over 700 lines, on purpose: every table's row and its conversion both
+//! ways sit together, so that a column added is added to its reader, its
+//! writers and its validation in one file (most of the length is the games
+//! row and its `meta` JSON).
+//!
 //! The games table's columns are listed once, in [`game_columns!`]: the
 //! struct of a row and both batches' expressions (named JSON keys) come from
 //! that list.
