@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-use crate::api::TrustedProxies;
-use crate::web::CorsOrigins;
+mod access;
+pub use access::{CorsOrigins, TrustedProxies};
 
 /// `--trusted-proxies`, for clap.
 fn parse_proxies(list: &str) -> Result<TrustedProxies, String> {

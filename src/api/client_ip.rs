@@ -10,45 +10,12 @@
 //! is ignored.
 
 use std::net::{IpAddr, SocketAddr};
-use std::str::FromStr;
 
 use actix_web::http::header::HeaderMap;
-use ipnet::IpNet;
 
-/// The reverse proxies whose `X-Forwarded-For` is believed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<IpNet>);
-
-impl FromStr for TrustedProxies {
-    type Err = String;
-
-    /// A comma-separated list of addresses (`10.0.0.5`, `::1`) and networks
-    /// (`10.0.0.0/8`); empty for none.
-    fn from_str(list: &str) -> Result<TrustedProxies, String> {
-        list.split(',')
-            .map(str::trim)
-            .filter(|item| !item.is_empty())
-            .map(|item| {
-                item.parse::<IpNet>()
-                    .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
-                    .map_err(|_| {
-                        format!(
-                            "`{item}` is neither an IP address nor a network such as 10.0.0.0/8"
-                        )
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(TrustedProxies)
-    }
-}
+pub use crate::config::TrustedProxies;
 
 impl TrustedProxies {
-    /// Whether `ip` is one of the trusted proxies.
-    #[must_use]
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|net| net.contains(&ip))
-    }
-
     /// The client behind a connection from `peer` with these `headers`.
     #[must_use]
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {

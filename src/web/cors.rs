@@ -1,9 +1,6 @@
 //! Cross-origin requests from browsers (`--cors-origins`): which origins may
 //! call the API, and the headers they may send and read.
 
-use std::fmt;
-use std::str::FromStr;
-
 use actix_cors::Cors;
 use actix_web::ResponseError;
 use actix_web::body::{EitherBody, MessageBody};
@@ -29,27 +26,9 @@ const EXPOSED_HEADERS: [&str; 3] = ["etag", "location", "retry-after"];
 /// the most Chromium honours (Firefox takes a day).
 pub const PREFLIGHT_MAX_AGE_SECS: usize = 7200;
 
-/// The origins allowed to call the API from a browser.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum CorsOrigins {
-    /// None: browsers on other origins are refused (no CORS headers at all).
-    #[default]
-    None,
-    /// Any origin (`*`). Tokens travel in `Authorization`, never in cookies,
-    /// so `Access-Control-Allow-Origin: *` gives a page nothing it could not
-    /// do with `curl`.
-    Any,
-    /// These origins, each `scheme://host[:port]` as browsers send it.
-    Some(Vec<String>),
-}
+pub use crate::config::CorsOrigins;
 
 impl CorsOrigins {
-    /// Whether any origin is allowed.
-    #[must_use]
-    pub fn enabled(&self) -> bool {
-        !matches!(self, CorsOrigins::None)
-    }
-
     /// The actix-cors middleware for these origins.
     pub fn middleware(&self) -> Cors {
         let cors = Cors::default()
@@ -63,62 +42,6 @@ impl CorsOrigins {
             CorsOrigins::Some(origins) => origins
                 .iter()
                 .fold(cors, |cors, origin| cors.allowed_origin(origin)),
-        }
-    }
-}
-
-impl FromStr for CorsOrigins {
-    type Err = String;
-
-    /// A comma-separated list of origins, `*` for any, empty for none.
-    fn from_str(list: &str) -> Result<CorsOrigins, String> {
-        let items: Vec<&str> = list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        match items.as_slice() {
-            [] => Ok(CorsOrigins::None),
-            ["*"] => Ok(CorsOrigins::Any),
-            _ if items.contains(&"*") => {
-                Err("`*` allows every origin: give it alone, not in a list".into())
-            }
-            _ => items
-                .iter()
-                .copied()
-                .map(parse_origin)
-                .collect::<Result<Vec<_>, _>>()
-                .map(CorsOrigins::Some),
-        }
-    }
-}
-
-/// An origin as a browser sends it in `Origin`: `http://localhost:5173`,
-/// lower case, no path, no trailing slash.
-fn parse_origin(item: &str) -> Result<String, String> {
-    let rest = item
-        .strip_prefix("http://")
-        .or_else(|| item.strip_prefix("https://"))
-        .ok_or_else(|| format!("origin {item:?} must start with http:// or https://"))?;
-    let valid = !rest.is_empty()
-        && rest
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
-    if !valid {
-        return Err(format!(
-            "origin {item:?} must be scheme://host[:port], without a path or a trailing slash \
-             (as browsers send it, e.g. http://localhost:5173)"
-        ));
-    }
-    Ok(item.to_ascii_lowercase())
-}
-
-impl fmt::Display for CorsOrigins {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CorsOrigins::None => Ok(()),
-            CorsOrigins::Any => f.write_str("*"),
-            CorsOrigins::Some(origins) => f.write_str(&origins.join(",")),
         }
     }
 }
