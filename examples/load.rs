@@ -62,6 +62,11 @@ struct Args {
     /// with keys in a game between two people, `unrated` or `rated`.
     #[arg(long, default_value = "hotseat", value_parser = ["hotseat", "unrated", "rated"])]
     players: String,
+    /// Instead of games, this many `GET /healthz` requests from the same
+    /// clients: the HTTP floor, what a request costs the service before it
+    /// does any work (`scripts/bench-http` divides the service's CPU by it).
+    #[arg(long, default_value_t = 0)]
+    healthz: usize,
 }
 
 /// One-row write transactions per second on a fresh file with the service's
@@ -145,6 +150,22 @@ impl Conn {
         token: Option<&str>,
         body: Vec<u8>,
     ) -> anyhow::Result<(u16, Bytes)> {
+        self.send(hyper::Method::POST, path, token, Some(body))
+            .await
+    }
+
+    /// GETs `path`; answers the status and the body.
+    async fn get(&mut self, path: &str) -> anyhow::Result<(u16, Bytes)> {
+        self.send(hyper::Method::GET, path, None, None).await
+    }
+
+    async fn send(
+        &mut self,
+        method: hyper::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> anyhow::Result<(u16, Bytes)> {
         let sender = match &mut self.sender {
             Some(s) if !s.is_closed() => s,
             _ => {
@@ -157,15 +178,18 @@ impl Conn {
             }
         };
         sender.ready().await?;
-        let mut req = Request::post(path)
-            .header(HOST, &self.authority)
-            .header(CONTENT_TYPE, "application/json");
+        let mut req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, &self.authority);
+        if body.is_some() {
+            req = req.header(CONTENT_TYPE, "application/json");
+        }
         if let Some(token) = token {
             req = req.header(AUTHORIZATION, format!("Bearer {token}"));
         }
-        let res = sender
-            .send_request(req.body(Full::new(Bytes::from(body)))?)
-            .await;
+        let body = Full::new(body.map(Bytes::from).unwrap_or_default());
+        let res = sender.send_request(req.body(body)?).await;
         let res = match res {
             Ok(res) => res,
             Err(e) => {
@@ -313,6 +337,26 @@ async fn player(
     }
 }
 
+/// One client's share of `--healthz`: GETs until `total` were sent.
+async fn probe(base: String, sent: Rc<Cell<usize>>, total: usize) -> anyhow::Result<Outcome> {
+    let mut out = Outcome {
+        latencies: Vec::new(),
+        endings: Vec::new(),
+        games: 0,
+        errors: 0,
+    };
+    let mut conn = Conn::new(&base)?;
+    while sent.get() < total {
+        sent.set(sent.get() + 1);
+        let started = Instant::now();
+        match conn.get("/healthz").await {
+            Ok((200, _)) => out.latencies.push(started.elapsed()),
+            _ => out.errors += 1,
+        }
+    }
+    Ok(out)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -367,6 +411,20 @@ fn main() -> anyhow::Result<()> {
         let local = tokio::task::LocalSet::new();
         local
             .run_until(async {
+                if args.healthz > 0 {
+                    let sent = Rc::new(Cell::new(0));
+                    let tasks: Vec<_> = (0..args.concurrency)
+                        .map(|i| {
+                            let base = bases[i % bases.len()].clone();
+                            tokio::task::spawn_local(probe(base, sent.clone(), args.healthz))
+                        })
+                        .collect();
+                    let mut outcomes = Vec::new();
+                    for t in tasks {
+                        outcomes.push(t.await??);
+                    }
+                    return anyhow::Ok(outcomes);
+                }
                 let tasks: Vec<_> = (0..concurrency)
                     .map(|_| {
                         tokio::task::spawn_local(player(
