@@ -3,6 +3,13 @@
 use clap::Parser;
 use tabula::{Application, Settings, telemetry};
 
+/// mimalloc rather than the system's allocator: an answered move makes and
+/// frees a few dozen small allocations on three threads, and glibc's
+/// malloc and free were ~7% of the service's CPU per move (docs/benchmarks.md,
+/// "Where a SQLite move's time goes").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let settings = Settings::parse();
@@ -10,7 +17,8 @@ async fn main() -> anyhow::Result<()> {
         println!("{}", tabula::api::openapi_json());
         return Ok(());
     }
-    telemetry::init(&settings.log, settings.log_format);
+    // Held to the end: dropping it writes the lines still buffered.
+    let _log = telemetry::init_service(&settings.log, settings.log_format);
     let app = Application::build(&settings).await?;
     tracing::info!(addr = %app.local_addr(), database = %settings.database_url_redacted(), "tabula is serving");
     app.run_until_stopped().await?;

@@ -16,9 +16,36 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
 
-/// Installs the global tracing subscriber. `filter` is an env-filter
-/// directive; `RUST_LOG` wins when it is set and `filter` is the default.
+mod buffered;
+
+pub use buffered::{BufferedStdout, LogGuard};
+
+/// Installs the global tracing subscriber, writing each line to stdout as
+/// it is made (tests, examples). `filter` is an env-filter directive;
+/// `RUST_LOG` wins when it is set and `filter` is the default.
 pub fn init(filter: &str, format: LogFormat) {
+    install(filter, format, std::io::stdout);
+}
+
+/// As [`init`], for the service: lines are gathered in memory and written
+/// by a thread of their own, a few milliseconds later and many at a time
+/// ([`BufferedStdout`]); keep the guard until the end (it writes what is
+/// left). Falls back to [`init`]'s direct writes if the thread cannot start.
+#[must_use = "dropping the guard stops the log's writer"]
+pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
+    if let Ok((writer, guard)) = BufferedStdout::start() {
+        install(filter, format, writer);
+        Some(guard)
+    } else {
+        init(filter, format);
+        None
+    }
+}
+
+fn install<W>(filter: &str, format: LogFormat, writer: W)
+where
+    W: for<'a> tracing_subscriber::fmt::MakeWriter<'a> + Send + Sync + 'static,
+{
     let filter = match std::env::var("RUST_LOG") {
         Ok(rust_log) if filter == "info" && !rust_log.is_empty() => rust_log,
         _ => filter.to_owned(),
@@ -28,7 +55,8 @@ pub fn init(filter: &str, format: LogFormat) {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(env_filter)
-        .with_ansi(ansi);
+        .with_ansi(ansi)
+        .with_writer(writer);
     // A second init (tests) is harmless: try_init fails and the first stays.
     let _ = match format {
         LogFormat::Text => builder.try_init(),
@@ -234,7 +262,16 @@ pub async fn observe(
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+        .map_or_else(
+            // From the thread's generator, not the system's: `new_v4` asks
+            // the kernel for 16 bytes, a system call on every request.
+            || {
+                uuid::Builder::from_random_bytes(rand::random())
+                    .into_uuid()
+                    .to_string()
+            },
+            str::to_owned,
+        );
     let metrics = req.app_data::<web::Data<Metrics>>().cloned();
     let method = req.method().clone();
     let path = req.path().to_owned();
