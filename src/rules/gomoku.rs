@@ -270,34 +270,37 @@ impl Gomoku {
     /// The empty intersections where a stone of `player` would make a winning
     /// run now, as bit rows like [`Gomoku::rows`] (entries from `size` on are
     /// zero). Whether the game is over is not considered.
+    ///
+    /// Bit-parallel, a row at a time: for each direction, the cells whose
+    /// next `k` cells ahead (and behind) are all the player's, for `k` up to
+    /// 5; a cell wins when some `a` ahead and `4 - a` behind meet (exactly,
+    /// under the standard rule). Walking each candidate cell's lines instead
+    /// cost ~7% of the service's CPU per move on a 25x25 board.
     #[must_use]
     pub fn winning_cells(&self, player: Player) -> [u32; ROWS] {
         let size = usize::from(self.size());
         let full = row_mask(self.size());
         let own = &self.stones[player.index()];
         let other = &self.stones[player.other().index()];
-        // A winning run through an empty cell needs one of the player's stones
-        // next to it, so only the empty cells in the 8-neighbourhood of the
-        // player's stones are walked.
-        let spread = |r: usize| own[r] | own[r] << 1 | own[r] >> 1;
+        let rule = self.rule();
         let mut out = [0; ROWS];
-        for r in 0..size {
-            let mut near = spread(r);
-            if r > 0 {
-                near |= spread(r - 1);
-            }
-            if r + 1 < size {
-                near |= spread(r + 1);
-            }
-            let mut candidates = near & !(own[r] | other[r]) & full;
-            while candidates != 0 {
-                let c = candidates.trailing_zeros();
-                candidates &= candidates - 1;
-                let (row, col) = (to_i32(r), to_i32(c));
-                if self.completes_win(player, row, col) {
-                    out[r] |= 1 << c;
+        for (dr, dc) in DIRECTIONS {
+            let ahead = reaching(own, size, dr, dc);
+            let behind = reaching(own, size, -dr, -dc);
+            for (r, cell) in out.iter_mut().enumerate().take(size) {
+                for a in 0..=4 {
+                    let b = 4 - a;
+                    *cell |= match rule {
+                        GomokuRule::Freestyle => ahead[a][r] & behind[b][r],
+                        GomokuRule::Standard => {
+                            ahead[a][r] & !ahead[a + 1][r] & behind[b][r] & !behind[b + 1][r]
+                        }
+                    };
                 }
             }
+        }
+        for (r, cell) in out.iter_mut().enumerate().take(size) {
+            *cell &= !(own[r] | other[r]) & full;
         }
         out
     }
@@ -364,6 +367,30 @@ impl Gomoku {
             })
         })
     }
+}
+
+/// `[k][r]`: the cells of row `r` whose `k` next cells along `(dr, dc)`
+/// all hold a stone of `own` (`k` from 0, every cell, to 5). Rows are bits by
+/// column below bit 25 and shifts are at most 5, so nothing wraps; cells off
+/// the board hold no stone.
+fn reaching(own: &[u32; ROWS], size: usize, dr: i32, dc: i32) -> [[u32; ROWS]; 6] {
+    let mut out = [[0; ROWS]; 6];
+    out[0] = [u32::MAX; ROWS];
+    for k in 1..6 {
+        let step = to_i32(k);
+        let (done, rest) = out.split_at_mut(k);
+        for (r, (cell, &before)) in rest[0].iter_mut().zip(&done[k - 1]).enumerate().take(size) {
+            let from = usize::try_from(to_i32(r) + dr * step).ok();
+            let bits = from.filter(|&f| f < size).map_or(0, |f| own[f]);
+            let shifted = match dc {
+                1 => bits >> k,
+                -1 => bits << k,
+                _ => bits,
+            };
+            *cell = before & shifted;
+        }
+    }
+    out
 }
 
 /// The low `size` bits.
@@ -581,5 +608,58 @@ impl Game for Gomoku {
     fn cell_at(&self, row: u8, col: u8) -> Option<Player> {
         let (row, col) = (i32::from(row), i32::from(col));
         Player::BOTH.into_iter().find(|&p| self.has(p, row, col))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// `winning_cells` against the cell-by-cell walk (`completes_win`) on
+    /// random boards of every size, both rules, sparse to crowded.
+    #[test]
+    fn winning_cells_agree_with_walking_each_cell() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(24);
+        let mut found = 0;
+        for round in 0..2000 {
+            let size = 5 + round % 21;
+            let rule = if round % 2 == 0 {
+                GomokuRule::Freestyle
+            } else {
+                GomokuRule::Standard
+            };
+            let options = GomokuOptions::new(i64::try_from(size).unwrap(), rule).unwrap();
+            let mut game = Gomoku::new(options);
+            let density = rng.random_range(0.1..0.9);
+            for r in 0..size {
+                for c in 0..size {
+                    if rng.random_bool(density) {
+                        game.stones[usize::from(rng.random_bool(0.5))][r] |= 1 << c;
+                    }
+                }
+            }
+            for player in Player::BOTH {
+                let cells = game.winning_cells(player);
+                for (r, &row) in cells.iter().enumerate() {
+                    for c in 0..32 {
+                        let occupied = r < size
+                            && c < size
+                            && (game.stones[0][r] | game.stones[1][r]) >> c & 1 == 1;
+                        let expected = r < size
+                            && c < size
+                            && !occupied
+                            && game.completes_win(player, to_i32(r), to_i32(c));
+                        assert_eq!(
+                            row >> c & 1 == 1,
+                            expected,
+                            "size {size} {rule:?} {player:?} ({r}, {c})"
+                        );
+                        found += usize::from(expected);
+                    }
+                }
+            }
+        }
+        assert!(found > 1000, "the boards made few winning cells: {found}");
     }
 }
