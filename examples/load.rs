@@ -42,6 +42,9 @@ struct Args {
     /// Kind of game.
     #[arg(long, default_value = "connect_four")]
     kind: String,
+    /// The games' options, as JSON (e.g. `{"size": 25}` for Gomoku).
+    #[arg(long, default_value = "{}")]
+    options: String,
     /// Base URL(s) of running services; clients are spread over them.
     /// Without any, the service is started in-process on a temporary file.
     #[arg(long)]
@@ -240,6 +243,7 @@ async fn player(
     games: usize,
     seed: u64,
     players: String,
+    options: Value,
 ) -> anyhow::Result<Outcome> {
     let mut out = Outcome {
         latencies: Vec::new(),
@@ -257,9 +261,9 @@ async fn player(
         Some(two_players(&mut conns[0]).await?)
     };
     let create = serde_json::to_vec(&if players == "hotseat" {
-        json!({"kind": kind, "hotseat": true})
+        json!({"kind": kind, "hotseat": true, "options": options})
     } else {
-        json!({"kind": kind, "rated": players == "rated"})
+        json!({"kind": kind, "rated": players == "rated", "options": options})
     })?;
     loop {
         let n = next_game.get();
@@ -404,6 +408,7 @@ fn main() -> anyhow::Result<()> {
     };
 
     let bases = Rc::new(bases);
+    let options: Value = serde_json::from_str(&args.options)?;
     let next_game = Rc::new(Cell::new(0));
     let concurrency = if args.games == 0 { 0 } else { args.concurrency };
     let started = Instant::now();
@@ -434,6 +439,7 @@ fn main() -> anyhow::Result<()> {
                             args.games,
                             args.seed,
                             args.players.clone(),
+                            options.clone(),
                         ))
                     })
                     .collect();
