@@ -34,6 +34,11 @@ pub fn init(filter: &str, format: LogFormat) {
 #[must_use = "dropping the guard stops the log's writer"]
 pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
     if let Ok((writer, guard)) = BufferedStdout::start() {
+        // The access line written by hand when it looks as tracing would
+        // write it: plain text (no colours for a terminal).
+        if format == LogFormat::Text && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            let _ = ACCESS_LOG.set(writer.clone());
+        }
         install(filter, format, writer);
         Some(guard)
     } else {
@@ -245,6 +250,61 @@ pub struct Failure {
     pub fault: bool,
 }
 
+/// Where [`observe`] writes a request's line itself (see [`access_line`]);
+/// unset, the line goes through tracing.
+static ACCESS_LOG: std::sync::OnceLock<BufferedStdout> = std::sync::OnceLock::new();
+
+/// The fields of a request's line.
+struct Access<'a> {
+    request_id: &'a str,
+    method: &'a Method,
+    path: &'a str,
+    route: &'a str,
+    status: u16,
+    micros: u64,
+}
+
+thread_local! {
+    /// The line being written, and the second its timestamp's first part
+    /// (`2026-11-26T07:17:38`) was made for.
+    static LINE: std::cell::RefCell<(String, i64, String)> =
+        const { std::cell::RefCell::new((String::new(), i64::MIN, String::new())) };
+}
+
+/// Writes a successful request's INFO line as tracing's text format does
+/// (`<time>  INFO tabula::telemetry: request request_id=… method=… path=…
+/// route=… status=… micros=…`), without going through its formatter: that
+/// cost ~1.5 µs a request, most of the log's cost at the default level.
+fn access_line(out: &BufferedStdout, access: &Access<'_>) {
+    use std::fmt::Write as _;
+    let now = chrono::Utc::now();
+    LINE.with(|line| {
+        let Ok(mut line) = line.try_borrow_mut() else {
+            return;
+        };
+        let (buf, second, prefix) = &mut *line;
+        if *second != now.timestamp() {
+            *second = now.timestamp();
+            prefix.clear();
+            let _ = write!(prefix, "{}", now.format("%Y-%m-%dT%H:%M:%S"));
+        }
+        buf.clear();
+        let _ = writeln!(
+            buf,
+            "{prefix}.{:06}Z  INFO {}: request request_id={} method={} path={} route={} status={} micros={}",
+            now.timestamp_subsec_micros() % 1_000_000,
+            module_path!(),
+            access.request_id,
+            access.method,
+            access.path,
+            access.route,
+            access.status,
+            access.micros,
+        );
+        out.push(buf.as_bytes());
+    });
+}
+
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Middleware: gives each request an id (or keeps a sane `X-Request-Id` the
@@ -316,7 +376,21 @@ pub async fn observe(
         };
     }
     match failure {
-        None => line!(info),
+        None => match ACCESS_LOG.get() {
+            Some(out) if tracing::enabled!(tracing::Level::INFO) => access_line(
+                out,
+                &Access {
+                    request_id: &request_id,
+                    method: &method,
+                    path: &path,
+                    route: &route,
+                    status,
+                    micros,
+                },
+            ),
+            Some(_) => {}
+            None => line!(info),
+        },
         Some(Failure { cause, fault: true }) => line!(error, error = cause),
         Some(Failure {
             cause,

@@ -247,6 +247,54 @@ async fn check_log_lines(database_url: Option<&str>) {
     assert_one_request_per_line(&log, requests);
 }
 
+/// A request's line (written by the service itself, not by tracing's
+/// formatter) has the shape of tracing's text lines: time in microseconds,
+/// level, target, message and fields in order, with the request's own values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_line_reads_as_tracings_text_lines_do() {
+    let service = spawn(None).await;
+    let before = Utc::now();
+    let res = reqwest::Client::new()
+        .get(format!("{}/v1/games/no%20such?x=1", service.base))
+        .header("x-request-id", "line-shape-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = std::fs::read_to_string(&service.log).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("request_id=line-shape-1"))
+        .unwrap_or_else(|| panic!("no line for the request in {log}"));
+    let (time, rest) = line.split_once("Z  INFO ").unwrap();
+    assert_eq!(time.len(), "2026-11-26T07:17:38.886577".len(), "{line}");
+    let at = chrono::NaiveDateTime::parse_from_str(time, "%Y-%m-%dT%H:%M:%S%.6f")
+        .unwrap()
+        .and_utc();
+    assert!(
+        at >= before - chrono::Duration::seconds(1) && at <= Utc::now(),
+        "{at} is not the request's time ({before})"
+    );
+    let micros = rest
+        .strip_prefix(
+            "tabula::telemetry: request request_id=line-shape-1 method=GET \
+             path=/v1/games/no%20such route=/v1/games/{id} status=404 micros=",
+        )
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(micros.parse::<u64>().is_ok(), "{line}");
+    // The lines tracing writes itself (the start) have the same shape.
+    let serving = log
+        .lines()
+        .find(|l| l.contains("tabula is serving"))
+        .unwrap();
+    assert!(
+        serving.contains("Z  INFO tabula: tabula is serving"),
+        "{serving}"
+    );
+    assert_eq!(serving.find('Z'), line.find('Z'));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_concurrency_each_log_line_names_only_its_own_request() {
     check_log_lines(None).await;

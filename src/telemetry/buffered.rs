@@ -110,16 +110,23 @@ impl BufferedStdout {
     }
 }
 
-impl Write for BufferedStdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+impl BufferedStdout {
+    /// Adds `line` (one or more whole lines) to what is to be written.
+    pub fn push(&self, line: &[u8]) {
         let mut state = self.shared.lock();
         let was_empty = state.pending.is_empty();
-        state.pending.extend_from_slice(buf);
+        state.pending.extend_from_slice(line);
         let wake = was_empty || state.pending.len() >= HIGH_WATER;
         drop(state);
         if wake {
             self.shared.wake.notify_one();
         }
+    }
+}
+
+impl Write for BufferedStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.push(buf);
         Ok(buf.len())
     }
 
