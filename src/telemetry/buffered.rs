@@ -22,10 +22,17 @@ const GATHER: Duration = Duration::from_millis(5);
 /// burst must not hold much memory).
 const HIGH_WATER: usize = 1 << 20;
 
+/// Beyond this many bytes waiting (stdout not keeping up: a stalled pipe,
+/// a full disk), a line waits until the writer has taken them, as a write
+/// to stdout would have waited: memory stays bounded and no line is lost.
+const MAX_PENDING: usize = 16 << 20;
+
 #[derive(Default)]
 struct Shared {
     state: Mutex<State>,
     wake: Condvar,
+    /// Signalled when the writer has taken the waiting lines.
+    taken: Condvar,
 }
 
 #[derive(Default)]
@@ -89,6 +96,7 @@ impl BufferedStdout {
                         let closed = state.closed;
                         std::mem::swap(&mut taken, &mut state.pending);
                         drop(state);
+                        shared.taken.notify_all();
                         // Nowhere to report a failed write of the log.
                         let _ = out.write_all(&taken).and_then(|()| out.flush());
                         taken.clear();
@@ -114,6 +122,14 @@ impl BufferedStdout {
     /// Adds `line` (one or more whole lines) to what is to be written.
     pub fn push(&self, line: &[u8]) {
         let mut state = self.shared.lock();
+        while state.pending.len() >= MAX_PENDING && !state.closed {
+            self.shared.wake.notify_one();
+            state = self
+                .shared
+                .taken
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
         let was_empty = state.pending.is_empty();
         state.pending.extend_from_slice(line);
         let wake = was_empty || state.pending.len() >= HIGH_WATER;
@@ -206,6 +222,59 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(sink.0.lock().unwrap().0, b"alone\n");
+    }
+
+    /// A `Write` that blocks until the test lets it go.
+    #[derive(Clone)]
+    struct Stalled(Sink, Arc<(Mutex<bool>, Condvar)>);
+
+    impl Write for Stalled {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let (open, turn) = &*self.1;
+            let mut open = open.lock().unwrap();
+            while !*open {
+                open = turn.wait(open).unwrap();
+            }
+            self.0.write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_stalled_stdout_holds_writers_back_rather_than_memory_and_loses_nothing() {
+        let sink = Sink::default();
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let (writer, guard) =
+            BufferedStdout::start_to(Stalled(sink.clone(), gate.clone())).unwrap();
+        let line = vec![b'x'; 1023];
+        let lines = 3 * MAX_PENDING / 1024;
+        let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let pusher = {
+            let (writer, done) = (writer.clone(), done.clone());
+            let mut line = line.clone();
+            line.push(b'\n');
+            std::thread::spawn(move || {
+                for _ in 0..lines {
+                    writer.push(&line);
+                    done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        // One buffer is with the stalled writer, at most one more waits.
+        let pushed = done.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            pushed < lines,
+            "all {pushed} lines were taken while stdout was stalled"
+        );
+        assert!(writer.shared.lock().pending.len() <= MAX_PENDING + 1024);
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+        pusher.join().unwrap();
+        drop(guard);
+        assert_eq!(sink.0.lock().unwrap().0.len(), lines * 1024);
     }
 
     #[test]
