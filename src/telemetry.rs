@@ -36,7 +36,7 @@ pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
     if let Ok((writer, guard)) = BufferedStdout::start() {
         // The access line written by hand when it looks as tracing would
         // write it: plain text (no colours for a terminal).
-        if format == LogFormat::Text && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if format == LogFormat::Text && !colours() {
             let _ = ACCESS_LOG.set(writer.clone());
         }
         install(filter, format, writer);
@@ -45,6 +45,13 @@ pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
         init(filter, format);
         None
     }
+}
+
+/// Whether lines get colours: only for a person at a terminal, not in files
+/// or collectors (the hand-written access line has none, so it is written
+/// only when this is false).
+fn colours() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
 }
 
 fn install<W>(filter: &str, format: LogFormat, writer: W)
@@ -56,8 +63,7 @@ where
         _ => filter.to_owned(),
     };
     let env_filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    // Colours only for a person at a terminal, not in files or collectors.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let ansi = colours();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(env_filter)
         .with_ansi(ansi)
