@@ -15,6 +15,7 @@
 //! from it. Rapfi drops a command that arrives as it finishes a move, so
 //! each `TURN` waits 10 ms. Prints one line per game and the score.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -34,6 +35,7 @@ struct Options {
     level: Level,
     budget: Budget,
     seed: u64,
+    show: bool,
 }
 
 fn parse() -> Result<Options, String> {
@@ -44,6 +46,7 @@ fn parse() -> Result<Options, String> {
         level: Level::Hard,
         budget: Budget::from_millis(300),
         seed: 1,
+        show: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -56,6 +59,7 @@ fn parse() -> Result<Options, String> {
             "--level" => o.level = value.parse().map_err(|_| format!("--level {value}"))?,
             "--budget-ms" => o.budget = Budget::from_millis(number()?),
             "--seed" => o.seed = number()?,
+            "--show" => o.show = value == "true",
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -222,12 +226,39 @@ fn play(
         }
         history.push((y, x));
     }
+    if o.show {
+        show(&history, tabula);
+    }
     let result = match game.winner() {
         Some(w) if w == tabula => Outcome::Won,
         Some(_) => Outcome::Lost,
         None => Outcome::Drawn,
     };
     Ok((result, history.len(), thinking / ours.max(1)))
+}
+
+/// Prints a finished game on standard error: the board with each stone's
+/// move number (Tabula's in brackets).
+fn show(history: &[(i64, i64)], tabula: Player) {
+    let mut grid = vec![vec![String::from("  . "); SIZE as usize]; SIZE as usize];
+    for (i, &(r, c)) in history.iter().enumerate() {
+        let by = if i % 2 == 0 { Player::X } else { Player::O };
+        let mark = if by == tabula {
+            format!("[{:>2}]", i + 1)
+        } else {
+            format!(" {:>2} ", i + 1)
+        };
+        grid[r as usize][c as usize] = mark;
+    }
+    let mut out = String::from("     ");
+    for c in 0..SIZE {
+        let _ = write!(out, "{c:>3} ");
+    }
+    out.push('\n');
+    for (r, row) in grid.iter().enumerate() {
+        let _ = writeln!(out, "{r:>3}  {}", row.concat());
+    }
+    eprintln!("{out}");
 }
 
 fn main() -> ExitCode {

@@ -15,15 +15,20 @@
 //! if the opponent would have one were it their turn, it keeps to the moves
 //! after which they have none; else it looks for a victory by continuous
 //! threats ([`vct`]: open threes and fours) and plays it, and if the
-//! opponent would have one, keeps to the moves that stop it; then it
-//! deepens iteratively over the 12 best candidates until its budget is
-//! spent.
+//! opponent would have one, keeps to the moves that stop it; then its main
+//! search ([`engine`]) deepens iteratively until its budget is spent, with
+//! moves generated from the line shapes of every empty cell ([`lines`],
+//! [`shapes`]): open fours and four-threes first, only the moves that can
+//! stop an open three when the opponent has one.
 //!
 //! The candidate pruning makes the main search's wins and losses
 //! unproven; the evaluations it reports as proven are the immediate ones
 //! and VCF wins.
 
 mod board;
+mod engine;
+mod lines;
+mod shapes;
 mod vcf;
 mod vct;
 
@@ -37,7 +42,7 @@ use crate::rules::gomoku::{Gomoku, Point};
 use board::{Board, Cell};
 
 /// Search nodes per millisecond of budget (see [`super::Budget::work`]).
-pub(super) const NODES_PER_MILLI: u64 = 300;
+pub(super) const NODES_PER_MILLI: u64 = 600;
 
 /// Heuristic scores are divided by this for the public evaluation.
 const SCORE_SCALE: i32 = 4;
@@ -54,6 +59,10 @@ const VCT_THREATS: u32 = 3;
 /// The share of the work the VCT searches may use: ours (1 / this), then
 /// the defence against the opponent's (twice that).
 const VCT_SHARE: u64 = 6;
+/// The main search's leaf jitter (see [`engine`]).
+const STRONG_JITTER: i32 = 4;
+/// The main search's scores are divided by this for the public evaluation.
+const STRONG_SCALE: i32 = 8;
 /// The evaluation of a VCT found: a strong but unproven win (see [`vct`]).
 const VCT_SCORE: i32 = 900;
 
@@ -246,18 +255,52 @@ pub(super) fn choose(
             safe = search.vct_safe_moves(&mut share);
             meter.absorb(&share);
         }
-        search.root = safe.map(|cells| (search.board.stones(), cells));
-        search.width = 12;
-        Settings {
-            max_depth: search.plies_left(),
-            jitter: 4,
-            seed,
-        }
+        return strong(game, safe.as_deref(), seed, meter);
     };
     let found = alpha_beta::search(&mut search, settings, meter)?;
     Some(Suggestion {
         mv: AnyMove::Gomoku(point(game, found.mv)?),
         evaluation: found.evaluation(SCORE_SCALE),
+    })
+}
+
+/// `hard`'s main search ([`engine`]) over the root moves `only` when given.
+fn strong(
+    game: &Gomoku,
+    only: Option<&[Cell]>,
+    seed: u64,
+    meter: &mut Meter,
+) -> Option<Suggestion> {
+    let lines = lines::Lines::new(game);
+    let size = usize::from(game.size());
+    let only: Option<Vec<lines::Spot>> = only.map(|cells| {
+        cells
+            .iter()
+            .filter_map(|&c| {
+                let c = usize::from(c);
+                lines::Spot::try_from(lines.spot(c / size, c % size)).ok()
+            })
+            .collect()
+    });
+    let max_depth = u32::try_from(lines.empties()).unwrap_or(u32::MAX);
+    let mut engine = engine::Engine::new(lines, Board::new(game), meter, seed, STRONG_JITTER);
+    let found = engine.search(only.as_deref(), max_depth)?;
+    let (row, col) = engine.lines.row_col(found.mv);
+    let mv = game
+        .point(i64::try_from(row).ok()?, i64::try_from(col).ok()?)
+        .ok()?;
+    let evaluation = if found.score == engine::WIN - 1 {
+        Evaluation::proven(Outcome::Win, 1)
+    } else if found.score >= engine::MATE {
+        Evaluation::heuristic(999)
+    } else if found.score <= -engine::MATE {
+        Evaluation::heuristic(-999)
+    } else {
+        Evaluation::heuristic(found.score / STRONG_SCALE)
+    };
+    Some(Suggestion {
+        mv: AnyMove::Gomoku(mv),
+        evaluation,
     })
 }
 

@@ -1,0 +1,546 @@
+//! `hard`'s main search: principal-variation alpha-beta over [`Lines`],
+//! with a transposition table, iterative deepening, threat-driven move
+//! generation and a search of continuous fours at the leaves.
+//!
+//! At every node, before any move is searched:
+//! - a side that can make five wins; one facing two fives has lost; one
+//!   facing a single five blocks it, and that forced move costs no depth;
+//! - a side that can make an open four (or two fours at once) wins in three;
+//! - a side whose opponent could make an open four next keeps to the moves
+//!   that can stop it: its own fours, and the cells where the opponent would
+//!   make a four (which include every cell of the threatened line);
+//! - else the moves are the empty cells near the stones, ordered by what
+//!   they make for the mover and take from the opponent (open fours, four-
+//!   threes, double threes, …, then the shapes' values), the best few.
+//!
+//! Late moves that make no threat are searched one ply shallower first
+//! (and again at full depth if they look better). At the horizon the
+//! evaluation is that of the window board ([`Board`]: a weight per row of
+//! five cells that holds stones of one colour only, by their number), the
+//! side to move's counted half again, plus a small seeded jitter.
+//!
+//! Measured against Rapfi (docs/benchmarks.md), this evaluation did better
+//! than one summing the cells' shape values, which overrates threats the
+//! opponent answers at once; a search of continuous fours at the leaves and
+//! one more ply for a horizon facing an open three did not help.
+
+use super::super::limits::Meter;
+use super::super::{MAX_SEARCH_MEMORY, mix};
+use super::board::{Board, Cell};
+use super::lines::{Class, Lines, Spot};
+use super::shapes::Shape;
+
+/// A win at the root in `n` plies scores `WIN - n`.
+pub(super) const WIN: i32 = 1_000_000;
+/// Scores at least this large are forced wins (or losses).
+pub(super) const MATE: i32 = WIN - 10_000;
+/// The deepest ply searched.
+const MAX_PLY: usize = 128;
+/// Moves searched at an inner node that is not a defence.
+const WIDTH: usize = 10;
+/// Moves searched at the root.
+const ROOT_WIDTH: usize = 28;
+/// The evaluation's weight of the side to move's windows (percent).
+const TEMPO: i32 = 150;
+/// Transposition table slots, most (a power of two).
+const TABLE_SLOTS: usize = 1 << 20;
+
+/// Move-ordering weights of a cell's class for the mover (attack) and for
+/// the opponent (defence, the cell taken from them).
+const ATTACK: [i32; 7] = [0, 1_500, 4_000, 1_000, 8_000, 20_000, 100_000];
+const DEFEND: [i32; 7] = [0, 1_000, 3_000, 800, 5_000, 10_000, 50_000];
+
+/// A bound of a stored score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key: u64,
+    mv: Spot,
+    score: i32,
+    depth: i16,
+    bound: Bound,
+}
+
+/// What the search found at the root.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Found {
+    pub mv: Spot,
+    /// From the mover's view; `WIN - n` for a win in `n` plies.
+    pub score: i32,
+}
+
+pub(super) struct Engine<'m> {
+    pub lines: Lines,
+    /// The same position on the window board, for the evaluation.
+    windows: Board,
+    meter: &'m mut Meter,
+    table: Vec<Option<Slot>>,
+    seed: u64,
+    jitter: i32,
+    /// Move lists by ply, reused.
+    lists: Vec<Vec<(i32, Spot)>>,
+    spots: Vec<Spot>,
+    killers: Vec<[Spot; 2]>,
+}
+
+impl<'m> Engine<'m> {
+    pub(super) fn new(
+        lines: Lines,
+        windows: Board,
+        meter: &'m mut Meter,
+        seed: u64,
+        jitter: i32,
+    ) -> Engine<'m> {
+        // About two slots per unit of work, within half the memory cap.
+        let most = (MAX_SEARCH_MEMORY / 2 / std::mem::size_of::<Option<Slot>>()).min(TABLE_SLOTS);
+        let wanted = usize::try_from(meter.allowance())
+            .unwrap_or(usize::MAX)
+            .saturating_mul(2)
+            .clamp(1 << 12, most.max(1 << 12))
+            .next_power_of_two();
+        Engine {
+            lines,
+            windows,
+            meter,
+            table: vec![None; wanted],
+            seed,
+            jitter,
+            lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            spots: Vec::new(),
+            killers: vec![[0; 2]; MAX_PLY + 1],
+        }
+    }
+
+    /// Searches the position for the side to move, over `only` when given,
+    /// deepening until the meter stops it. `None` when there is no move.
+    pub(super) fn search(&mut self, only: Option<&[Spot]>, max_depth: u32) -> Option<Found> {
+        if self.lines.winner().is_some() || self.lines.empties() == 0 {
+            return None;
+        }
+        let me = self.lines.to_move();
+        let opp = 1 - me;
+        let mut spots = Vec::new();
+        if self.lines.has(me, Class::Five) {
+            self.lines.cells_of(me, Class::Five, &mut spots);
+            return Some(Found {
+                mv: spots[0],
+                score: WIN - 1,
+            });
+        }
+        let mut root: Vec<(i32, Spot)> = Vec::new();
+        if self.lines.has(opp, Class::Five) {
+            self.lines.cells_of(opp, Class::Five, &mut spots);
+            let forced = spots[0];
+            if spots.len() > 1 {
+                return Some(Found {
+                    mv: forced,
+                    score: -(WIN - 2),
+                });
+            }
+            root.push((0, forced));
+        } else if self.lines.has(me, Class::OpenFour) {
+            self.lines.cells_of(me, Class::OpenFour, &mut spots);
+            return Some(Found {
+                mv: spots[0],
+                score: WIN - 3,
+            });
+        } else {
+            self.generate(0, None, ROOT_WIDTH);
+            root = std::mem::take(&mut self.lists[0]);
+            if let Some(only) = only {
+                // Kept to those moves, unless none of them is worth a search
+                // (the restriction comes from a search that sees less).
+                let kept: Vec<(i32, Spot)> = root
+                    .iter()
+                    .copied()
+                    .filter(|(_, s)| only.contains(s))
+                    .collect();
+                if !kept.is_empty() {
+                    root = kept;
+                }
+            }
+        }
+        if root.is_empty() {
+            return None;
+        }
+        let mut best = Found {
+            mv: root[0].1,
+            score: 0,
+        };
+        for depth in 1..=max_depth.max(1) {
+            let Some((mv, score)) = self.root(&mut root, i32::try_from(depth).unwrap_or(1)) else {
+                break;
+            };
+            best = Found { mv, score };
+            if score.abs() >= MATE || root.len() == 1 && depth >= 4 {
+                break;
+            }
+        }
+        Some(best)
+    }
+
+    /// One iteration at the root; puts the best move first. `None` when the
+    /// meter stopped it before the first move was searched.
+    fn root(&mut self, moves: &mut [(i32, Spot)], depth: i32) -> Option<(Spot, i32)> {
+        let mut alpha = -WIN - 1;
+        let beta = WIN + 1;
+        let mut best = 0;
+        for i in 0..moves.len() {
+            let m = moves[i].1;
+            self.mv_play(m);
+            let score = if i == 0 {
+                -self.negamax(depth - 1, -beta, -alpha, 1)
+            } else {
+                let s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.meter.stopped() {
+                    -self.negamax(depth - 1, -beta, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            self.mv_undo(m);
+            if self.meter.stopped() {
+                // A move that beat the best so far at full depth stands.
+                return (i > 0).then(|| {
+                    moves[..=best].rotate_right(1);
+                    (moves[0].1, alpha)
+                });
+            }
+            moves[i].0 = score;
+            if score > alpha {
+                alpha = score;
+                best = i;
+            }
+        }
+        // The best first, the rest by their scores (bounds, for most).
+        moves[..=best].rotate_right(1);
+        moves[1..].sort_by_key(|&(s, spot)| (std::cmp::Reverse(s), spot));
+        Some((moves[0].1, alpha))
+    }
+
+    fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if !self.meter.tick() {
+            return 0;
+        }
+        let ply_score = i32::try_from(ply).unwrap_or(0);
+        if self.lines.winner().is_some() {
+            return -(WIN - ply_score);
+        }
+        if self.lines.empties() == 0 {
+            return 0;
+        }
+        let me = self.lines.to_move();
+        let opp = 1 - me;
+        if self.lines.has(me, Class::Five) {
+            return WIN - ply_score - 1;
+        }
+        if self.lines.has(opp, Class::Five) {
+            self.lines.cells_of(opp, Class::Five, &mut self.spots);
+            if self.spots.len() > 1 {
+                return -(WIN - ply_score - 2);
+            }
+            let forced = self.spots[0];
+            self.mv_play(forced);
+            let score = -self.negamax(depth, -beta, -alpha, ply + 1);
+            self.mv_undo(forced);
+            return score;
+        }
+        if self.lines.has(me, Class::OpenFour) {
+            return WIN - ply_score - 3;
+        }
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.evaluate();
+        }
+        let key = self.lines.key();
+        let slot = self.slot(key);
+        let mut hint = None;
+        if let Some(e) = self.table[slot].filter(|e| e.key == key) {
+            hint = Some(e.mv);
+            if i32::from(e.depth) >= depth {
+                let score = from_table(e.score, ply_score);
+                match e.bound {
+                    Bound::Exact => return score,
+                    Bound::Lower if score >= beta => return score,
+                    Bound::Upper if score <= alpha => return score,
+                    _ => {}
+                }
+            }
+        }
+        let defending = self.generate(ply, hint, WIDTH);
+        let moves = std::mem::take(&mut self.lists[ply]);
+        let alpha0 = alpha;
+        let mut best = -WIN - 1;
+        let mut best_move = moves.first().map_or(0, |&(_, s)| s);
+        for (i, &(_, m)) in moves.iter().enumerate() {
+            let quiet = !defending
+                && self.lines.class(m, me) < Class::Three
+                && self.lines.class(m, opp) < Class::Three;
+            self.mv_play(m);
+            let score = if i == 0 {
+                -self.negamax(depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                let reduce = if quiet && depth >= 3 && i >= 3 {
+                    if i >= 8 { 2 } else { 1 }
+                } else {
+                    0
+                };
+                let mut s = -self.negamax(depth - 1 - reduce, -alpha - 1, -alpha, ply + 1);
+                if s > alpha && reduce > 0 {
+                    s = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(depth - 1, -beta, -alpha, ply + 1);
+                }
+                s
+            };
+            self.mv_undo(m);
+            if self.meter.stopped() {
+                self.lists[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if quiet && self.killers[ply][0] != m {
+                    self.killers[ply] = [m, self.killers[ply][0]];
+                }
+                break;
+            }
+        }
+        self.lists[ply] = moves;
+        if best == -WIN - 1 {
+            // No move to search (cannot happen with empty cells near).
+            return self.evaluate();
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table[slot] = Some(Slot {
+            key,
+            mv: best_move,
+            score: to_table(best, ply_score),
+            depth: i16::try_from(depth).unwrap_or(i16::MAX),
+            bound,
+        });
+        best
+    }
+
+    /// Fills `self.lists[ply]` with the moves to search, best first, the
+    /// table's move (`hint`) before all. True when they are a defence
+    /// against an open four to come.
+    fn generate(&mut self, ply: usize, hint: Option<Spot>, width: usize) -> bool {
+        let me = self.lines.to_move();
+        let opp = 1 - me;
+        let defending = self.lines.has(opp, Class::OpenFour);
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        self.lines.candidates(&mut self.spots);
+        let killers = self.killers[ply];
+        for &s in &self.spots {
+            let mine = self.lines.class(s, me);
+            if defending && mine < Class::Four && self.lines.best_shape(s, opp) < Shape::B4 {
+                continue;
+            }
+            let theirs = self.lines.class(s, opp);
+            let mut score = ATTACK[mine as usize]
+                + DEFEND[theirs as usize]
+                + self.lines.value(s, me)
+                + self.lines.value(s, opp) * 3 / 4;
+            if Some(s) == hint {
+                score = i32::MAX;
+            } else if s == killers[0] || s == killers[1] {
+                score += 300;
+            }
+            list.push((score, s));
+        }
+        list.sort_unstable_by_key(|&(score, s)| (std::cmp::Reverse(score), s));
+        if !defending {
+            list.truncate(width);
+        }
+        self.lists[ply] = list;
+        defending
+    }
+
+    /// The static evaluation for the side to move: the window scores
+    /// ([`Board::score`]), the mover's counted half again (its threats are
+    /// played before the opponent's), plus the seeded jitter.
+    fn evaluate(&self) -> i32 {
+        let me = self.lines.to_move();
+        let mut score = self.windows.score(me) * TEMPO / 100 - self.windows.score(1 - me);
+        if self.jitter > 0 {
+            let span = 2 * self.jitter.unsigned_abs() + 1;
+            let j = mix(self.lines.key() ^ self.seed) % u64::from(span);
+            score += i32::try_from(j).unwrap_or(0) - self.jitter;
+        }
+        score
+    }
+
+    /// Plays `m` on both boards.
+    fn mv_play(&mut self, m: Spot) {
+        self.lines.play(m);
+        self.windows.play(self.cell(m));
+    }
+
+    /// Takes back `m` on both boards.
+    fn mv_undo(&mut self, m: Spot) {
+        self.lines.undo(m);
+        self.windows.undo(self.cell(m));
+    }
+
+    /// The window board's cell of `m`.
+    fn cell(&self, m: Spot) -> Cell {
+        let (r, c) = self.lines.row_col(m);
+        Cell::try_from(r * self.lines.size() + c).unwrap_or(0)
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        usize::try_from(mix(key) & (self.table.len() as u64 - 1)).unwrap_or(0)
+    }
+}
+
+/// A score stored relative to the node, so that wins keep their distance
+/// wherever the position recurs.
+fn to_table(score: i32, ply: i32) -> i32 {
+    if score >= MATE {
+        score + ply
+    } else if score <= -MATE {
+        score - ply
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: i32) -> i32 {
+    if score >= MATE {
+        score - ply
+    } else if score <= -MATE {
+        score + ply
+    } else {
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::rules::Game;
+    use crate::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
+
+    /// X's and O's stones played alternately (X first).
+    fn game(rule: GomokuRule, xs: &[(i64, i64)], os: &[(i64, i64)]) -> Gomoku {
+        let mut g = Gomoku::new(GomokuOptions::new(15, rule).unwrap());
+        for i in 0..xs.len().max(os.len()) {
+            for list in [xs, os] {
+                if let Some(&(r, c)) = list.get(i) {
+                    g.try_play(g.point(r, c).unwrap()).unwrap();
+                }
+            }
+        }
+        g
+    }
+
+    /// The engine's move (row, col) and score for the side to move.
+    fn search(g: &Gomoku, work: u64) -> ((usize, usize), i32) {
+        let mut meter = Meter::new(work, Duration::from_mins(1));
+        let mut engine = Engine::new(Lines::new(g), Board::new(g), &mut meter, 1, 0);
+        let found = engine.search(None, 64).expect("a move");
+        (engine.lines.row_col(found.mv), found.score)
+    }
+
+    /// O stones far apart on the edges: they make nothing.
+    const FAR: [(i64, i64); 4] = [(0, 0), (0, 14), (14, 0), (14, 14)];
+
+    #[test]
+    fn a_five_is_made_whatever_else_there_is() {
+        // X has a four on row 7; O an open four on row 10.
+        let xs = [(7, 3), (7, 4), (7, 5), (7, 6), (12, 12)];
+        let os = [(10, 2), (10, 3), (10, 4), (10, 5), (1, 14)];
+        let (mv, score) = search(&game(GomokuRule::Freestyle, &xs, &os), 10_000);
+        assert!(mv == (7, 2) || mv == (7, 7), "{mv:?}");
+        assert_eq!(score, WIN - 1);
+    }
+
+    #[test]
+    fn a_four_is_blocked() {
+        let xs = [(7, 3), (7, 4), (7, 5), (7, 6), (12, 12)];
+        let os = [(7, 2), (3, 3), (3, 11), (11, 3)];
+        // O to move: X's only five is (7, 7).
+        let (mv, _) = search(&game(GomokuRule::Freestyle, &xs, &os), 10_000);
+        assert_eq!(mv, (7, 7));
+    }
+
+    #[test]
+    fn an_open_three_is_answered_on_its_line() {
+        // X: an open three on row 7; O to move, with nothing of its own.
+        let xs = [(7, 5), (7, 6), (7, 7), (12, 2)];
+        let os = [(0, 0), (0, 14), (14, 14)];
+        let g = game(GomokuRule::Freestyle, &xs, &os);
+        let (mv, score) = search(&g, 50_000);
+        assert!(
+            [(7, 3), (7, 4), (7, 8), (7, 9)].contains(&mv),
+            "{mv:?} {score}"
+        );
+    }
+
+    #[test]
+    fn a_double_three_is_found_and_scored_as_a_win() {
+        // X: (7,6) (7,7) on row 7 and (5,8) (6,8) down column 8: (7,8)
+        // makes two open threes at once.
+        let xs = [(7, 6), (7, 7), (5, 8), (6, 8)];
+        let (mv, score) = search(&game(GomokuRule::Freestyle, &xs, &FAR), 50_000);
+        assert_eq!(mv, (7, 8));
+        assert!(score >= MATE, "{score}");
+    }
+
+    #[test]
+    fn an_overline_is_no_five_under_standard() {
+        // X on row 7 at 2, 3, 5, 6, 7: (7,4) makes six.
+        let xs = [(7, 2), (7, 3), (7, 5), (7, 6), (7, 7)];
+        let os = [(0, 0), (0, 14), (14, 0), (14, 14), (14, 7)];
+        let free = search(&game(GomokuRule::Freestyle, &xs, &os), 10_000);
+        assert_eq!(free, ((7, 4), WIN - 1));
+        let (mv, score) = search(&game(GomokuRule::Standard, &xs, &os), 10_000);
+        assert!(score < MATE || mv != (7, 4), "{mv:?} {score}");
+    }
+
+    #[test]
+    fn the_search_stops_with_its_meter_and_still_moves() {
+        let xs = [(7, 6), (7, 7), (6, 6)];
+        let os = [(8, 8), (6, 7)];
+        let g = game(GomokuRule::Freestyle, &xs, &os);
+        let mut meter = Meter::new(50, Duration::from_mins(1));
+        let mut engine = Engine::new(Lines::new(&g), Board::new(&g), &mut meter, 1, 0);
+        assert!(engine.search(None, 64).is_some());
+        assert!(meter.stopped());
+    }
+
+    #[test]
+    fn the_same_seed_and_work_give_the_same_move() {
+        let xs = [(7, 6), (7, 7), (6, 6), (9, 9)];
+        let os = [(8, 8), (6, 7), (5, 5)];
+        let g = game(GomokuRule::Freestyle, &xs, &os);
+        let run = |seed| {
+            let mut meter = Meter::new(20_000, Duration::from_mins(1));
+            let mut engine = Engine::new(Lines::new(&g), Board::new(&g), &mut meter, seed, 4);
+            engine.search(None, 64).map(|f| (f.mv, f.score))
+        };
+        assert_eq!(run(3), run(3));
+    }
+}

@@ -1,0 +1,440 @@
+//! The strong search's board: for every empty cell and each colour, the
+//! [`Shape`] a stone there would make along each of the four lines, kept up
+//! to date move by move, and from them the cell's [`Class`] (five, open
+//! four, four-three, …) and its value for ordering moves, with a count of
+//! the cells of each class per colour (so "can X make an open four?" is a
+//! lookup).
+//!
+//! A move changes the keys of the five cells on each side of it along its
+//! four lines (see [`shapes`](super::shapes)); only those cells' shapes are
+//! read again, so playing and taking back cost a few dozen table lookups.
+
+use crate::rules::gomoku::Gomoku;
+use crate::rules::{Game, Player};
+
+use super::super::mix;
+use super::shapes::{self, EMPTY, HALF, Key, Shape, Table, WALL, slot};
+
+/// A cell of the padded board: `(row + HALF) * width + col + HALF`.
+pub(super) type Spot = u16;
+
+/// What a stone of one colour on a cell would make, all lines together,
+/// weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub(super) enum Class {
+    None = 0,
+    /// An open three in one line.
+    Three,
+    /// Two open threes.
+    DoubleThree,
+    /// A four.
+    Four,
+    /// A four and an open three.
+    FourThree,
+    /// An open four or two fours: a five next move whatever is done.
+    OpenFour,
+    /// Five.
+    Five,
+}
+
+const CLASSES: usize = 7;
+
+/// The value of a shape at an empty cell, for ordering moves.
+const VALUE: [i32; 10] = [0, 1, 3, 6, 16, 20, 48, 56, 180, 600];
+
+/// A cell's extra value by its class (shapes that combine).
+const CLASS_VALUE: [i32; CLASSES] = [0, 0, 100, 0, 150, 250, 0];
+
+/// The per-colour state of one empty cell.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellShapes {
+    shapes: [Shape; 4],
+    class: u8,
+    value: i32,
+}
+
+/// Fixed facts about a board side.
+#[derive(Debug)]
+struct Frame {
+    size: usize,
+    width: usize,
+    /// The padded cells that are on the board, row-major.
+    on_board: Vec<Spot>,
+    /// Per padded cell, a random number per colour.
+    zobrist: Vec<[u64; 2]>,
+    /// The four line steps.
+    steps: [isize; 4],
+}
+
+/// A gomoku position with its shapes (see the module docs).
+pub(super) struct Lines {
+    table: &'static Table,
+    frame: Frame,
+    /// 0 empty, 1 X, 2 O, 3 off the board.
+    cells: Vec<u8>,
+    keys: Vec<[Key; 4]>,
+    /// Per padded cell and colour (meaningful while the cell is empty).
+    per: Vec<[CellShapes; 2]>,
+    /// Per colour, the empty cells of each class.
+    counts: [[u16; CLASSES]; 2],
+    /// Per padded cell, the stones within two steps along its lines.
+    near: Vec<u8>,
+    to_move: usize,
+    stones: usize,
+    key: u64,
+    winner: Option<usize>,
+}
+
+impl Lines {
+    /// The search's copy of `game`.
+    pub(super) fn new(game: &Gomoku) -> Lines {
+        let size = usize::from(game.size());
+        let width = size + 2 * HALF;
+        let cells = width * width;
+        let w = width.cast_signed();
+        let mut on_board = Vec::with_capacity(size * size);
+        let mut grid = vec![WALL as u8; cells];
+        for r in 0..size {
+            for c in 0..size {
+                let at = (r + HALF) * width + c + HALF;
+                grid[at] = EMPTY as u8;
+                on_board.push(Spot::try_from(at).unwrap_or(0));
+            }
+        }
+        let zobrist = (0..cells as u64)
+            .map(|i| [mix(i * 2 + 0x90b0), mix(i * 2 + 0x90b1)])
+            .collect();
+        let steps = [1, w, w + 1, w - 1];
+        let mut keys = vec![[0; 4]; cells];
+        for &s in &on_board {
+            let s = usize::from(s);
+            for (d, &step) in steps.iter().enumerate() {
+                for k in (-(HALF as isize)..=HALF as isize).filter(|&k| k != 0) {
+                    let n = s.wrapping_add_signed(k * step);
+                    keys[s][d] |= u32::from(grid[n]) << (2 * slot(k));
+                }
+            }
+        }
+        let table = shapes::table(game.rule());
+        let mut lines = Lines {
+            table,
+            frame: Frame {
+                size,
+                width,
+                on_board,
+                zobrist,
+                steps,
+            },
+            cells: grid,
+            keys,
+            per: vec![[CellShapes::default(); 2]; cells],
+            counts: [[0; CLASSES]; 2],
+            near: vec![0; cells],
+            to_move: game.to_move().index(),
+            stones: 0,
+            key: 0,
+            winner: None,
+        };
+        for i in 0..lines.frame.on_board.len() {
+            let s = usize::from(lines.frame.on_board[i]);
+            for p in 0..2 {
+                for d in 0..4 {
+                    lines.per[s][p].shapes[d] = lines.table.shape(lines.keys[s][d], p);
+                }
+                lines.settle(s, p);
+            }
+        }
+        for player in Player::BOTH {
+            for (r, &bits) in game.rows(player).iter().enumerate() {
+                for c in 0..size {
+                    if bits >> c & 1 == 1 {
+                        lines.put(lines.spot(r, c), player.index());
+                    }
+                }
+            }
+        }
+        lines.winner = game.winner().map(Player::index);
+        lines.to_move = game.to_move().index();
+        lines
+    }
+
+    /// The padded cell of (`row`, `col`).
+    pub(super) fn spot(&self, row: usize, col: usize) -> usize {
+        (row + HALF) * self.frame.width + col + HALF
+    }
+
+    /// The (row, col) of a padded cell.
+    pub(super) fn row_col(&self, spot: Spot) -> (usize, usize) {
+        let s = usize::from(spot);
+        (s / self.frame.width - HALF, s % self.frame.width - HALF)
+    }
+
+    pub(super) fn size(&self) -> usize {
+        self.frame.size
+    }
+
+    pub(super) fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    pub(super) fn key(&self) -> u64 {
+        self.key
+    }
+
+    pub(super) fn winner(&self) -> Option<usize> {
+        self.winner
+    }
+
+    pub(super) fn empties(&self) -> usize {
+        self.frame.size * self.frame.size - self.stones
+    }
+
+    /// How many empty cells have class `class` or better for `colour`.
+    pub(super) fn has(&self, colour: usize, class: Class) -> bool {
+        self.counts[colour][class as usize..].iter().any(|&n| n > 0)
+    }
+
+    /// The class of `spot` (empty) for `colour`.
+    pub(super) fn class(&self, spot: Spot, colour: usize) -> Class {
+        CLASS_OF[usize::from(self.per[usize::from(spot)][colour].class)]
+    }
+
+    /// The value of `spot` (empty) for `colour`.
+    pub(super) fn value(&self, spot: Spot, colour: usize) -> i32 {
+        self.per[usize::from(spot)][colour].value
+    }
+
+    /// The best shape of `spot` (empty) for `colour` over its lines.
+    pub(super) fn best_shape(&self, spot: Spot, colour: usize) -> Shape {
+        let s = &self.per[usize::from(spot)][colour].shapes;
+        s[0].max(s[1]).max(s[2]).max(s[3])
+    }
+
+    /// The empty cells of class `class` or better for `colour`.
+    pub(super) fn cells_of(&self, colour: usize, class: Class, out: &mut Vec<Spot>) {
+        out.clear();
+        for &s in &self.frame.on_board {
+            if self.cells[usize::from(s)] == 0 && self.class(s, colour) >= class {
+                out.push(s);
+            }
+        }
+    }
+
+    /// The empty cells near a stone (within two steps along a line); the
+    /// centre on an empty board.
+    pub(super) fn candidates(&self, out: &mut Vec<Spot>) {
+        out.clear();
+        if self.stones == 0 {
+            let mid = self.frame.size / 2;
+            out.push(Spot::try_from(self.spot(mid, mid)).unwrap_or(0));
+            return;
+        }
+        for &s in &self.frame.on_board {
+            let i = usize::from(s);
+            if self.cells[i] == 0 && self.near[i] > 0 {
+                out.push(s);
+            }
+        }
+        if out.is_empty() {
+            out.extend(
+                self.frame
+                    .on_board
+                    .iter()
+                    .filter(|&&s| self.cells[usize::from(s)] == 0),
+            );
+        }
+    }
+
+    /// Plays `spot` for the side to move.
+    pub(super) fn play(&mut self, spot: Spot) {
+        let p = self.to_move;
+        self.put(usize::from(spot), p);
+        self.to_move = 1 - p;
+    }
+
+    /// Takes back `spot`, the last move.
+    pub(super) fn undo(&mut self, spot: Spot) {
+        let p = 1 - self.to_move;
+        self.take(usize::from(spot), p);
+        self.to_move = p;
+    }
+
+    fn put(&mut self, s: usize, p: usize) {
+        if self.per[s][p].shapes.contains(&Shape::F5) {
+            self.winner = Some(p);
+        }
+        self.unsettle(s, 0);
+        self.unsettle(s, 1);
+        self.cells[s] = u8::try_from(p + 1).unwrap_or(1);
+        self.relink(s, u32::try_from(p + 1).unwrap_or(1));
+        self.key ^= self.frame.zobrist[s][p];
+        self.stones += 1;
+    }
+
+    fn take(&mut self, s: usize, p: usize) {
+        self.winner = None;
+        self.cells[s] = 0;
+        self.relink(s, 0);
+        self.settle(s, 0);
+        self.settle(s, 1);
+        self.key ^= self.frame.zobrist[s][p];
+        self.stones -= 1;
+    }
+
+    /// Writes the new content `v` of `s` into its neighbours' keys, and
+    /// reads again the shapes of those that are empty.
+    fn relink(&mut self, s: usize, v: u32) {
+        let near_step: i8 = if v == 0 { -1 } else { 1 };
+        for d in 0..4 {
+            let step = self.frame.steps[d];
+            for sign in [-1isize, 1] {
+                for k in 1..=HALF as isize {
+                    let n = s.wrapping_add_signed(sign * k * step);
+                    let content = self.cells[n];
+                    if content == WALL as u8 {
+                        break;
+                    }
+                    // `n` sees `s` at offset `-sign * k`.
+                    let shift = 2 * slot(-sign * k);
+                    let key = &mut self.keys[n][d];
+                    *key = (*key & !(3 << shift)) | v << shift;
+                    if k <= 2 {
+                        self.near[n] = self.near[n].wrapping_add_signed(near_step);
+                    }
+                    if content == 0 {
+                        let key = *key;
+                        for p in 0..2 {
+                            self.unsettle(n, p);
+                            self.per[n][p].shapes[d] = self.table.shape(key, p);
+                            self.settle(n, p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes an empty cell's class for `p` out of the counts.
+    fn unsettle(&mut self, s: usize, p: usize) {
+        let c = &self.per[s][p];
+        self.counts[p][usize::from(c.class)] -= 1;
+    }
+
+    /// Computes an empty cell's class and value for `p` from its shapes and
+    /// counts its class.
+    fn settle(&mut self, s: usize, p: usize) {
+        let c = &mut self.per[s][p];
+        let (mut fives, mut open_fours, mut fours, mut threes, mut value) = (0, 0, 0, 0, 0);
+        for &shape in &c.shapes {
+            value += VALUE[shape as usize];
+            match shape {
+                Shape::F5 => fives += 1,
+                Shape::F4 => open_fours += 1,
+                Shape::B4 => fours += 1,
+                Shape::F3 => threes += 1,
+                _ => {}
+            }
+        }
+        let class = if fives > 0 {
+            Class::Five
+        } else if open_fours > 0 || fours > 1 {
+            Class::OpenFour
+        } else if fours > 0 && threes > 0 {
+            Class::FourThree
+        } else if fours > 0 {
+            Class::Four
+        } else if threes > 1 {
+            Class::DoubleThree
+        } else if threes > 0 {
+            Class::Three
+        } else {
+            Class::None
+        };
+        c.class = class as u8;
+        c.value = value + CLASS_VALUE[class as usize];
+        self.counts[p][class as usize] += 1;
+    }
+}
+
+/// Classes by number.
+const CLASS_OF: [Class; CLASSES] = [
+    Class::None,
+    Class::Three,
+    Class::DoubleThree,
+    Class::Four,
+    Class::FourThree,
+    Class::OpenFour,
+    Class::Five,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::gomoku::{GomokuOptions, GomokuRule};
+
+    fn game(size: u8, rule: GomokuRule, moves: &[(i64, i64)]) -> Gomoku {
+        let mut g = Gomoku::new(GomokuOptions::new(size.into(), rule).unwrap());
+        for &(r, c) in moves {
+            g.try_play(g.point(r, c).unwrap()).unwrap();
+        }
+        g
+    }
+
+    /// Everything incremental equals a board built afresh.
+    fn same(a: &Lines, b: &Lines) {
+        assert_eq!(a.counts, b.counts);
+        assert_eq!(a.near, b.near);
+        assert_eq!(a.keys, b.keys);
+        assert_eq!(a.key, b.key);
+    }
+
+    #[test]
+    fn play_and_undo_match_a_fresh_board() {
+        for rule in [GomokuRule::Freestyle, GomokuRule::Standard] {
+            for size in [5u8, 15, 25] {
+                let mut rng = 7u64;
+                let mut moves = Vec::new();
+                let mut g = game(size, rule, &[]);
+                let mut lines = Lines::new(&g);
+                for _ in 0..(usize::from(size) * usize::from(size) / 2).min(60) {
+                    rng = mix(rng);
+                    let r = i64::try_from(rng % u64::from(size)).unwrap();
+                    let c = i64::try_from((rng >> 20) % u64::from(size)).unwrap();
+                    let Ok(point) = g.point(r, c) else { continue };
+                    if g.try_play(point).is_err() {
+                        continue;
+                    }
+                    let spot = Spot::try_from(lines.spot(r as usize, c as usize)).unwrap();
+                    lines.play(spot);
+                    moves.push(spot);
+                    same(&lines, &Lines::new(&g));
+                    assert_eq!(lines.winner(), g.winner().map(Player::index));
+                    if g.winner().is_some() {
+                        break;
+                    }
+                }
+                let fresh = Lines::new(&game(size, rule, &[]));
+                while let Some(m) = moves.pop() {
+                    lines.undo(m);
+                }
+                same(&lines, &fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn classes_of_threats() {
+        let f = GomokuRule::Freestyle;
+        // X: (7,5) (7,6) (7,7); O elsewhere.
+        let g = game(15, f, &[(7, 5), (14, 0), (7, 6), (14, 7), (7, 7), (14, 14)]);
+        let lines = Lines::new(&g);
+        let at = |r, c| Spot::try_from(lines.spot(r, c)).unwrap();
+        assert_eq!(lines.class(at(7, 4), 0), Class::OpenFour);
+        assert_eq!(lines.class(at(7, 8), 0), Class::OpenFour);
+        assert_eq!(lines.class(at(7, 3), 0), Class::Four);
+        assert_eq!(lines.class(at(14, 3), 1), Class::None);
+        assert!(lines.has(0, Class::OpenFour));
+        assert!(!lines.has(1, Class::Four));
+    }
+}
