@@ -22,7 +22,7 @@
 //! |------|----------|--------|-----------|
 //! | tic-tac-toe | 2-ply search | exact solver | exact solver that sets traps |
 //! | connect four | 4-ply alpha-beta | iterative-deepening alpha-beta | exact solver, `hard` past its time |
-//! | gomoku | 2-ply threat-aware alpha-beta | iterative deepening + VCF | unavailable |
+//! | gomoku | 2-ply threat-aware alpha-beta | VCF and VCT, then a PVS search over line shapes | unavailable |
 //! | ultimate | small Monte-Carlo tree search | Monte-Carlo tree search | unavailable |
 //!
 //! [`analyze`] evaluates every legal move at a level (the analysis of
