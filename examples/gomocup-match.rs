@@ -13,7 +13,9 @@
 //! (`--level`, default `hard`) thinks as the service does: `ai::choose`
 //! with the time budget `--budget-ms` (default 300) and the work derived
 //! from it. Rapfi drops a command that arrives as it finishes a move, so
-//! each `TURN` waits 10 ms. Prints one line per game and the score.
+//! each `TURN` waits 10 ms. Prints one line per game and the score;
+//! `--seed N` (default 1) picks other openings, `--show true` prints each
+//! finished board with its move numbers (Tabula's in brackets).
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
