@@ -208,7 +208,7 @@ fn deepen<P: Position>(
 
 /// A bound of a stored score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
+pub(super) enum Bound {
     Exact,
     /// The score is at least this (a cut-off).
     Lower,
@@ -218,23 +218,23 @@ enum Bound {
 
 /// One slot of the transposition table.
 #[derive(Clone, Copy, Debug)]
-struct Entry<M> {
-    key: u64,
-    mv: Option<M>,
-    score: i32,
-    depth: u16,
-    bound: Bound,
+pub(super) struct Entry<M> {
+    pub key: u64,
+    pub mv: Option<M>,
+    pub score: i32,
+    pub depth: u16,
+    pub bound: Bound,
 }
 
 /// A fixed-size, always-replace transposition table.
-struct Table<M> {
+pub(super) struct Table<M> {
     slots: Vec<Option<Entry<M>>>,
 }
 
 impl<M: Copy> Table<M> {
     /// A table with about one slot per unit of `work`, within half the
     /// memory cap.
-    fn new(work: u64) -> Table<M> {
+    pub(super) fn new(work: u64) -> Table<M> {
         let slot = std::mem::size_of::<Option<Entry<M>>>().max(1);
         let fit = (MAX_SEARCH_MEMORY / 2 / slot).max(2);
         let most = 1 << (usize::BITS - 1 - fit.leading_zeros());
@@ -253,11 +253,11 @@ impl<M: Copy> Table<M> {
         usize::try_from(mix(key) & (self.slots.len() as u64 - 1)).unwrap_or(0)
     }
 
-    fn get(&self, key: u64) -> Option<Entry<M>> {
+    pub(super) fn get(&self, key: u64) -> Option<Entry<M>> {
         self.slots[self.index(key)].filter(|e| e.key == key)
     }
 
-    fn put(&mut self, entry: Entry<M>) {
+    pub(super) fn put(&mut self, entry: Entry<M>) {
         let i = self.index(entry.key);
         self.slots[i] = Some(entry);
     }
@@ -265,7 +265,7 @@ impl<M: Copy> Table<M> {
 
 /// Stores a score relative to the node (mate distances from the node), so
 /// that it is valid wherever the position recurs.
-fn to_table(score: i32, ply: u32) -> i32 {
+pub(super) fn to_table(score: i32, ply: u32) -> i32 {
     let ply = i32::try_from(ply).unwrap_or(0);
     if score >= MATE {
         score + ply
@@ -277,7 +277,7 @@ fn to_table(score: i32, ply: u32) -> i32 {
 }
 
 /// The inverse of [`to_table`].
-fn from_table(score: i32, ply: u32) -> i32 {
+pub(super) fn from_table(score: i32, ply: u32) -> i32 {
     let ply = i32::try_from(ply).unwrap_or(0);
     if score >= MATE {
         score - ply

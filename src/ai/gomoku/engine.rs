@@ -24,16 +24,14 @@
 //! opponent answers at once; a search of continuous fours at the leaves and
 //! one more ply for a horizon facing an open three did not help.
 
+use super::super::alpha_beta::{Bound, Entry, Table, from_table, to_table};
+pub(super) use super::super::alpha_beta::{MATE, WIN};
 use super::super::limits::Meter;
-use super::super::{MAX_SEARCH_MEMORY, mix};
+use super::super::mix;
 use super::board::{Board, Cell};
 use super::lines::{Class, Lines, Spot};
 use super::shapes::Shape;
 
-/// A win at the root in `n` plies scores `WIN - n`.
-pub(super) const WIN: i32 = 1_000_000;
-/// Scores at least this large are forced wins (or losses).
-pub(super) const MATE: i32 = WIN - 10_000;
 /// The deepest ply searched.
 const MAX_PLY: usize = 128;
 /// Moves searched at an inner node that is not a defence.
@@ -42,30 +40,11 @@ const WIDTH: usize = 10;
 const ROOT_WIDTH: usize = 28;
 /// The evaluation's weight of the side to move's windows (percent).
 const TEMPO: i32 = 150;
-/// Transposition table slots, most (a power of two).
-const TABLE_SLOTS: usize = 1 << 20;
 
 /// Move-ordering weights of a cell's class for the mover (attack) and for
 /// the opponent (defence, the cell taken from them).
 const ATTACK: [i32; 7] = [0, 1_500, 4_000, 1_000, 8_000, 20_000, 100_000];
 const DEFEND: [i32; 7] = [0, 1_000, 3_000, 800, 5_000, 10_000, 50_000];
-
-/// A bound of a stored score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    key: u64,
-    mv: Spot,
-    score: i32,
-    depth: i16,
-    bound: Bound,
-}
 
 /// What the search found at the root.
 #[derive(Clone, Copy, Debug)]
@@ -80,7 +59,7 @@ pub(super) struct Engine<'m> {
     /// The same position on the window board, for the evaluation.
     windows: Board,
     meter: &'m mut Meter,
-    table: Vec<Option<Slot>>,
+    table: Table<Spot>,
     seed: u64,
     jitter: i32,
     /// Move lists by ply, reused.
@@ -98,17 +77,12 @@ impl<'m> Engine<'m> {
         jitter: i32,
     ) -> Engine<'m> {
         // About two slots per unit of work, within half the memory cap.
-        let most = (MAX_SEARCH_MEMORY / 2 / std::mem::size_of::<Option<Slot>>()).min(TABLE_SLOTS);
-        let wanted = usize::try_from(meter.allowance())
-            .unwrap_or(usize::MAX)
-            .saturating_mul(2)
-            .clamp(1 << 12, most.max(1 << 12))
-            .next_power_of_two();
+        let table = Table::new(meter.allowance().saturating_mul(2));
         Engine {
             lines,
             windows,
             meter,
-            table: vec![None; wanted],
+            table,
             seed,
             jitter,
             lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -229,6 +203,7 @@ impl<'m> Engine<'m> {
             return 0;
         }
         let ply_score = i32::try_from(ply).unwrap_or(0);
+        let ply_u32 = u32::try_from(ply).unwrap_or(0);
         if self.lines.winner().is_some() {
             return -(WIN - ply_score);
         }
@@ -258,12 +233,11 @@ impl<'m> Engine<'m> {
             return self.evaluate();
         }
         let key = self.lines.key();
-        let slot = self.slot(key);
         let mut hint = None;
-        if let Some(e) = self.table[slot].filter(|e| e.key == key) {
-            hint = Some(e.mv);
+        if let Some(e) = self.table.get(key) {
+            hint = e.mv;
             if i32::from(e.depth) >= depth {
-                let score = from_table(e.score, ply_score);
+                let score = from_table(e.score, ply_u32);
                 match e.bound {
                     Bound::Exact => return score,
                     Bound::Lower if score >= beta => return score,
@@ -330,11 +304,11 @@ impl<'m> Engine<'m> {
         } else {
             Bound::Upper
         };
-        self.table[slot] = Some(Slot {
+        self.table.put(Entry {
             key,
-            mv: best_move,
-            score: to_table(best, ply_score),
-            depth: i16::try_from(depth).unwrap_or(i16::MAX),
+            mv: Some(best_move),
+            score: to_table(best, ply_u32),
+            depth: u16::try_from(depth).unwrap_or(u16::MAX),
             bound,
         });
         best
@@ -406,32 +380,6 @@ impl<'m> Engine<'m> {
     fn cell(&self, m: Spot) -> Cell {
         let (r, c) = self.lines.row_col(m);
         Cell::try_from(r * self.lines.size() + c).unwrap_or(0)
-    }
-
-    fn slot(&self, key: u64) -> usize {
-        usize::try_from(mix(key) & (self.table.len() as u64 - 1)).unwrap_or(0)
-    }
-}
-
-/// A score stored relative to the node, so that wins keep their distance
-/// wherever the position recurs.
-fn to_table(score: i32, ply: i32) -> i32 {
-    if score >= MATE {
-        score + ply
-    } else if score <= -MATE {
-        score - ply
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: i32) -> i32 {
-    if score >= MATE {
-        score - ply
-    } else if score <= -MATE {
-        score + ply
-    } else {
-        score
     }
 }
 
