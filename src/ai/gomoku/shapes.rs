@@ -120,12 +120,13 @@ impl Table {
         // From X's view; O's table is X's with the colours swapped.
         let mut x = vec![0u8; keys];
         // Keys by their count of X stones, most first.
-        let mut order: Vec<u32> = (0..keys as u32).collect();
-        order.sort_by_key(|&k| std::cmp::Reverse(count(k, cells, 1)));
+        let counts: Vec<u32> = (0..keys as u32).map(|k| count(k, cells, 1)).collect();
         let mut line = [0u8; 11];
-        for &k in &order {
-            decode(k, cells, &mut line);
-            x[k as usize] = shape_of(&mut line, half, exact, |k2| x[k2 as usize]) as u8;
+        for stones in (0..=cells as u32).rev() {
+            for k in (0..keys as u32).filter(|&k| counts[k as usize] == stones) {
+                decode(k, cells, &mut line);
+                x[k as usize] = shape_of(&mut line, half, exact, |k2| x[k2 as usize]) as u8;
+            }
         }
         let o = (0..keys as u32)
             .map(|k| x[swap(k, cells) as usize])
