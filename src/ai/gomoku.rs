@@ -289,15 +289,7 @@ fn strong(
     let mv = game
         .point(i64::try_from(row).ok()?, i64::try_from(col).ok()?)
         .ok()?;
-    let evaluation = if found.score == engine::WIN - 1 {
-        Evaluation::proven(Outcome::Win, 1)
-    } else if found.score >= engine::MATE {
-        Evaluation::heuristic(999)
-    } else if found.score <= -engine::MATE {
-        Evaluation::heuristic(-999)
-    } else {
-        Evaluation::heuristic(found.score / STRONG_SCALE)
-    };
+    let evaluation = found.evaluation(STRONG_SCALE);
     Some(Suggestion {
         mv: AnyMove::Gomoku(mv),
         evaluation,

@@ -24,8 +24,8 @@
 //! opponent answers at once; a search of continuous fours at the leaves and
 //! one more ply for a horizon facing an open three did not help.
 
-use super::super::alpha_beta::{Bound, Entry, Table, from_table, to_table};
-pub(super) use super::super::alpha_beta::{MATE, WIN};
+use super::super::Outcome;
+use super::super::alpha_beta::{Bound, Entry, Found, MATE, Table, WIN, from_table, to_table};
 use super::super::limits::Meter;
 use super::super::mix;
 use super::board::{Board, Cell};
@@ -45,14 +45,6 @@ const TEMPO: i32 = 150;
 /// the opponent (defence, the cell taken from them).
 const ATTACK: [i32; 7] = [0, 1_500, 4_000, 1_000, 8_000, 20_000, 100_000];
 const DEFEND: [i32; 7] = [0, 1_000, 3_000, 800, 5_000, 10_000, 50_000];
-
-/// What the search found at the root.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Found {
-    pub mv: Spot,
-    /// From the mover's view; `WIN - n` for a win in `n` plies.
-    pub score: i32,
-}
 
 pub(super) struct Engine<'m> {
     pub lines: Lines,
@@ -93,7 +85,7 @@ impl<'m> Engine<'m> {
 
     /// Searches the position for the side to move, over `only` when given,
     /// deepening until the meter stops it. `None` when there is no move.
-    pub(super) fn search(&mut self, only: Option<&[Spot]>, max_depth: u32) -> Option<Found> {
+    pub(super) fn search(&mut self, only: Option<&[Spot]>, max_depth: u32) -> Option<Found<Spot>> {
         if self.lines.winner().is_some() || self.lines.empties() == 0 {
             return None;
         }
@@ -105,6 +97,7 @@ impl<'m> Engine<'m> {
             return Some(Found {
                 mv: spots[0],
                 score: WIN - 1,
+                proven: Some((Outcome::Win, 1)),
             });
         }
         let mut root: Vec<(i32, Spot)> = Vec::new();
@@ -115,6 +108,7 @@ impl<'m> Engine<'m> {
                 return Some(Found {
                     mv: forced,
                     score: -(WIN - 2),
+                    proven: Some((Outcome::Loss, 2)),
                 });
             }
             root.push((0, forced));
@@ -123,6 +117,7 @@ impl<'m> Engine<'m> {
             return Some(Found {
                 mv: spots[0],
                 score: WIN - 3,
+                proven: None,
             });
         } else {
             self.generate(0, None, ROOT_WIDTH);
@@ -146,12 +141,17 @@ impl<'m> Engine<'m> {
         let mut best = Found {
             mv: root[0].1,
             score: 0,
+            proven: None,
         };
         for depth in 1..=max_depth.max(1) {
             let Some((mv, score)) = self.root(&mut root, i32::try_from(depth).unwrap_or(1)) else {
                 break;
             };
-            best = Found { mv, score };
+            best = Found {
+                mv,
+                score,
+                proven: None,
+            };
             if score.abs() >= MATE || root.len() == 1 && depth >= 4 {
                 break;
             }
