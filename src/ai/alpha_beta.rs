@@ -216,6 +216,20 @@ pub(super) enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// The bound of `best`, a node's best score from a search of the
+    /// window (`alpha`, `beta`) it was entered with.
+    pub(super) fn of(best: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+}
+
 /// One slot of the transposition table.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry<M> {
@@ -406,13 +420,7 @@ impl<P: Position> Searcher<'_, P> {
             // No move to search (cannot happen in a game that is not over).
             return self.leaf(pos);
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha_in {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, alpha_in, beta);
         self.table.put(Entry {
             key,
             mv: best_move,

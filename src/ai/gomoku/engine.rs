@@ -297,19 +297,12 @@ impl<'m> Engine<'m> {
             // No move to search (cannot happen with empty cells near).
             return self.evaluate();
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha0 {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
         self.table.put(Entry {
             key,
             mv: Some(best_move),
             score: to_table(best, ply_u32),
             depth: u16::try_from(depth).unwrap_or(u16::MAX),
-            bound,
+            bound: Bound::of(best, alpha0, beta),
         });
         best
     }
