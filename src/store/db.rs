@@ -19,6 +19,7 @@ use tokio::sync::{broadcast, oneshot};
 use uuid::Uuid;
 
 mod batch;
+mod bound;
 mod pending;
 mod pg_batch;
 mod postgres;

@@ -10,12 +10,13 @@
 //!   a cache of committed games the writer keeps between batches, and only
 //!   then from the database;
 //! - writes are recorded, and at commit the batch's games, moves, events and
-//!   idempotency records go in as one multi-statement query, one JSON array
-//!   per table expanded by `json_each`, ending with COMMIT.
+//!   idempotency records are written row by row with the COMMIT, on the
+//!   connection's handle taken from sqlx's thread for the while (one round
+//!   trip to the thread: see `db/bound.rs`).
 //!
-//! A batch whose games are all cached is one round trip: `BEGIN IMMEDIATE`,
-//! a guard, the writes and `COMMIT`, sent together. The first read that has
-//! to go to the database begins the transaction then (`BEGIN IMMEDIATE` with
+//! A batch whose games are all cached is that one round trip: `BEGIN
+//! IMMEDIATE`, a guard, the writes and `COMMIT`. The first read that has to
+//! go to the database begins the transaction then (`BEGIN IMMEDIATE` with
 //! `PRAGMA data_version`, one more round trip).
 //!
 //! The cache holds committed states only, and this writer is the only one
@@ -29,7 +30,6 @@
 //! while the write lock (`BEGIN IMMEDIATE`) is held.
 
 use std::num::NonZeroUsize;
-use std::sync::LazyLock;
 
 use lru::LruCache;
 use sqlx::Sqlite;
@@ -38,10 +38,10 @@ use sqlx::sqlite::SqlitePool;
 use uuid::Uuid;
 
 use super::StoreError;
-use super::pending::{Pending, json_array};
+use super::pending::Pending;
 use super::rows::{
-    EVENT_COLUMNS, GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MATCH_IDEMPOTENT,
-    MOVE_COLUMNS, MoveRow, ROUND_MOVES, WAITING, ts, waiting_ids,
+    GAME_SQL, GameColumns, IDEMPOTENT, IdempotencyRow, MATCH_IDEMPOTENT, MoveRow, ROUND_MOVES,
+    WAITING, waiting_ids,
 };
 use crate::domain::GameRecord;
 use crate::domain::player::KindRating;
@@ -53,73 +53,6 @@ const CACHED_GAMES: NonZeroUsize = NonZeroUsize::new(16_384).unwrap();
 /// Begins a batch's transaction when a read must go to the database: takes
 /// the write lock and reads the count of other connections' commits.
 const BEGIN: &str = "BEGIN IMMEDIATE; PRAGMA data_version";
-
-/// Begins the transaction of a batch that read nothing from the database,
-/// and stops with an error (`json` refuses the text; nothing is written) if
-/// another connection committed since our last commit (`$6`: the count we
-/// last saw), as the batch's cached games may then be stale.
-const BEGIN_GUARDED: &str = "\
-BEGIN IMMEDIATE;
-SELECT json('interfered ' || data_version) FROM pragma_data_version WHERE data_version <> $6;
-";
-
-/// Writes a batch and commits it, after [`BEGIN_GUARDED`] or [`BEGIN`].
-/// `$1`: ids of games to mark deleted; `$2`: games to insert or update; `$3`:
-/// moves; `$4`: events; `$5`: idempotency records. Each is a JSON array of
-/// rows, each row an object keyed by column name (see [`Batch::flush`]).
-/// `$7`: the time of the deletions; `$8`: purge the games deleted before
-/// this time (none when NULL); `$9`: takebacks' deletions (see
-/// [`Truncation`](super::pending::Truncation)), run before the inserts;
-/// `$10`: webhook events, `$11` their bodies (a blob, each event naming its
-/// bytes), `$12` their deliveries (see `db/outbox.rs`), `$13` how many
-/// events: they took the rowids after the last, one each in order (this
-/// writer alone writes the table), which is how a delivery names its event
-/// (the `n`th of the batch) without an index on the events' text ids.
-/// `$14`: the players' writes (see `db/players.rs`).
-static FLUSH: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "\
-WITH r AS MATERIALIZED (SELECT value AS g, key FROM json_each($2)) \
-INSERT INTO games ({columns}) SELECT {from_json} FROM r WHERE true ORDER BY key \
-  ON CONFLICT (id) DO UPDATE SET {upsert_set};
-DELETE FROM moves WHERE seq IN (SELECT m.seq FROM json_each($9) t JOIN moves m \
-  ON m.game_id = t.value->>'game_id' AND m.round = t.value->>'round' AND m.ply > t.value->>'keep');
-DELETE FROM idempotency WHERE (game_id, key) IN (SELECT i.game_id, i.key FROM json_each($9) t \
-  JOIN idempotency i ON i.game_id = t.value->>'game_id' AND i.version >= t.value->>'from_version');
-WITH r AS MATERIALIZED (SELECT value AS m, key FROM json_each($3)) \
-INSERT INTO moves ({MOVE_COLUMNS}) \
-  SELECT m->>'game_id', m->>'round', m->>'ply', m->>'version', m->>'player', m->>'a', m->>'b', m->>'at' \
-  FROM r ORDER BY key;
-INSERT INTO game_events ({EVENT_COLUMNS}) \
-  SELECT value->>'game_id', value->>'version', value->>'type', value->>'round', value->>'player', value->>'at', \
-    value->>'detail' \
-  FROM json_each($4) ORDER BY key;
-INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
-  SELECT value->>'game_id', value->>'key', value->>'request', value->>'status', value->>'body', \
-    value->>'version', value->>'created_at' \
-  FROM json_each($5) WHERE true ORDER BY key \
-  ON CONFLICT (game_id, key) DO UPDATE \
-  SET status = excluded.status, body = excluded.body, version = excluded.version;
-UPDATE games SET deleted_at = $7 WHERE id IN (SELECT value FROM json_each($1));
-DELETE FROM games WHERE deleted_at < $8;
-INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
-  SELECT value->>'event_id', value->>'game_id', value->>'type', \
-    substr($11, value->>'off', value->>'len'), value->>'created_at' \
-  FROM json_each($10) ORDER BY key;
-INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, game_id, next_attempt_at) \
-  SELECT value->>'webhook_id', value->>'event_id', \
-    (SELECT max(seq) FROM webhook_events) - $13 + (value->>'n'), value->>'game_id', value->>'next_attempt_at' \
-  FROM json_each($12) ORDER BY key;
-{players}COMMIT",
-        columns = GAME_SQL.columns,
-        from_json = GAME_SQL.from_json,
-        upsert_set = GAME_SQL.upsert_set,
-        players = super::players::SQLITE_FLUSH,
-    )
-});
-
-/// [`BEGIN_GUARDED`] then [`FLUSH`].
-static GUARDED_FLUSH: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_GUARDED}{}", *FLUSH));
 
 /// What the writer keeps from one batch to the next: its connection and its
 /// cache of committed games. All of it is dropped with a failed batch.
@@ -274,34 +207,20 @@ impl Batch {
         self.conn.close_on_drop();
     }
 
+    /// Writes the batch's rows and commits (see `db/bound.rs`), beginning
+    /// the transaction first, with the guard, if no read has begun it.
     async fn flush(&mut self) -> Result<(), StoreError> {
-        let rows = self.pending.rows()?;
-        let gone = rows.games.iter().filter(|(_, deleted)| *deleted);
-        let gone = json_array(gone.map(|(game, _)| &game.id))?;
-        let games = json_array(rows.games.iter().map(|(game, _)| game))?;
-        let flush = sqlx::query(if self.begun {
-            FLUSH.as_str()
+        let guard = if self.begun {
+            None
         } else {
-            GUARDED_FLUSH.as_str()
-        });
-        flush
-            .bind(gone)
-            .bind(games)
-            .bind(rows.moves)
-            .bind(rows.events)
-            .bind(rows.remembered)
-            .bind(self.state.data_version)
-            .bind(ts(chrono::Utc::now()))
-            .bind(self.pending.purge())
-            .bind(rows.truncations.unwrap_or_else(|| "[]".into()))
-            .bind(json_array(rows.recorded.events.iter())?)
-            .bind(rows.recorded.bodies)
-            .bind(json_array(rows.recorded.deliveries.iter())?)
-            .bind(i64::try_from(rows.recorded.events.len()).unwrap_or(i64::MAX))
-            .bind(super::players::sqlite_json(&self.pending.players)?)
-            .execute(&mut *self.conn)
-            .await?;
-        Ok(())
+            // `commit` begins the plain way when there is no count to guard with.
+            Some(self.state.data_version.ok_or_else(|| {
+                StoreError::Corrupt("a guarded flush without a count of commits".into())
+            })?)
+        };
+        let flush = self.pending.bound(guard)?;
+        let mut handle = self.conn.lock_handle().await?;
+        super::bound::write(&mut handle, &flush)
     }
 
     /// The game as this batch sees it.

@@ -110,40 +110,36 @@ pub(super) struct Step {
 /// A row of `webhook_events` to insert (its body apart: see [`Recorded`]).
 #[derive(Debug, Serialize)]
 pub(super) struct EventRow {
-    event_id: String,
-    game_id: String,
+    pub(super) event_id: String,
+    pub(super) game_id: String,
     #[serde(rename = "type")]
-    event_type: &'static str,
-    created_at: String,
-    /// Where its body is in [`Recorded::bodies`]: from byte `off` (1-based,
-    /// as SQLite's `substr` counts), `len` bytes; on PostgreSQL its index
-    /// in the array of bodies (1-based).
-    off: usize,
-    len: usize,
-    n: usize,
+    pub(super) event_type: &'static str,
+    pub(super) created_at: String,
+    /// Its place among the batch's events (1-based), which is also its
+    /// body's in [`Recorded::bodies`].
+    pub(super) n: usize,
 }
 
 /// A row of `webhook_deliveries` to insert.
 #[derive(Debug, Serialize)]
 pub(super) struct DeliveryRow {
-    webhook_id: String,
-    event_id: String,
+    pub(super) webhook_id: String,
+    pub(super) event_id: String,
     /// Its event's place among the batch's events (1-based).
-    n: usize,
-    game_id: String,
-    next_attempt_at: String,
+    pub(super) n: usize,
+    pub(super) game_id: String,
+    pub(super) next_attempt_at: String,
 }
 
 /// The events a batch made and their deliveries. The bodies travel beside
-/// the rows, not inside their JSON: quoted in JSON they would be escaped
-/// here and parsed again by the database, on the writer's path.
+/// the rows, not inside their JSON (PostgreSQL's batch sends the rows as
+/// JSON): quoted in JSON they would be escaped here and parsed again by the
+/// database, on the writer's path.
 #[derive(Debug, Default)]
 pub(super) struct Recorded {
     pub(super) events: Vec<EventRow>,
-    /// Every body, compressed, one after the other.
-    pub(super) bodies: Vec<u8>,
-    /// Each compressed body alone (PostgreSQL takes them as an array).
-    pub(super) body_list: Vec<Vec<u8>>,
+    /// Each event's body, compressed, in the order of the events.
+    pub(super) bodies: Vec<Vec<u8>>,
     pub(super) deliveries: Vec<DeliveryRow>,
 }
 
@@ -214,12 +210,9 @@ impl Hooks {
             game_id: id.to_owned(),
             event_type: event.as_str(),
             created_at: created_at.to_owned(),
-            off: out.bodies.len() + 1,
-            len: body.len(),
-            n: out.body_list.len() + 1,
+            n: out.bodies.len() + 1,
         });
-        out.bodies.extend_from_slice(&body);
-        out.body_list.push(body);
+        out.bodies.push(body);
         for endpoint in endpoints {
             out.deliveries.push(DeliveryRow {
                 webhook_id: endpoint.id.to_string(),

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::StoreError;
+use super::bound::Flush;
 use super::outbox::{Hooks, Recorded, Step};
 use super::players::PlayerOp;
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
@@ -229,20 +230,13 @@ impl Pending {
             && self.players.is_empty()
     }
 
-    /// The rows to send.
+    /// The rows to send as JSON (PostgreSQL's batch).
     ///
     /// # Errors
     /// `Corrupt` if a row cannot be written as JSON.
     pub(super) fn rows(&self) -> Result<Rows, StoreError> {
         Ok(Rows {
-            games: self
-                .order
-                .iter()
-                .map(|id| {
-                    let w = &self.written[id];
-                    (GameColumns::of(&w.state), w.deleted)
-                })
-                .collect(),
+            games: self.game_rows(),
             moves: json_array(self.moves.iter())?,
             events: json_array(self.events.iter())?,
             remembered: json_array(self.remembered.iter().map(|r| &r.row))?,
@@ -251,11 +245,47 @@ impl Pending {
             } else {
                 Some(json_array(self.truncations.iter())?)
             },
-            recorded: match &self.hooks {
-                Some(hooks) => hooks.record(&self.steps, &self.moves)?,
-                None => Recorded::default(),
-            },
+            recorded: self.recorded()?,
         })
+    }
+
+    /// The rows to write, as they are, for SQLite's batch, which binds
+    /// them one by one (see `db/bound.rs`).
+    ///
+    /// # Errors
+    /// `Corrupt` if a webhook event's move does not decode.
+    pub(super) fn bound(&self, guard: Option<i64>) -> Result<Flush<'_>, StoreError> {
+        Ok(Flush {
+            guard,
+            games: self.game_rows(),
+            truncations: &self.truncations,
+            moves: &self.moves,
+            events: &self.events,
+            remembered: self.remembered.iter().map(|r| &r.row).collect(),
+            deleted_at: super::rows::ts(Utc::now()),
+            purge: self.purge.as_deref(),
+            recorded: self.recorded()?,
+            players: &self.players,
+        })
+    }
+
+    /// Each game written, in order, as its row, and whether it is deleted.
+    fn game_rows(&self) -> Vec<(GameColumns, bool)> {
+        self.order
+            .iter()
+            .map(|id| {
+                let w = &self.written[id];
+                (GameColumns::of(&w.state), w.deleted)
+            })
+            .collect()
+    }
+
+    /// The webhook events the batch's writes made, with their deliveries.
+    fn recorded(&self) -> Result<Recorded, StoreError> {
+        match &self.hooks {
+            Some(hooks) => hooks.record(&self.steps, &self.moves),
+            None => Ok(Recorded::default()),
+        }
     }
 
     /// The ratings the batch wrote, in order (a later one of the same
@@ -286,7 +316,7 @@ impl Pending {
     }
 }
 
-/// Rows as a JSON array, for `json_each` (SQLite) or `jsonb` (PostgreSQL).
+/// Rows as a JSON array, for `jsonb` (PostgreSQL).
 ///
 /// # Errors
 /// `Corrupt` if a row cannot be written as JSON.

@@ -400,7 +400,7 @@ impl PgBatch {
             .bind(rows.remembered)
             .bind(json_array(rows.games.iter().map(|(game, _)| &game.id))?)
             .bind(json_array(rows.recorded.events.iter())?)
-            .bind(&rows.recorded.body_list)
+            .bind(&rows.recorded.bodies)
             .bind(json_array(rows.recorded.deliveries.iter())?);
         // Nothing read: the statement is a transaction of its own.
         let open = self.open;

@@ -93,50 +93,51 @@ struct RankedRow {
 const PLAYER_COLUMNS: &str = "id, name, key_hash, created_at";
 const RATING_COLUMNS: &str = "kind, rating, deviation, volatility, games";
 
-/// The batch's player writes as one JSON array for SQLite's batch statement
-/// (`$14` of its flush: see `db/batch.rs`), each row an object with `op`
-/// (`player`, `rating`, `game`) and that write's columns.
-///
-/// # Errors
-/// `Corrupt` if a row cannot be written as JSON.
-pub(super) fn sqlite_json(ops: &[PlayerOp]) -> Result<String, StoreError> {
-    let rows: Vec<serde_json::Value> = ops
-        .iter()
-        .map(|op| match op {
-            PlayerOp::Insert(p) => serde_json::json!({
-                "op": "player", "id": p.id, "name": p.name,
-                "key_hash": p.key.map(|k| hex::encode(k.as_bytes())),
-                "created_at": ts(p.created_at),
-            }),
-            PlayerOp::Rating(id, kind, r) => serde_json::json!({
-                "op": "rating", "id": id, "kind": kind.as_str(),
-                "rating": r.rating.rating, "deviation": r.rating.deviation,
-                "volatility": r.rating.volatility, "games": r.games,
-            }),
-            PlayerOp::Game(player, game) => serde_json::json!({
-                "op": "game", "id": player, "game_id": game,
-            }),
-        })
-        .collect();
-    serde_json::to_string(&rows).map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
+/// Writes the batch's player writes on SQLite (see `db/bound.rs`), inside
+/// its transaction: players first (the ratings refer to them), then ratings
+/// (a later one of the same player and kind wins), then their games.
+pub(super) fn write_sqlite(db: &rusqlite::Connection, ops: &[PlayerOp]) -> rusqlite::Result<()> {
+    use rusqlite::params;
+    for op in ops {
+        if let PlayerOp::Insert(p) = op {
+            db.prepare_cached(
+                "INSERT INTO players (id, name, key_hash, created_at) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (id) DO NOTHING",
+            )?
+            .execute(params![
+                p.id,
+                p.name,
+                p.key.map(|k| k.as_bytes().to_vec()),
+                ts(p.created_at)
+            ])?;
+        }
+    }
+    for op in ops {
+        if let PlayerOp::Rating(id, kind, r) = op {
+            db.prepare_cached(
+                "INSERT INTO player_ratings (player_id, kind, rating, deviation, volatility, games) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+                 ON CONFLICT (player_id, kind) DO UPDATE SET rating = excluded.rating, \
+                   deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games",
+            )?
+            .execute(params![
+                id,
+                kind.as_str(),
+                r.rating.rating,
+                r.rating.deviation,
+                r.rating.volatility,
+                r.games
+            ])?;
+        }
+    }
+    for op in ops {
+        if let PlayerOp::Game(player, game) = op {
+            db.prepare_cached("INSERT INTO player_games (player_id, game_id) VALUES (?1, ?2)")?
+                .execute(params![player, game])?;
+        }
+    }
+    Ok(())
 }
-
-/// The statements of SQLite's batch that write [`sqlite_json`]'s rows
-/// (`$14`): players first (the ratings refer to them), then ratings (a
-/// later one of the same player and kind wins), then their games.
-pub(super) const SQLITE_FLUSH: &str = "\
-INSERT INTO players (id, name, key_hash, created_at) \
-  SELECT value->>'id', value->>'name', unhex(value->>'key_hash'), value->>'created_at' \
-  FROM json_each($14) WHERE value->>'op' = 'player' ORDER BY key ON CONFLICT (id) DO NOTHING;
-INSERT INTO player_ratings (player_id, kind, rating, deviation, volatility, games) \
-  SELECT value->>'id', value->>'kind', value->>'rating', value->>'deviation', value->>'volatility', \
-    value->>'games' \
-  FROM json_each($14) WHERE value->>'op' = 'rating' ORDER BY key \
-  ON CONFLICT (player_id, kind) DO UPDATE SET rating = excluded.rating, \
-    deviation = excluded.deviation, volatility = excluded.volatility, games = excluded.games;
-INSERT INTO player_games (player_id, game_id) \
-  SELECT value->>'id', value->>'game_id' FROM json_each($14) WHERE value->>'op' = 'game' ORDER BY key;
-";
 
 /// The SELECT of one player's rating in one kind.
 pub(super) const RATING_OF: &str = "SELECT kind, rating, deviation, volatility, games \

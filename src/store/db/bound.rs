@@ -1,0 +1,272 @@
+//! SQLite's batch written row by row, each row's values bound to a prepared
+//! statement, on the writer's own connection and thread.
+//!
+//! The batch's writes used to go as one multi-statement query whose rows
+//! were JSON arrays expanded by `json_each`: SQLite parsed each row's text
+//! again for every column it read (`->>`), and the query ran on sqlx's
+//! thread for the connection. Here the writer takes the connection's handle
+//! from that thread for the length of the flush (sqlx's `lock_handle`: the
+//! same one round trip to the thread as a query), and `rusqlite` binds each
+//! row's values to statements prepared once per batch: no JSON is written
+//! or read, blobs go in as blobs.
+//!
+//! The statements and their order are the JSON query's: games first (moves
+//! and events refer to them), then a takeback's deletions, the moves,
+//! events and idempotency records, games marked deleted and the purge of
+//! old ones, webhook events and their deliveries, the players' writes, and
+//! COMMIT.
+
+use std::borrow::Cow;
+
+use rusqlite::{Connection, params};
+use sqlx::sqlite::LockedSqliteHandle;
+
+use super::StoreError;
+use super::outbox::Recorded;
+use super::pending::Truncation;
+use super::players::PlayerOp;
+use super::rows::{
+    EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IdempotencyRow, MOVE_COLUMNS, MoveRow,
+};
+
+/// What one flush writes (see [`write`]).
+pub(super) struct Flush<'p> {
+    /// `Some(version)`: the transaction has not begun. Begin it, and write
+    /// nothing if another connection committed since our last commit
+    /// (`PRAGMA data_version` moved from `version`): the batch's cached
+    /// games may then be stale.
+    pub(super) guard: Option<i64>,
+    /// Each game written, in order, and whether it is deleted.
+    pub(super) games: Vec<(GameColumns, bool)>,
+    pub(super) truncations: &'p [Truncation],
+    pub(super) moves: &'p [MoveRow],
+    pub(super) events: &'p [EventRow],
+    pub(super) remembered: Vec<&'p IdempotencyRow>,
+    /// The time the deleted games are marked with.
+    pub(super) deleted_at: String,
+    /// Purge the games deleted before this time.
+    pub(super) purge: Option<&'p str>,
+    pub(super) recorded: Recorded,
+    pub(super) players: &'p [PlayerOp],
+}
+
+/// Runs `f` on the connection behind `handle`, taken from sqlx's thread.
+fn with_connection<R>(
+    handle: &mut LockedSqliteHandle<'_>,
+    f: impl FnOnce(&Connection) -> R,
+) -> Result<R, StoreError> {
+    #[expect(
+        unsafe_code,
+        reason = "rusqlite on sqlx's connection: sqlx hands out the raw handle, not a safe way to run statements on it"
+    )]
+    // SAFETY: the handle is sqlx's open connection, and its worker thread
+    // waits for the lock `handle` holds: no other thread uses the connection
+    // while `handle` is borrowed here. `from_handle` does not take
+    // ownership (dropping the `Connection` does not close the handle), and
+    // the `Connection`, with every statement it prepared, is dropped (the
+    // statements finalized) before this function returns, so nothing of it
+    // outlives the lock or the connection.
+    let db =
+        unsafe { Connection::from_handle(handle.as_raw_handle().as_ptr()) }.map_err(failure)?;
+    let out = f(&db);
+    drop(db);
+    Ok(out)
+}
+
+/// Writes the batch and commits it, on the connection behind `handle`.
+///
+/// # Errors
+/// `Interfered` when the guard refuses; a database error otherwise (the
+/// caller rolls back).
+pub(super) fn write(
+    handle: &mut LockedSqliteHandle<'_>,
+    flush: &Flush<'_>,
+) -> Result<(), StoreError> {
+    with_connection(handle, |db| match flush.guard {
+        Some(version) => {
+            db.execute_batch("BEGIN IMMEDIATE").map_err(failure)?;
+            let now: i64 = db
+                .query_row("PRAGMA data_version", [], |row| row.get(0))
+                .map_err(failure)?;
+            if now == version {
+                rows(db, flush).map_err(failure)
+            } else {
+                Err(StoreError::Interfered)
+            }
+        }
+        None => rows(db, flush).map_err(failure),
+    })?
+}
+
+/// The batch's statements, in order, then COMMIT.
+fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
+    if !f.games.is_empty() {
+        let mut upsert = db.prepare_cached(&GAME_SQL.sqlite_upsert)?;
+        for (game, _) in &f.games {
+            game.bind(&mut upsert)?;
+            upsert.raw_execute()?;
+        }
+    }
+    for t in f.truncations {
+        db.prepare_cached("DELETE FROM moves WHERE game_id = ?1 AND round = ?2 AND ply > ?3")?
+            .execute(params![t.game_id, t.round, t.keep])?;
+        db.prepare_cached("DELETE FROM idempotency WHERE game_id = ?1 AND version >= ?2")?
+            .execute(params![t.game_id, t.from_version])?;
+    }
+    if !f.moves.is_empty() {
+        let mut insert = db.prepare_cached(&format!(
+            "INSERT INTO moves ({MOVE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        ))?;
+        for m in f.moves {
+            insert.execute(params![
+                m.game_id, m.round, m.ply, m.version, m.player, m.a, m.b, m.at
+            ])?;
+        }
+    }
+    if !f.events.is_empty() {
+        let mut insert = db.prepare_cached(&format!(
+            "INSERT INTO game_events ({EVENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        ))?;
+        for e in f.events {
+            insert.execute(params![
+                e.game_id,
+                e.version,
+                e.event_type,
+                e.round,
+                e.player,
+                e.at,
+                e.detail
+            ])?;
+        }
+    }
+    if !f.remembered.is_empty() {
+        let mut upsert = db.prepare_cached(
+            "INSERT INTO idempotency (game_id, key, request, status, body, version, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+             ON CONFLICT (game_id, key) DO UPDATE \
+             SET status = excluded.status, body = excluded.body, version = excluded.version",
+        )?;
+        for r in &f.remembered {
+            upsert.execute(params![
+                r.game_id,
+                r.key,
+                r.request,
+                r.status,
+                r.body,
+                r.version,
+                r.created_at
+            ])?;
+        }
+    }
+    for (game, _) in f.games.iter().filter(|(_, deleted)| *deleted) {
+        db.prepare_cached("UPDATE games SET deleted_at = ?1 WHERE id = ?2")?
+            .execute(params![f.deleted_at, game.id])?;
+    }
+    if let Some(before) = f.purge {
+        db.prepare_cached("DELETE FROM games WHERE deleted_at < ?1")?
+            .execute([before])?;
+    }
+    webhook_events(db, &f.recorded)?;
+    super::players::write_sqlite(db, f.players)?;
+    db.execute_batch("COMMIT")
+}
+
+/// The batch's webhook events and their deliveries; a delivery names its
+/// event by the event's rowid (`seq`).
+fn webhook_events(db: &Connection, recorded: &Recorded) -> rusqlite::Result<()> {
+    if recorded.events.is_empty() {
+        return Ok(());
+    }
+    let mut seqs = Vec::with_capacity(recorded.events.len());
+    let mut insert = db.prepare_cached(
+        "INSERT INTO webhook_events (event_id, game_id, type, body, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (e, body) in recorded.events.iter().zip(&recorded.bodies) {
+        insert.execute(params![
+            e.event_id,
+            e.game_id,
+            e.event_type,
+            body,
+            e.created_at
+        ])?;
+        seqs.push(db.last_insert_rowid());
+    }
+    let mut deliver = db.prepare_cached(
+        "INSERT INTO webhook_deliveries (webhook_id, event_id, event_seq, game_id, next_attempt_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for d in &recorded.deliveries {
+        let seq = seqs.get(d.n.wrapping_sub(1)).copied().ok_or_else(|| {
+            rusqlite::Error::ToSqlConversionFailure(
+                format!("delivery of event {} of {}", d.n, seqs.len()).into(),
+            )
+        })?;
+        deliver.execute(params![
+            d.webhook_id,
+            d.event_id,
+            seq,
+            d.game_id,
+            d.next_attempt_at
+        ])?;
+    }
+    Ok(())
+}
+
+/// An error of SQLite through `rusqlite`, as the store's errors classify
+/// sqlx's: by SQLite's result code (busy, locked, full, I/O: unavailable).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Failure {
+    message: String,
+    /// SQLite's extended result code, when SQLite gave one.
+    code: Option<i32>,
+}
+
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "passed to `map_err`, which hands the error over"
+)]
+fn failure(e: rusqlite::Error) -> StoreError {
+    let code = match &e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code),
+        _ => None,
+    };
+    StoreError::from(sqlx::Error::Database(Box::new(Failure {
+        message: e.to_string(),
+        code,
+    })))
+}
+
+impl sqlx::error::DatabaseError for Failure {
+    fn message(&self) -> &str {
+        &self.message
+    }
+
+    fn code(&self) -> Option<Cow<'_, str>> {
+        self.code.map(|c| Cow::Owned(c.to_string()))
+    }
+
+    fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        self
+    }
+
+    fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+        self
+    }
+
+    fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+        self
+    }
+
+    fn kind(&self) -> sqlx::error::ErrorKind {
+        use sqlx::error::ErrorKind;
+        match self.code {
+            Some(2067 | 1555) => ErrorKind::UniqueViolation,
+            Some(787) => ErrorKind::ForeignKeyViolation,
+            Some(1299) => ErrorKind::NotNullViolation,
+            Some(275) => ErrorKind::CheckViolation,
+            _ => ErrorKind::Other,
+        }
+    }
+}
