@@ -29,6 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 use sqlx::ConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
 
 #[derive(Parser, Debug)]
 #[command(about = "Plays many games through HTTP at once and reports moves/s and latency")]
@@ -70,6 +71,11 @@ struct Args {
     /// does any work (`scripts/bench-http` divides the service's CPU by it).
     #[arg(long, default_value_t = 0)]
     healthz: usize,
+    /// Moves with `Prefer: return=minimal` (answered 204, no body): the
+    /// players keep each game themselves with the rules crate, so only the
+    /// kinds' default options.
+    #[arg(long)]
+    minimal: bool,
 }
 
 /// One-row write transactions per second on a fresh file with the service's
@@ -153,13 +159,24 @@ impl Conn {
         token: Option<&str>,
         body: Vec<u8>,
     ) -> anyhow::Result<(u16, Bytes)> {
-        self.send(hyper::Method::POST, path, token, Some(body))
+        self.send(hyper::Method::POST, path, token, Some(body), false)
+            .await
+    }
+
+    /// POSTs `body` to `path` with `Prefer: return=minimal`.
+    async fn post_minimal(
+        &mut self,
+        path: &str,
+        token: Option<&str>,
+        body: Vec<u8>,
+    ) -> anyhow::Result<(u16, Bytes)> {
+        self.send(hyper::Method::POST, path, token, Some(body), true)
             .await
     }
 
     /// GETs `path`; answers the status and the body.
     async fn get(&mut self, path: &str) -> anyhow::Result<(u16, Bytes)> {
-        self.send(hyper::Method::GET, path, None, None).await
+        self.send(hyper::Method::GET, path, None, None, false).await
     }
 
     async fn send(
@@ -168,6 +185,7 @@ impl Conn {
         path: &str,
         token: Option<&str>,
         body: Option<Vec<u8>>,
+        minimal: bool,
     ) -> anyhow::Result<(u16, Bytes)> {
         let sender = match &mut self.sender {
             Some(s) if !s.is_closed() => s,
@@ -190,6 +208,9 @@ impl Conn {
         }
         if let Some(token) = token {
             req = req.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        if minimal {
+            req = req.header("prefer", "return=minimal");
         }
         let body = Full::new(body.map(Bytes::from).unwrap_or_default());
         let res = sender.send_request(req.body(body)?).await;
@@ -236,6 +257,10 @@ async fn two_players(conn: &mut Conn) -> anyhow::Result<[String; 2]> {
     Ok([keys[0].clone(), keys[1].clone()])
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one client's settings, each from its own flag"
+)]
 async fn player(
     bases: Rc<Vec<String>>,
     kind: String,
@@ -244,6 +269,7 @@ async fn player(
     seed: u64,
     players: String,
     options: Value,
+    minimal: bool,
 ) -> anyhow::Result<Outcome> {
     let mut out = Outcome {
         latencies: Vec::new(),
@@ -308,6 +334,19 @@ async fn player(
         let path = format!("/v1/games/{}/moves", game.id);
         // Spread the games over the instances: moves go to the next one.
         let conn = &mut conns[(n + 1) % bases.len()];
+        if minimal {
+            let kind = GameKind::from_str(&kind).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let token = |turn: Player| match (&keys, turn) {
+                (Some([_, o]), Player::O) => o.as_str(),
+                (Some([x, _]), Player::X) => x.as_str(),
+                (None, _) => token.as_str(),
+            };
+            if !play_minimal(conn, &path, kind, &mut rng, token, &mut out).await? {
+                out.errors += 1;
+            }
+            out.games += 1;
+            continue;
+        }
         while game.status == "in_progress" {
             let legal = &game.legal_moves;
             if legal.is_empty() {
@@ -339,6 +378,46 @@ async fn player(
         }
         out.games += 1;
     }
+}
+
+/// Plays one game to its end under `Prefer: return=minimal`, keeping it with
+/// the rules crate; `false` if a move was not answered 204.
+async fn play_minimal<'t>(
+    conn: &mut Conn,
+    path: &str,
+    kind: GameKind,
+    rng: &mut ChaCha8Rng,
+    token: impl Fn(Player) -> &'t str,
+    out: &mut Outcome,
+) -> anyhow::Result<bool> {
+    let mut game = AnyGame::new(Setup::default_for(kind));
+    while !game.is_over() {
+        let legal = game.legal_moves();
+        let mv = legal[rng.random_range(0..legal.len())];
+        let body = match mv.input() {
+            MoveInput::Cell { row, col } => json!({"row": row, "col": col}),
+            MoveInput::Column { column } => json!({"column": column}),
+            MoveInput::BoardCell { board, cell } => json!({"board": board, "cell": cell}),
+        };
+        let started = Instant::now();
+        let answered = conn
+            .post_minimal(
+                path,
+                Some(token(game.to_move())),
+                serde_json::to_vec(&body)?,
+            )
+            .await;
+        if !matches!(answered, Ok((204, _))) {
+            return Ok(false);
+        }
+        out.latencies.push(started.elapsed());
+        game.try_play(mv)
+            .map_err(|e| anyhow::anyhow!("the service took a move the rules refuse: {e:?}"))?;
+        if game.is_over() {
+            out.endings.push(started.elapsed());
+        }
+    }
+    Ok(true)
 }
 
 /// One client's share of `--healthz`: GETs until `total` were sent.
@@ -409,6 +488,10 @@ fn main() -> anyhow::Result<()> {
 
     let bases = Rc::new(bases);
     let options: Value = serde_json::from_str(&args.options)?;
+    anyhow::ensure!(
+        !args.minimal || options == json!({}),
+        "--minimal plays the kinds' default options only"
+    );
     let next_game = Rc::new(Cell::new(0));
     let concurrency = if args.games == 0 { 0 } else { args.concurrency };
     let started = Instant::now();
@@ -440,6 +523,7 @@ fn main() -> anyhow::Result<()> {
                             args.seed,
                             args.players.clone(),
                             options.clone(),
+                            args.minimal,
                         ))
                     })
                     .collect();

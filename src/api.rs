@@ -101,7 +101,7 @@ impl Modify for BearerAuth {
     ),
     servers((url = "/", description = "This service")),
     modifiers(&BearerAuth),
-    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed, wire::WebhookEventBody), responses(
+    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed, wire::PreferenceApplied, wire::WebhookEventBody), responses(
         responses::BadRequest,
         responses::Unauthorized,
         responses::Forbidden,

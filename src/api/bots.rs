@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, get, post, web};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer};
 use super::reply;
 use super::responses::{
     AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
@@ -14,7 +14,8 @@ use super::responses::{
     Unauthorized, UnprocessableBotMove, UnsupportedMediaType,
 };
 use super::wire::{
-    AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse, Replayed,
+    AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse,
+    PreferenceApplied, Replayed,
 };
 use crate::domain::Level;
 use crate::service::AnalysisAt;
@@ -66,10 +67,11 @@ pub async fn get_hint(
 /// while the bot was thinking. A retry with the same `Idempotency-Key` returns
 /// the first answer (also after the turn has passed); the key reused with
 /// another level, or by another seat, is refused with 422
-/// `idempotency_key_reused`.
+/// `idempotency_key_reused`. With `Prefer: return=minimal` the answer is 204
+/// with the game's new `ETag` and no body.
 #[utoipa::path(
     tag = "bots",
-    params(GameId, IfMatch, IdempotencyKey),
+    params(GameId, IfMatch, IdempotencyKey, Prefer),
     request_body(content = Option<BotMoveRequest>, content_type = "application/json", description = "Optional: the level (default `medium`)"),
     security(("bearer" = [])),
     responses(
@@ -77,6 +79,12 @@ pub async fn get_hint(
             headers(
                 ("ETag" = ETag, description = "The game's new version, quoted"),
                 ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            )),
+        (status = 204, description = "Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag`",
+            headers(
+                ("ETag" = ETag, description = "The game's new version, quoted"),
+                ("Preference-Applied" = PreferenceApplied, description = "`return=minimal`"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise"),
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
@@ -103,6 +111,7 @@ pub async fn play_bot_move(
     token: Bearer,
     if_match: IfMatch,
     key: IdempotencyKey,
+    prefer: Prefer,
     _: NoQuery,
     client: ClientAddr,
     body: Body,
@@ -114,7 +123,7 @@ pub async fn play_bot_move(
         .service
         .bot_move(game.id, token.token(), pre, level, reply::render, client.0)
         .await?;
-    Ok(reply::played(result))
+    Ok(reply::played_as(result, prefer))
 }
 
 /// Every legal move of the side to move, evaluated, best first.

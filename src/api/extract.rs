@@ -491,6 +491,55 @@ impl FromRequest for IdempotencyKey {
     }
 }
 
+/// `Prefer` (RFC 7240): whether the client asks for a move's answer without
+/// its body.
+#[derive(Clone, Copy, Debug, Default, IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct Prefer {
+    /// `return=minimal`: answer 204 with the game's new `ETag` and no body (nothing to render, parse or send: for a client that keeps its own copy of the game; bot replies are not listed, read the game for them). Other preferences are ignored, as RFC 7240 asks
+    #[param(
+        rename = "Prefer",
+        value_type = Option<String>,
+        nullable = false,
+        example = "return=minimal"
+    )]
+    pub minimal: bool,
+}
+
+impl Prefer {
+    /// Whether one `Prefer` header value holds `return=minimal`: preferences
+    /// are separated by commas, each `name[=value]` with parameters after
+    /// `;`; names and this value compare case-insensitively, the value may
+    /// be quoted.
+    fn asks_minimal(value: &str) -> bool {
+        value.split(',').any(|preference| {
+            let head = preference.split(';').next().unwrap_or_default();
+            let (name, value) = head.split_once('=').unwrap_or((head, ""));
+            name.trim().eq_ignore_ascii_case("return")
+                && value
+                    .trim()
+                    .trim_matches('"')
+                    .eq_ignore_ascii_case("minimal")
+        })
+    }
+}
+
+impl FromRequest for Prefer {
+    type Error = ApiError;
+    type Future = Ready<Result<Prefer, ApiError>>;
+
+    /// Never refuses: a preference the server does not understand is
+    /// ignored (RFC 7240, section 2).
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let minimal = req
+            .headers()
+            .get_all("prefer")
+            .filter_map(|v| v.to_str().ok())
+            .any(Prefer::asks_minimal);
+        ready(Ok(Prefer { minimal }))
+    }
+}
+
 /// The preconditions of a move: `If-Match` and `Idempotency-Key`.
 #[must_use]
 pub fn preconditions(if_match: IfMatch, key: IdempotencyKey) -> Preconditions {

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer};
 use super::reply;
 use super::responses::{
     BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, MoveUnavailable, PayloadTooLarge,
@@ -17,8 +17,8 @@ use super::responses::{
     UnprocessableMove, UnsupportedMediaType,
 };
 use super::wire::{
-    self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, NotationView, Replayed,
-    RoundQuery,
+    self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, NotationView,
+    PreferenceApplied, Replayed, RoundQuery,
 };
 
 type ApiResult = Result<HttpResponse, ApiError>;
@@ -52,10 +52,11 @@ impl FromRequest for Ply {
 /// is sent. A bot opponent's reply is played before the answer and listed in
 /// `replies`. A retry with the same `Idempotency-Key` returns the first answer
 /// and plays nothing; the key reused with another body, or by another seat,
-/// is refused with 422 `idempotency_key_reused`.
+/// is refused with 422 `idempotency_key_reused`. With `Prefer:
+/// return=minimal` the answer is 204 with the game's new `ETag` and no body.
 #[utoipa::path(
     tag = "moves",
-    params(GameId, IfMatch, IdempotencyKey),
+    params(GameId, IfMatch, IdempotencyKey, Prefer),
     request_body(content = MoveBody, content_type = "application/json",
         examples(
             ("connect_four" = (summary = "Connect Four: a column", value = json!({"column": 3}))),
@@ -68,6 +69,12 @@ impl FromRequest for Ply {
             headers(
                 ("ETag" = ETag, description = "The game's new version, quoted"),
                 ("Idempotent-Replayed" = Replayed, description = "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise"),
+            )),
+        (status = 204, description = "Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag`",
+            headers(
+                ("ETag" = ETag, description = "The game's new version, quoted"),
+                ("Preference-Applied" = PreferenceApplied, description = "`return=minimal`"),
+                ("Idempotent-Replayed" = Replayed, description = "`true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise"),
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
@@ -84,12 +91,17 @@ impl FromRequest for Ply {
     ),
 )]
 #[post("/games/{id}/moves")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "actix passes each part of the request as an extractor of its own"
+)]
 pub async fn play_move(
     state: web::Data<AppState>,
     game: GameId,
     token: Bearer,
     if_match: IfMatch,
     key: IdempotencyKey,
+    prefer: Prefer,
     _: NoQuery,
     body: Body,
 ) -> ApiResult {
@@ -106,7 +118,7 @@ pub async fn play_move(
         .service
         .play(game.id, token.token(), pre, input, reply::render)
         .await?;
-    Ok(reply::played(result))
+    Ok(reply::played_as(result, prefer))
 }
 
 /// The moves of a round (default: the current one), in order.

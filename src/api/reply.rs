@@ -5,6 +5,7 @@
 use actix_web::HttpResponse;
 use actix_web::http::{StatusCode, header};
 
+use super::extract::Prefer;
 use super::wire::{self, Game, MoveResponse};
 use crate::domain::{GameRecord, StoredResponse};
 use crate::service::{MoveResult, Played, ServiceError};
@@ -41,6 +42,24 @@ pub(super) fn played(result: MoveResult) -> HttpResponse {
         ),
         MoveResult::Replayed(stored) => replayed(stored),
     }
+}
+
+/// [`played`], or under `Prefer: return=minimal` 204 with the `ETag` and
+/// `Preference-Applied`, no body (`Idempotent-Replayed` as in [`played`]).
+pub(super) fn played_as(result: MoveResult, prefer: Prefer) -> HttpResponse {
+    if !prefer.minimal {
+        return played(result);
+    }
+    let mut res = HttpResponse::NoContent();
+    res.insert_header(("Preference-Applied", "return=minimal"));
+    let version = match result {
+        MoveResult::Played(played) => played.game.version,
+        MoveResult::Replayed(stored) => {
+            res.insert_header(("Idempotent-Replayed", "true"));
+            stored.version
+        }
+    };
+    with_etag(res.finish(), version)
 }
 
 /// A stored first answer, marked `Idempotent-Replayed`, with the `ETag` it had.

@@ -76,6 +76,11 @@ pub struct GameUrl(pub String);
 #[schema(pattern = "^true$", example = "true")]
 pub struct Replayed(pub String);
 
+/// `return=minimal`: the preference the answer followed (RFC 7240).
+#[derive(ToSchema)]
+#[schema(pattern = "^return=minimal$", example = "return=minimal")]
+pub struct PreferenceApplied(pub String);
+
 /// A game kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -25,6 +25,83 @@ async fn a_move_returns_201_with_the_record_and_the_new_game() {
 }
 
 #[tokio::test]
+async fn under_prefer_return_minimal_a_move_is_answered_204_with_its_etag_and_no_body() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    let send = |seat: &crate::helpers::Seat, prefer: &str, key: &str, body: Value| {
+        app.request(Method::POST, &format!("/v1/games/{}/moves", seat.id))
+            .bearer_auth(&seat.token)
+            .header("Prefer", prefer)
+            .header("Idempotency-Key", key)
+            .json(&body)
+            .send()
+    };
+    let res = send(&x, "return=minimal", "m1", json!({"column": 3}))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(res.headers()["etag"], "\"3\"");
+    assert_eq!(res.headers()["preference-applied"], "return=minimal");
+    assert!(res.headers().get("idempotent-replayed").is_none());
+    assert!(res.bytes().await.unwrap().is_empty());
+    // Played and stored all the same.
+    let game = app.game(&x.id).await;
+    assert_eq!(game["board"][5], "...X...");
+    assert_eq!(game["version"], 3);
+    // A retry under the same key is the first answer, minimal too, and
+    // plays nothing; asked without the preference it is the stored body.
+    let again = send(&x, "return=minimal", "m1", json!({"column": 3}))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NO_CONTENT);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(again.headers()["etag"], "\"3\"");
+    let full = send(&x, "respond-async", "m1", json!({"column": 3}))
+        .await
+        .unwrap();
+    assert_eq!(full.status(), StatusCode::CREATED);
+    assert_eq!(full.headers()["idempotent-replayed"], "true");
+    let full: Value = full.json().await.unwrap();
+    assert_eq!(full["game"]["version"], 3);
+    assert_eq!(app.game(&x.id).await["version"], 3);
+    // Among other preferences, in any case, quoted: still minimal.
+    let res = send(
+        &o,
+        "wait=5, RETURN=\"Minimal\"; foo=bar",
+        "m2",
+        json!({"column": 3}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(res.headers()["etag"], "\"4\"");
+    // Another value, or none: the usual answer, no Preference-Applied.
+    let res = send(&x, "return=representation", "m3", json!({"column": 0}))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert!(res.headers().get("preference-applied").is_none());
+    // A refused move is refused as always (a problem body).
+    let res = send(&x, "return=minimal", "m4", json!({"column": 0}))
+        .await
+        .unwrap();
+    assert_problem(res, 409, "not_your_turn").await;
+    // The server's move for a seat answers the same way.
+    let res = app
+        .request(Method::POST, &format!("/v1/games/{}/bot-move", o.id))
+        .bearer_auth(&o.token)
+        .header("Prefer", "return=minimal")
+        .json(&json!({"level": "random"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    assert_eq!(res.headers()["etag"], "\"6\"");
+    assert!(res.bytes().await.unwrap().is_empty());
+    assert_eq!(app.game(&x.id).await["ply"], 4);
+}
+
+#[tokio::test]
 async fn positions_replay_the_history_ply_by_ply() {
     let app = spawn_app().await;
     let (x, o) = app.pair("connect_four").await;

@@ -40,3 +40,10 @@ export function bearer(token: string): { Authorization: string } {
 export function ifMatch(version: number): string {
   return `"${version}"`;
 }
+
+/**
+ * `Prefer: return=minimal` for a move (or a bot move): the answer is 204 with
+ * the game's new `ETag` and no body, for a client that keeps its own copy of
+ * the game. Spread it with the other headers: `{ ...bearer(t), ...minimal }`.
+ */
+export const minimal = { Prefer: "return=minimal" } as const;

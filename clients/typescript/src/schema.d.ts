@@ -169,7 +169,8 @@ export interface paths {
          *     is sent. A bot opponent's reply is played before the answer and listed in
          *     `replies`. A retry with the same `Idempotency-Key` returns the first answer
          *     and plays nothing; the key reused with another body, or by another seat,
-         *     is refused with 422 `idempotency_key_reused`.
+         *     is refused with 422 `idempotency_key_reused`. With `Prefer:
+         *     return=minimal` the answer is 204 with the game's new `ETag` and no body.
          */
         post: operations["play_move"];
         delete?: never;
@@ -390,7 +391,8 @@ export interface paths {
          *     while the bot was thinking. A retry with the same `Idempotency-Key` returns
          *     the first answer (also after the turn has passed); the key reused with
          *     another level, or by another seat, is refused with 422
-         *     `idempotency_key_reused`.
+         *     `idempotency_key_reused`. With `Prefer: return=minimal` the answer is 204
+         *     with the game's new `ETag` and no body.
          */
         post: operations["play_bot_move"];
         delete?: never;
@@ -2038,6 +2040,11 @@ export interface components {
             provisional: boolean;
         };
         /**
+         * @description `return=minimal`: the preference the answer followed (RFC 7240).
+         * @example return=minimal
+         */
+        PreferenceApplied: string;
+        /**
          * @description An error, as RFC 9457 problem details (`application/problem+json`) with a
          *     stable `code`.
          *
@@ -3421,6 +3428,11 @@ export interface operations {
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description `return=minimal`: answer 204 with the game's new `ETag` and no body (nothing to render, parse or send: for a client that keeps its own copy of the game; bot replies are not listed, read the game for them). Other preferences are ignored, as RFC 7240 asks
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path: {
                 /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
@@ -3446,6 +3458,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MoveResponse"];
                 };
+            };
+            /** @description Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag` */
+            204: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description `true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
+                    /** @description `return=minimal` */
+                    "Preference-Applied": components["schemas"]["PreferenceApplied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3873,6 +3898,11 @@ export interface operations {
                 "If-Match"?: string;
                 /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description `return=minimal`: answer 204 with the game's new `ETag` and no body (nothing to render, parse or send: for a client that keeps its own copy of the game; bot replies are not listed, read the game for them). Other preferences are ignored, as RFC 7240 asks
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path: {
                 /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
@@ -3899,6 +3929,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MoveResponse"];
                 };
+            };
+            /** @description Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag` */
+            204: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description `true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
+                    /** @description `return=minimal` */
+                    "Preference-Applied": components["schemas"]["PreferenceApplied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 
-import { bearer, createTabulaClient, ifMatch, type Game, type Move } from "../src/index.js";
+import { bearer, createTabulaClient, ifMatch, minimal, type Game, type Move } from "../src/index.js";
 
 const baseUrl = process.env.BASE_URL;
 if (!baseUrl) {
@@ -231,6 +231,33 @@ test("two people play Connect Four to a win, with the documented refusals on the
     assert.equal(gone.response.status, 404);
     assert.equal(gone.error?.code, "game_not_found");
   }
+});
+
+test("under Prefer: return=minimal a move is answered 204 with its ETag and no body", async () => {
+  const { x } = await createConnectFour();
+  const o = await join(x.id);
+  const { data, response } = await client.POST("/v1/games/{id}/moves", {
+    params: { path: { id: x.id }, header: minimal },
+    headers: bearer(x.token),
+    body: { column: 3 },
+  });
+  assert.equal(response.status, 204);
+  assert.equal(data, undefined);
+  assert.equal(response.headers.get("preference-applied"), "return=minimal");
+  const etag = response.headers.get("etag");
+  assert.ok(etag);
+  // The next move, on that version, is played.
+  const next = await client.POST("/v1/games/{id}/moves", {
+    params: { path: { id: o.id }, header: { ...minimal, "If-Match": etag } },
+    headers: bearer(o.token),
+    body: { column: 3 },
+  });
+  assert.equal(next.response.status, 204, JSON.stringify(next.error));
+  const read = await client.GET("/v1/games/{id}", { params: { path: { id: x.id } } });
+  assert.ok(read.data);
+  assert.equal(read.data.board[5], "...X...");
+  assert.equal(read.data.board[4], "...O...");
+  assert.equal(read.response.headers.get("etag"), ifMatch(read.data.version));
 });
 
 test("the kinds list the four games with their move shapes", async () => {
