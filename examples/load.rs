@@ -26,6 +26,7 @@ use hyper_util::rt::TokioIo;
 use clap::Parser;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sqlx::ConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
@@ -107,26 +108,58 @@ async fn raw_sqlite_rate(secs: f64) -> anyhow::Result<f64> {
     Ok(n as f64 / started.elapsed().as_secs_f64())
 }
 
-/// The part of a game the players need; the rest of the body is skipped.
-#[derive(serde::Deserialize, Default)]
-struct GameLite {
+/// The part of a game the players need, as read from an answer; the rest
+/// of the body is skipped, and the legal moves stay slices of its text (a
+/// 25x25 Gomoku answer lists hundreds: built as JSON values, they cost the
+/// load generator more than the service spent on the move).
+#[derive(serde::Deserialize)]
+struct GameLite<'a> {
     #[serde(default)]
     id: String,
     status: String,
-    legal_moves: Vec<Value>,
+    #[serde(borrow)]
+    legal_moves: Vec<&'a RawValue>,
     #[serde(default)]
     turn: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
-struct Answer {
-    game: GameLite,
+struct Answer<'a> {
+    #[serde(borrow)]
+    game: GameLite<'a>,
 }
 
 #[derive(serde::Deserialize)]
-struct Created {
-    game: GameLite,
+struct Created<'a> {
+    #[serde(borrow)]
+    game: GameLite<'a>,
     token: String,
+}
+
+/// A game as a player goes on with it: the next move already chosen.
+struct Playing {
+    id: String,
+    in_progress: bool,
+    turn: Option<String>,
+    /// The move to send next (its JSON), while the game is in progress.
+    next: Option<Vec<u8>>,
+}
+
+impl GameLite<'_> {
+    /// The game, with a move chosen among the legal ones if it goes on.
+    fn choose(self, rng: &mut ChaCha8Rng) -> Playing {
+        let in_progress = self.status == "in_progress";
+        let next = (in_progress && !self.legal_moves.is_empty()).then(|| {
+            let i = rng.random_range(0..self.legal_moves.len());
+            self.legal_moves[i].get().as_bytes().to_vec()
+        });
+        Playing {
+            id: self.id,
+            in_progress,
+            turn: self.turn,
+            next,
+        }
+    }
 }
 
 /// A player's keep-alive HTTP/1.1 connection to one instance.
@@ -305,10 +338,14 @@ async fn player(
                 create.clone(),
             )
             .await;
-        let Some(Created { mut game, token }) = created
-            .ok()
-            .filter(|(status, _)| *status == 201)
-            .and_then(|(_, body)| serde_json::from_slice(&body).ok())
+        let Some((mut game, token)) =
+            created
+                .ok()
+                .filter(|(status, _)| *status == 201)
+                .and_then(|(_, body)| {
+                    let created: Created = serde_json::from_slice(&body).ok()?;
+                    Some((created.game.choose(&mut rng), created.token))
+                })
         else {
             out.errors += 1;
             continue;
@@ -324,12 +361,15 @@ async fn player(
             let answer = joined
                 .ok()
                 .filter(|(status, _)| *status == 200)
-                .and_then(|(_, body)| serde_json::from_slice::<Answer>(&body).ok());
-            let Some(answer) = answer else {
+                .and_then(|(_, body)| {
+                    let answer: Answer = serde_json::from_slice(&body).ok()?;
+                    Some(answer.game.choose(&mut rng))
+                });
+            let Some(joined) = answer else {
                 out.errors += 1;
                 continue;
             };
-            game = answer.game;
+            game = joined;
         }
         let path = format!("/v1/games/{}/moves", game.id);
         // Spread the games over the instances: moves go to the next one.
@@ -347,12 +387,10 @@ async fn player(
             out.games += 1;
             continue;
         }
-        while game.status == "in_progress" {
-            let legal = &game.legal_moves;
-            if legal.is_empty() {
+        while game.in_progress {
+            let Some(mv) = game.next.take() else {
                 break;
-            }
-            let mv = serde_json::to_vec(&legal[rng.random_range(0..legal.len())])?;
+            };
             // Between two people each plays with their own key.
             let token = match (&keys, game.turn.as_deref()) {
                 (Some([_, o]), Some("O")) => o.as_str(),
@@ -365,16 +403,19 @@ async fn player(
                 .await
                 .ok()
                 .filter(|(status, _)| *status == 201)
-                .and_then(|(_, body)| serde_json::from_slice::<Answer>(&body).ok());
+                .and_then(|(_, body)| {
+                    let answer: Answer = serde_json::from_slice(&body).ok()?;
+                    Some(answer.game.choose(&mut rng))
+                });
             let Some(answer) = answer else {
                 out.errors += 1;
                 break;
             };
             out.latencies.push(started.elapsed());
-            if answer.game.status != "in_progress" {
+            if !answer.in_progress {
                 out.endings.push(started.elapsed());
             }
-            game = answer.game;
+            game = answer;
         }
         out.games += 1;
     }
