@@ -2,9 +2,10 @@
 //! answer (fresh or replayed for an `Idempotency-Key`), and the stored form
 //! of a move's answer.
 
-use actix_web::HttpResponse;
 use actix_web::http::{StatusCode, header};
+use actix_web::{HttpResponse, HttpResponseBuilder, ResponseError as _};
 
+use super::error::ApiError;
 use super::extract::Prefer;
 use super::wire::{self, Game, MoveResponse};
 use crate::domain::{GameRecord, StoredResponse};
@@ -18,7 +19,29 @@ pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
 
 /// 200 with the game and its `ETag`.
 pub(super) fn game(game: &GameRecord) -> HttpResponse {
-    with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
+    with_etag(json(HttpResponse::Ok(), &Game::from(game)), game.version)
+}
+
+thread_local! {
+    /// The length of the last answer this thread wrote, to size the next.
+    static LAST_LENGTH: std::cell::Cell<usize> = const { std::cell::Cell::new(1024) };
+}
+
+/// `res` with `value` as its JSON body, as `HttpResponseBuilder::json`
+/// does, written into a buffer sized after the thread's last answer rather
+/// than one that doubles as it fills (a 25x25 Gomoku game is ~12 KB: a
+/// dozen copies of what was written so far).
+fn json(mut res: HttpResponseBuilder, value: &impl serde::Serialize) -> HttpResponse {
+    let mut body = Vec::with_capacity(LAST_LENGTH.get() + LAST_LENGTH.get() / 8);
+    match serde_json::to_writer(&mut body, value) {
+        Ok(()) => {
+            LAST_LENGTH.set(body.len());
+            res.content_type(actix_web::http::header::ContentType::json())
+                .body(body)
+        }
+        Err(e) => ApiError::from(ServiceError::Internal(format!("writing an answer: {e}")))
+            .error_response(),
+    }
 }
 
 /// The answer to a move as stored for its idempotency key.
@@ -37,7 +60,10 @@ pub(super) fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
 pub(super) fn played(result: MoveResult) -> HttpResponse {
     match result {
         MoveResult::Played(played) => with_etag(
-            HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
+            json(
+                HttpResponse::Created(),
+                &MoveResponse::from(played.as_ref()),
+            ),
             played.game.version,
         ),
         MoveResult::Replayed(stored) => replayed(stored),

@@ -363,6 +363,7 @@ pub struct Game {
     #[schema(required = true)]
     pub ultimate: Option<UltimateState>,
     /// The moves the side to move may play; empty when the game is over.
+    #[serde(serialize_with = "super::moves::moves_as_text")]
     pub legal_moves: Vec<MoveBody>,
     /// Moves that would win at once, for either player; empty when the game is over.
     pub threats: Vec<ThreatInfo>,
