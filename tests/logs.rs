@@ -41,8 +41,10 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
         .with_ansi(false)
         .with_max_level(tracing::Level::DEBUG)
         .finish();
-    // The test's runtime has one thread: the writer task logs through it too.
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // The process's subscriber, as the service's is: the SQLite writer runs
+    // on a thread of its own (the only in-process subscriber of this binary:
+    // its other tests read a child process's log).
+    tracing::subscriber::set_global_default(subscriber).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     let store = Store::open(&url, 2).await.unwrap();

@@ -1,5 +1,5 @@
 //! SQLite, the embedded default: a pool of read-only connections, one
-//! writer task with its own connection (`store/writer.rs`, batches in
+//! writer task (on a thread of its own) with its own connection (`store/writer.rs`, batches in
 //! `db/batch.rs`), and a background connection that checkpoints the WAL.
 
 use std::str::FromStr;
@@ -93,14 +93,30 @@ pub(super) async fn open(
         (reader, Some(checkpointer))
     };
     let (jobs, queue) = mpsc::channel(4096);
-    tokio::spawn(writer::run(
+    let run = writer::run(
         writer::Target::Sqlite {
             pool: writer.clone(),
             hold: !in_memory,
         },
         writer::queue(queue),
         outbox,
-    ));
+    );
+    // The writer on a thread of its own, with a runtime of its own: a move
+    // wakes it and it wakes the move's worker, and nothing else runs there
+    // (on the service's shared runtime its wake-ups also woke idle workers
+    // looking for tasks to steal).
+    std::thread::Builder::new()
+        .name("sqlite-writer".into())
+        .spawn(move || {
+            match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(run),
+                Err(e) => tracing::error!(error = %e, "the SQLite writer's runtime did not start"),
+            }
+        })
+        .map_err(|e| StoreError::Unavailable(sqlx::Error::Io(e)))?;
     Ok(Sqlite {
         reader,
         writer,
