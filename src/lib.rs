@@ -29,11 +29,13 @@
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
 //!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
-//!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board` and the
-//!   threat searches `vcf` and `vct`, `ultimate`).
+//!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board`, the
+//!   threat searches `vcf` and `vct` and the main search `engine` over the
+//!   line `shapes` that `lines` keeps, `ultimate`).
 //! - `store`: persistence behind one seam: `writer` (the single writer that
 //!   batches jobs into group commits) and `db` with its backends `sqlite`
-//!   (and the write `batch` it keeps in memory until commit) and `postgres`,
+//!   (and the write `batch` it keeps in memory until commit, written row by
+//!   row by `bound`) and `postgres`,
 //!   and `rows` (the one list of a game's columns and the row structs),
 //!   `players` (players, ratings, their games), `outbox` and `webhooks`.
 //! - `service`: the use cases, where rules, ai and store meet: `writes`

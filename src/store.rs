@@ -2,7 +2,8 @@
 //!
 //! The store has one seam, [`Store`] and its write transaction [`WriteTx`]:
 //! the service never touches SQL. SQL lives in `store/db.rs` (and, for the
-//! SQLite writer's batches, `store/db/batch.rs`), read into private `*Row`
+//! SQLite writer's batches, `store/db/batch.rs` and `store/db/bound.rs`),
+//! read into private `*Row`
 //! structs and converted to the records below, validating on the way in
 //! exactly as a request would be (a snapshot goes through the rules' decoder,
 //! names through their parsers).
@@ -21,13 +22,14 @@
 //! PostgreSQL), which is what catches a wrong query, on both.
 //!
 //! On SQLite, writes go through a single connection owned by one writer task
-//! (SQLite allows one writer at a time; queueing is cheaper than retrying
-//! `SQLITE_BUSY`), which runs queued writes in batches, one transaction per
-//! batch (group commit, `store/writer.rs`). A batch takes the write lock
-//! first (`BEGIN IMMEDIATE`), reads games from a cache of committed games
-//! that is dropped whenever another connection has written, keeps its writes
-//! in memory and sends them with the COMMIT in one round trip
-//! (`store/db/batch.rs`). Reads go through a pool. On PostgreSQL each write
+//! on a thread of its own (SQLite allows one writer at a time; queueing is
+//! cheaper than retrying `SQLITE_BUSY`), which runs queued writes in
+//! batches, one transaction per batch (group commit, `store/writer.rs`). A
+//! batch takes the write lock first (`BEGIN IMMEDIATE`), reads games from a
+//! cache of committed games that is dropped whenever another connection has
+//! written, keeps its writes in memory and writes them with the COMMIT, row
+//! by row on the connection's handle (`store/db/batch.rs`,
+//! `store/db/bound.rs`). Reads go through a pool. On PostgreSQL each write
 //! is its own transaction that locks the game row (`SELECT … FOR UPDATE`);
 //! on both, an update names the version it replaces, so a lost race is seen
 //! as nothing changed, never as a silent overwrite.
