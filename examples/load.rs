@@ -196,22 +196,12 @@ impl Conn {
             .await
     }
 
-    /// POSTs `body` to `path` with `Prefer: return=minimal`.
-    async fn post_minimal(
-        &mut self,
-        path: &str,
-        token: Option<&str>,
-        body: Vec<u8>,
-    ) -> anyhow::Result<(u16, Bytes)> {
-        self.send(hyper::Method::POST, path, token, Some(body), true)
-            .await
-    }
-
     /// GETs `path`; answers the status and the body.
     async fn get(&mut self, path: &str) -> anyhow::Result<(u16, Bytes)> {
         self.send(hyper::Method::GET, path, None, None, false).await
     }
 
+    /// Sends a request; `minimal`: with `Prefer: return=minimal`.
     async fn send(
         &mut self,
         method: hyper::Method,
@@ -442,10 +432,12 @@ async fn play_minimal<'t>(
         };
         let started = Instant::now();
         let answered = conn
-            .post_minimal(
+            .send(
+                hyper::Method::POST,
                 path,
                 Some(token(game.to_move())),
-                serde_json::to_vec(&body)?,
+                Some(serde_json::to_vec(&body)?),
+                true,
             )
             .await;
         if !matches!(answered, Ok((204, _))) {
