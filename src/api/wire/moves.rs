@@ -1,9 +1,9 @@
 //! Moves on the wire: the three shapes of a move, their parsing with errors
 //! that name what is wrong, and the records of played moves.
 
-use chrono::{DateTime, Utc};
 use std::sync::LazyLock;
 
+use chrono::{DateTime, Utc};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;

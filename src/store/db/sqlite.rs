@@ -1,6 +1,7 @@
 //! SQLite, the embedded default: a pool of read-only connections, one
-//! writer task (on a thread of its own) with its own connection (`store/writer.rs`, batches in
-//! `db/batch.rs`), and a background connection that checkpoints the WAL.
+//! writer task on a thread of its own with its own connection
+//! (`store/writer.rs`, batches in `db/batch.rs`), and a background
+//! connection that checkpoints the WAL.
 
 use std::str::FromStr;
 use std::time::Duration;
