@@ -34,17 +34,21 @@ export class ApiFailure extends Error {
 }
 
 /** The body of a successful answer, or an `ApiFailure` with the problem. */
-export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+export async function ok<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<Exclude<T, undefined>> {
   let result;
   try {
     result = await call;
   } catch {
     throw new ApiFailure(0, { detail: "the service cannot be reached; check your connection" });
   }
+  // A body is what the page asks for (it never sends `Prefer: return=minimal`,
+  // whose 204 has none): an answer without one is a failure too.
   if (result.data === undefined) {
     throw new ApiFailure(result.response.status, result.error as Partial<Problem> | undefined);
   }
-  return result.data;
+  return result.data as Exclude<T, undefined>;
 }
 
 /** A seat this browser holds: kept in localStorage, per game, never in a URL. */
