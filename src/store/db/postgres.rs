@@ -30,9 +30,14 @@ pub(super) async fn open(
     outbox: std::sync::Arc<super::outbox::Outbox>,
 ) -> Result<Postgres, StoreError> {
     let options = PgConnectOptions::from_str(url)?;
+    // A request that needs a connection waits at most 3 s for one: with the
+    // server down, sqlx retries connecting until then, so this is how long a
+    // write takes to be refused with 503 (10 s before: past a client's
+    // patience, and past the compose check's 6 s). Under load, requests queue
+    // in the writer, not here; a pool busy for 3 s is overloaded, and says so.
     let pool = PgPoolOptions::new()
         .max_connections(connections.max(2) * 4)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(Duration::from_secs(3))
         .connect_with(options)
         .await?;
     sqlx::migrate!("./migrations/postgres").run(&pool).await?;
