@@ -30,7 +30,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sqlx::ConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
+use tabula::api::wire::MoveBody;
+use tabula::rules::{AnyGame, GameKind, Player, Setup};
 
 #[derive(Parser, Debug)]
 #[command(about = "Plays many games through HTTP at once and reports moves/s and latency")]
@@ -304,6 +305,12 @@ async fn player(
         .iter()
         .map(|b| Conn::new(b))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    // Under `--minimal` the players keep the games: of this kind.
+    let minimal_kind = if minimal {
+        Some(GameKind::from_str(&kind).map_err(|e| anyhow::anyhow!("{e}"))?)
+    } else {
+        None
+    };
     let keys = if players == "hotseat" {
         None
     } else {
@@ -364,8 +371,7 @@ async fn player(
         let path = format!("/v1/games/{}/moves", game.id);
         // Spread the games over the instances: moves go to the next one.
         let conn = &mut conns[(n + 1) % bases.len()];
-        if minimal {
-            let kind = GameKind::from_str(&kind).map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Some(kind) = minimal_kind {
             let token = |turn: Player| match (&keys, turn) {
                 (Some([_, o]), Player::O) => o.as_str(),
                 (Some([x, _]), Player::X) => x.as_str(),
@@ -425,11 +431,7 @@ async fn play_minimal<'t>(
     while !game.is_over() {
         let legal = game.legal_moves();
         let mv = legal[rng.random_range(0..legal.len())];
-        let body = match mv.input() {
-            MoveInput::Cell { row, col } => json!({"row": row, "col": col}),
-            MoveInput::Column { column } => json!({"column": column}),
-            MoveInput::BoardCell { board, cell } => json!({"board": board, "cell": cell}),
-        };
+        let body = MoveBody::from(mv.input());
         let started = Instant::now();
         let answered = conn
             .send(

@@ -17,6 +17,7 @@
 //! COMMIT.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use rusqlite::{Connection, params};
 use sqlx::sqlite::LockedSqliteHandle;
@@ -28,6 +29,16 @@ use super::players::PlayerOp;
 use super::rows::{
     EVENT_COLUMNS, EventRow, GAME_SQL, GameColumns, IdempotencyRow, MOVE_COLUMNS, MoveRow,
 };
+
+/// A move row's insert, its columns bound in [`MOVE_COLUMNS`]' order.
+static INSERT_MOVE: LazyLock<String> = LazyLock::new(|| {
+    format!("INSERT INTO moves ({MOVE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+});
+
+/// An event row's insert, its columns bound in [`EVENT_COLUMNS`]' order.
+static INSERT_EVENT: LazyLock<String> = LazyLock::new(|| {
+    format!("INSERT INTO game_events ({EVENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+});
 
 /// What one flush writes (see [`write`]).
 pub(super) struct Flush<'p> {
@@ -114,9 +125,7 @@ fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
             .execute(params![t.game_id, t.from_version])?;
     }
     if !f.moves.is_empty() {
-        let mut insert = db.prepare_cached(&format!(
-            "INSERT INTO moves ({MOVE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-        ))?;
+        let mut insert = db.prepare_cached(&INSERT_MOVE)?;
         for m in f.moves {
             insert.execute(params![
                 m.game_id, m.round, m.ply, m.version, m.player, m.a, m.b, m.at
@@ -124,9 +133,7 @@ fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
         }
     }
     if !f.events.is_empty() {
-        let mut insert = db.prepare_cached(&format!(
-            "INSERT INTO game_events ({EVENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-        ))?;
+        let mut insert = db.prepare_cached(&INSERT_EVENT)?;
         for e in f.events {
             insert.execute(params![
                 e.game_id,
