@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 mod batch;
 mod bound;
+mod event_body;
 mod pending;
 mod pg_batch;
 mod postgres;

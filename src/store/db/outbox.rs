@@ -198,12 +198,9 @@ impl Hooks {
             return;
         }
         let at = mv.map_or(game.updated_at, |m| m.at);
-        // Compressed: a game's JSON shrinks about threefold, and each byte
-        // stored is written on the writer's path (and again by the
-        // checkpoint).
-        let body = lz4_flex::block::compress_prepend_size(
-            self.render.body(event, at, game, mv).as_bytes(),
-        );
+        // Compressed (see `event_body.rs`): each byte stored is written on
+        // the writer's path, and again by the checkpoint.
+        let body = super::event_body::pack(&self.render.body(event, at, game, mv));
         let event_id = format!("msg_{}", Uuid::now_v7().simple());
         out.events.push(EventRow {
             event_id: event_id.clone(),

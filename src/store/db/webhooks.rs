@@ -78,9 +78,7 @@ struct ClaimedRow {
 
 impl ClaimedRow {
     fn into_claimed(self) -> Result<Claimed, StoreError> {
-        let body = lz4_flex::block::decompress_size_prepended(&self.body)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
+        let body = super::event_body::unpack(&self.body)
             .ok_or_else(|| StoreError::Corrupt(format!("the body of event {}", self.event_id)))?;
         Ok(Claimed {
             seq: self.seq,
