@@ -44,12 +44,13 @@ pub const PER_ENDPOINT: usize = 8;
 const MAX_HELD: usize = 1024;
 const HOLD_PER_ENDPOINT: usize = 64;
 const CLAIM_EVERY: Duration = Duration::from_millis(20);
-/// Jobs in the writer's last batch from which it counts as busy: then the
-/// deliverer makes one round of claims a [`BUSY_ROUND`] only (its claims and
-/// outcomes are reads and writes of the same database), and catches up when
+/// While the writer has taken a busy batch (see `Store::busy_within`)
+/// within [`BUSY_WINDOW`], the deliverer makes one round of claims a
+/// [`BUSY_ROUND`] only (its claims and outcomes are reads and writes of the
+/// same database, and its sending takes the same cores), and catches up when
 /// the moves let it.
-const BUSY: usize = 8;
-const BUSY_ROUND: Duration = Duration::from_secs(1);
+const BUSY_WINDOW: Duration = Duration::from_millis(250);
+const BUSY_ROUND: Duration = Duration::from_millis(250);
 /// How long a claim on PostgreSQL lasts: another instance takes the
 /// delivery over after it (the one that claimed it died).
 const LEASE: Duration = Duration::from_mins(1);
@@ -433,7 +434,7 @@ impl Deliverer {
                     tracing::warn!(error = %e, "pruning webhook deliveries failed");
                 }
             }
-            let busy = store.last_batch() >= BUSY;
+            let busy = store.busy_within(BUSY_WINDOW);
             let due = if busy { BUSY_ROUND } else { CLAIM_EVERY };
             if !failed && ((self.held.is_empty() && !busy) || claimed.elapsed() >= due) {
                 claimed = tokio::time::Instant::now();

@@ -117,13 +117,14 @@ impl Store {
         }
     }
 
-    /// Write jobs in the writer's last batch (on PostgreSQL, the last of
-    /// its writers'): how busy it is.
+    /// Whether the writer (on PostgreSQL, any of its writers) took a batch
+    /// of [`outbox::BUSY_BATCH`] jobs or more within `window`: how busy it
+    /// is. One batch says little (under a steady load their sizes swing
+    /// from one job to dozens); the last busy one within a window says
+    /// whether a load is on.
     #[must_use]
-    pub fn last_batch(&self) -> usize {
-        self.outbox
-            .last_batch
-            .load(std::sync::atomic::Ordering::Relaxed)
+    pub fn busy_within(&self, window: std::time::Duration) -> bool {
+        self.outbox.busy_within(window)
     }
 
     /// Whether this store is on PostgreSQL.

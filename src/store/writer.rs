@@ -178,9 +178,9 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
                 Err(_) => break,
             }
         }
-        outbox
-            .last_batch
-            .store(batch.len(), std::sync::atomic::Ordering::Relaxed);
+        if batch.len() >= super::db::outbox::BUSY_BATCH {
+            outbox.busy_now();
+        }
         let cold = || WriterState::new(hold);
         let begun = match &target {
             Target::Sqlite { pool, .. } => {

@@ -47,8 +47,20 @@ pub struct Outbox {
     render: OnceLock<Arc<dyn EventRender>>,
     /// Woken after a commit that recorded events.
     pub(in crate::store) recorded: tokio::sync::Notify,
-    /// Jobs in the writer's last batch: how busy it is.
-    pub(in crate::store) last_batch: std::sync::atomic::AtomicUsize,
+    /// When the writer last took a batch of [`BUSY_BATCH`] jobs or more:
+    /// milliseconds after [`EPOCH`], plus one (0: never).
+    busy_at: std::sync::atomic::AtomicU64,
+}
+
+/// Jobs in a batch from which the writer counts as busy.
+pub const BUSY_BATCH: usize = 8;
+
+/// The origin of [`Outbox`]'s times.
+static EPOCH: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
+fn since_epoch() -> u64 {
+    u64::try_from(EPOCH.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 impl std::fmt::Debug for Outbox {
@@ -67,6 +79,23 @@ pub(in crate::store) struct Hooks {
 }
 
 impl Outbox {
+    /// Notes that the writer took a busy batch now.
+    pub(in crate::store) fn busy_now(&self) {
+        self.busy_at
+            .store(since_epoch() + 1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the writer took a busy batch within `window`.
+    pub(in crate::store) fn busy_within(&self, window: std::time::Duration) -> bool {
+        match self.busy_at.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => false,
+            at => {
+                let window = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
+                since_epoch() + 1 - at <= window
+            }
+        }
+    }
+
     /// Sets the renderer (once; later calls are ignored).
     pub fn set_render(&self, render: Arc<dyn EventRender>) {
         let _ = self.render.set(render);
@@ -219,5 +248,28 @@ impl Hooks {
                 next_attempt_at: created_at.to_owned(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_writer_is_busy_only_within_the_window_after_a_busy_batch() {
+        let outbox = Outbox::default();
+        assert!(
+            !outbox.busy_within(Duration::from_secs(3600)),
+            "never busy yet"
+        );
+        outbox.busy_now();
+        assert!(outbox.busy_within(Duration::from_secs(3600)));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(
+            !outbox.busy_within(Duration::from_millis(5)),
+            "the window has passed"
+        );
+        assert!(outbox.busy_within(Duration::from_secs(3600)));
     }
 }
