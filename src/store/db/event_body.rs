@@ -1,4 +1,4 @@
-//! A webhook event's body as stored: LZ4-compressed (lz4_flex's block
+//! A webhook event's body as stored: LZ4-compressed (`lz4_flex`'s block
 //! format, its size first as four little-endian bytes), against a
 //! dictionary of typical bodies.
 //!

@@ -260,16 +260,16 @@ mod tests {
     fn the_writer_is_busy_only_within_the_window_after_a_busy_batch() {
         let outbox = Outbox::default();
         assert!(
-            !outbox.busy_within(Duration::from_secs(3600)),
+            !outbox.busy_within(Duration::from_hours(1)),
             "never busy yet"
         );
         outbox.busy_now();
-        assert!(outbox.busy_within(Duration::from_secs(3600)));
+        assert!(outbox.busy_within(Duration::from_hours(1)));
         std::thread::sleep(Duration::from_millis(20));
         assert!(
             !outbox.busy_within(Duration::from_millis(5)),
             "the window has passed"
         );
-        assert!(outbox.busy_within(Duration::from_secs(3600)));
+        assert!(outbox.busy_within(Duration::from_hours(1)));
     }
 }
