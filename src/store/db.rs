@@ -464,6 +464,10 @@ pub struct WriteTx {
 }
 
 /// What a writer carries from one batch to the next.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per batch, moved once from the commit to the next batch"
+)]
 pub(super) enum Kept {
     /// SQLite: the connection and the cache of committed games.
     Sqlite(WriterState),

@@ -260,6 +260,11 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
             complete(commit.clone());
         }
     }
+    // The statements kept on the connection are finalized before the pool
+    // closes it.
+    if let Some(state) = state {
+        state.release().await;
+    }
 }
 
 /// `tx` with the batch's games read (and on PostgreSQL locked); rolled

@@ -60,6 +60,8 @@ pub(in crate::store) struct WriterState {
     /// Held between batches, unless the database is in memory: its one
     /// connection is the readers' too.
     conn: Option<PoolConnection<Sqlite>>,
+    /// The flush's statements, prepared on `conn` (only while it is held).
+    prepared: Option<super::bound::Prepared>,
     hold: bool,
     games: LruCache<Uuid, GameRecord>,
     /// Committed ratings, by player and kind (read when a rated round ends).
@@ -74,10 +76,39 @@ impl WriterState {
     pub(in crate::store) fn new(hold: bool) -> WriterState {
         WriterState {
             conn: None,
+            prepared: None,
             hold,
             games: LruCache::new(CACHED_GAMES),
             ratings: LruCache::new(CACHED_GAMES),
             data_version: None,
+        }
+    }
+
+    /// Lets go of the connection: finalizes the statements kept on it
+    /// first, under its lock (the writer stops).
+    pub(in crate::store) async fn release(mut self) {
+        if let Some(mut conn) = self.conn.take() {
+            close_prepared(&mut conn, self.prepared.take()).await;
+        }
+    }
+}
+
+/// Finalizes statements kept on `conn` under its lock, before the
+/// connection is closed or given back; if the lock cannot be had (the
+/// connection's thread is gone), they are left unfinalized (see
+/// `bound::Prepared`).
+async fn close_prepared(
+    conn: &mut PoolConnection<Sqlite>,
+    prepared: Option<super::bound::Prepared>,
+) {
+    let Some(prepared) = prepared else {
+        return;
+    };
+    match conn.lock_handle().await {
+        Ok(mut handle) => super::bound::close(&mut handle, prepared),
+        Err(e) => {
+            tracing::warn!(error = %e, "the writer's connection could not be locked to finalize its statements");
+            drop(prepared);
         }
     }
 }
@@ -172,6 +203,7 @@ impl Batch {
                 .fetch_one(&mut *conn)
                 .await
                 .ok();
+            close_prepared(&mut conn, state.prepared.take()).await;
             conn.close_on_drop();
             let e = if now.is_some() && now != state.data_version {
                 StoreError::Interfered
@@ -204,6 +236,7 @@ impl Batch {
         if self.begun {
             let _ = sqlx::query("ROLLBACK").execute(&mut *self.conn).await;
         }
+        close_prepared(&mut self.conn, self.state.prepared.take()).await;
         self.conn.close_on_drop();
     }
 
@@ -220,7 +253,8 @@ impl Batch {
         };
         let flush = self.pending.bound(guard)?;
         let mut handle = self.conn.lock_handle().await?;
-        super::bound::write(&mut handle, &flush)
+        let keep = self.state.hold;
+        super::bound::write(&mut handle, &mut self.state.prepared, keep, &flush)
     }
 
     /// The game as this batch sees it.

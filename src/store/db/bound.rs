@@ -7,8 +7,8 @@
 //! thread for the connection. Here the writer takes the connection's handle
 //! from that thread for the length of the flush (sqlx's `lock_handle`: the
 //! same one round trip to the thread as a query), and `rusqlite` binds each
-//! row's values to statements prepared once per batch: no JSON is written
-//! or read, blobs go in as blobs.
+//! row's values to statements prepared once and kept with the connection
+//! ([`Prepared`]): no JSON is written or read, blobs go in as blobs.
 //!
 //! The statements and their order are the JSON query's: games first (moves
 //! and events refer to them), then a takeback's deletions, the moves,
@@ -61,43 +61,111 @@ pub(super) struct Flush<'p> {
     pub(super) players: &'p [PlayerOp],
 }
 
-/// Runs `f` on the connection behind `handle`, taken from sqlx's thread.
+/// The writer's statements, prepared on its connection and kept from one
+/// flush to the next (preparing them again each batch cost ~4% of a move's
+/// CPU): a `rusqlite` connection on sqlx's handle, with its statement cache.
+///
+/// It is used, and its statements finalized, only while the writer holds
+/// the connection's lock (`lock_handle`), so never while sqlx's thread uses
+/// the connection: [`write`] and [`close`] take the lock's guard. Dropped
+/// any other way (a panic unwinding the writer), its statements are left
+/// unfinalized rather than finalized while the connection may be in use.
+pub(super) struct Prepared {
+    db: Option<Connection>,
+    /// The address of the `sqlite3` handle it was made on (only compared).
+    handle: usize,
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take() {
+            tracing::error!(
+                "the writer's prepared statements were dropped without the connection's lock: left unfinalized"
+            );
+            std::mem::forget(db);
+        }
+    }
+}
+
+fn address(handle: &mut LockedSqliteHandle<'_>) -> usize {
+    handle.as_raw_handle().as_ptr() as usize
+}
+
+/// Finalizes `prepared`'s statements under the connection's lock: before
+/// the connection is closed or handed to anyone else.
+pub(super) fn close(handle: &mut LockedSqliteHandle<'_>, mut prepared: Prepared) {
+    if prepared.handle == address(handle) {
+        drop(prepared.db.take());
+    }
+}
+
+/// Runs `f` on the connection behind `handle` (locked: taken from sqlx's
+/// thread), with the statements of `prepared` if it has any, else
+/// preparing them; kept in `prepared` if `keep`, finalized otherwise.
 fn with_connection<R>(
     handle: &mut LockedSqliteHandle<'_>,
+    prepared: &mut Option<Prepared>,
+    keep: bool,
     f: impl FnOnce(&Connection) -> R,
 ) -> Result<R, StoreError> {
-    #[expect(
-        unsafe_code,
-        reason = "rusqlite on sqlx's connection: sqlx hands out the raw handle, not a safe way to run statements on it"
-    )]
-    // SAFETY: the handle is sqlx's open connection, and its worker thread
-    // waits for the lock `handle` holds: no other thread uses the connection
-    // while `handle` is borrowed here. `from_handle` does not take
-    // ownership (dropping the `Connection` does not close the handle), and
-    // the `Connection`, with every statement it prepared, is dropped (the
-    // statements finalized) before this function returns, so nothing of it
-    // outlives the lock or the connection.
-    let db =
-        unsafe { Connection::from_handle(handle.as_raw_handle().as_ptr()) }.map_err(failure)?;
-    let out = f(&db);
-    drop(db);
+    let here = address(handle);
+    if prepared.as_ref().is_some_and(|p| p.handle != here) {
+        // Made on another connection (cannot happen: a failed batch closes
+        // them with its connection): not touched.
+        *prepared = None;
+    }
+    if prepared.is_none() {
+        #[expect(
+            unsafe_code,
+            reason = "rusqlite on sqlx's connection: sqlx hands out the raw handle, not a safe way to run statements on it"
+        )]
+        // SAFETY: the handle is sqlx's open connection, and its worker
+        // thread waits for the lock `handle` holds: no other thread uses
+        // the connection while `handle` is borrowed here. `from_handle`
+        // does not take ownership (dropping the `Connection` does not close
+        // the handle). The `Connection` and its statements are used only
+        // here and finalized only in `close` or below, each under the lock,
+        // and always before the sqlx connection is closed or given back to
+        // the pool (`db/batch.rs`); dropped otherwise, they are leaked, not
+        // finalized (see [`Prepared`]).
+        let db =
+            unsafe { Connection::from_handle(handle.as_raw_handle().as_ptr()) }.map_err(failure)?;
+        *prepared = Some(Prepared {
+            db: Some(db),
+            handle: here,
+        });
+    }
+    let db = prepared
+        .as_mut()
+        .and_then(|p| p.db.as_ref())
+        .ok_or_else(|| StoreError::Corrupt("the writer's statements are gone".into()))?;
+    let out = f(db);
+    if !keep && let Some(mut p) = prepared.take() {
+        drop(p.db.take());
+    }
     Ok(out)
 }
 
-/// Writes the batch and commits it, on the connection behind `handle`.
+/// Writes the batch and commits it, on the connection behind `handle`,
+/// with the statements of `prepared` (kept there if `keep`).
 ///
 /// # Errors
 /// `Interfered` when the guard refuses; a database error otherwise (the
 /// caller rolls back).
 pub(super) fn write(
     handle: &mut LockedSqliteHandle<'_>,
+    prepared: &mut Option<Prepared>,
+    keep: bool,
     flush: &Flush<'_>,
 ) -> Result<(), StoreError> {
-    with_connection(handle, |db| match flush.guard {
+    with_connection(handle, prepared, keep, |db| match flush.guard {
         Some(version) => {
-            db.execute_batch("BEGIN IMMEDIATE").map_err(failure)?;
+            db.prepare_cached("BEGIN IMMEDIATE")
+                .and_then(|mut begin| begin.execute([]))
+                .map_err(failure)?;
             let now: i64 = db
-                .query_row("PRAGMA data_version", [], |row| row.get(0))
+                .prepare_cached("PRAGMA data_version")
+                .and_then(|mut version| version.query_row([], |row| row.get(0)))
                 .map_err(failure)?;
             if now == version {
                 rows(db, flush).map_err(failure)
@@ -175,7 +243,7 @@ fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
     }
     webhook_events(db, &f.recorded)?;
     super::players::write_sqlite(db, f.players)?;
-    db.execute_batch("COMMIT")
+    db.prepare_cached("COMMIT")?.execute([]).map(|_| ())
 }
 
 /// The batch's webhook events and their deliveries; a delivery names its
