@@ -314,6 +314,71 @@ async fn sigterm_lets_in_flight_requests_finish_refuses_new_ones_and_exits_0() {
     assert_eq!(game["ply"], 1);
 }
 
+/// The writer keeps its prepared statements on its connection between
+/// batches; they must be finalized before the connection closes (sqlx
+/// panics on closing a connection with statements left, in its own thread:
+/// the exit status would not show it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_moves_a_sigterm_closes_the_writers_connection_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_ADDR", &addr)
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}", dir.path().join("tabula.db").display()),
+        )
+        .env("TABULA_LOG", "warn")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabula starts");
+    let base = format!("http://{addr}");
+    let client = Client::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !client
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == 200)
+    {
+        assert!(Instant::now() < deadline, "tabula did not become ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (id, token, _) = create_hotseat(&client, &base, "connect_four").await;
+    for column in [3, 3, 4] {
+        let res = client
+            .post(format!("{base}/v1/games/{id}/moves"))
+            .bearer_auth(&token)
+            .json(&json!({ "column": column }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{:?}: {said}", out.status);
+    assert!(
+        !said.contains("panicked") && !said.contains("unfinalized"),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_port_in_use_is_refused_naming_the_setting_before_the_database_is_created() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
