@@ -130,6 +130,8 @@ fn with_connection<R>(
         // finalized (see [`Prepared`]).
         let db =
             unsafe { Connection::from_handle(handle.as_raw_handle().as_ptr()) }.map_err(failure)?;
+        // Room for every statement the writer has (rusqlite keeps 16 by default).
+        db.set_prepared_statement_cache_capacity(64);
         *prepared = Some(Prepared {
             db: Some(db),
             handle: here,
