@@ -91,7 +91,7 @@ impl Outbox {
             0 => false,
             at => {
                 let window = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
-                since_epoch() + 1 - at <= window
+                (since_epoch() + 1).saturating_sub(at) <= window
             }
         }
     }
