@@ -812,7 +812,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
     let none = std::collections::HashSet::new();
     let later = Utc::now() + chrono::Duration::minutes(1);
     let claimed = store
-        .claim_deliveries(Utc::now(), later, 10, &none, &[])
+        .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
@@ -822,7 +822,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
     // Held by this instance: not claimed again.
     let held: std::collections::HashSet<i64> = [claimed[0].seq].into();
     let again = store
-        .claim_deliveries(Utc::now(), later, 10, &held, &[])
+        .claim_deliveries(Utc::now(), later, 10, 2048, &held, &[])
         .await;
     assert!(again.unwrap().is_empty());
     let failed = Outcome::of(
@@ -835,7 +835,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
     );
     store.record_outcomes(&[failed]).await.unwrap();
     let retry = store
-        .claim_deliveries(Utc::now(), later, 10, &none, &[])
+        .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
         .await;
     let retry = retry.unwrap();
     assert_eq!(retry.len(), 1);
@@ -858,7 +858,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
     assert!(store.webhook_attempts(hook, 10).await.unwrap().is_empty());
     assert!(
         store
-            .claim_deliveries(Utc::now(), later, 10, &none, &[])
+            .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
             .await
             .unwrap()
             .is_empty()

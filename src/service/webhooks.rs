@@ -51,6 +51,13 @@ const CLAIM_EVERY: Duration = Duration::from_millis(20);
 /// the moves let it.
 const BUSY_WINDOW: Duration = Duration::from_millis(250);
 const BUSY_ROUND: Duration = Duration::from_millis(250);
+/// Pending deliveries a claim looks through (in the order recorded) for
+/// the first of each game and endpoint: a game's later events wait for its
+/// first, so those past the window wait for it to move. While the writer is
+/// busy, a round claims [`HOLD_PER_ENDPOINT`] per endpoint at most, which a
+/// smaller window finds as well, for less of the database's time.
+const WINDOW_ROWS: usize = 2048;
+const BUSY_WINDOW_ROWS: usize = 512;
 /// How long a claim on PostgreSQL lasts: another instance takes the
 /// delivery over after it (the one that claimed it died).
 const LEASE: Duration = Duration::from_mins(1);
@@ -412,7 +419,14 @@ impl Deliverer {
                 tokio::time::sleep(failing).await;
             }
             let mut failed = false;
-            if !outcomes.is_empty() {
+            let busy = store.busy_within(BUSY_WINDOW);
+            let due = if busy { BUSY_ROUND } else { CLAIM_EVERY };
+            let round = claimed.elapsed() >= due;
+            // While the writer is busy, outcomes wait for the round's claim
+            // and go in one write (as they come, they took a write each
+            // few milliseconds, each a transaction of its own on the
+            // writer's path); the deliveries stay held meanwhile.
+            if !outcomes.is_empty() && (!busy || round) {
                 failed |= !self.record(&mut outcomes).await;
             }
             if reloaded.elapsed() >= RELOAD && !failed {
@@ -434,11 +448,9 @@ impl Deliverer {
                     tracing::warn!(error = %e, "pruning webhook deliveries failed");
                 }
             }
-            let busy = store.busy_within(BUSY_WINDOW);
-            let due = if busy { BUSY_ROUND } else { CLAIM_EVERY };
-            if !failed && ((self.held.is_empty() && !busy) || claimed.elapsed() >= due) {
+            if !failed && ((self.held.is_empty() && !busy) || round) {
                 claimed = tokio::time::Instant::now();
-                failed |= !self.claim(&done_tx).await;
+                failed |= !self.claim(&done_tx, busy).await;
             }
             failing = if failed {
                 (failing * 2).clamp(FAILING_FIRST, FAILING_MOST)
@@ -458,7 +470,7 @@ impl Deliverer {
 
     /// Claims what is due and starts sending it; false when the database
     /// failed.
-    async fn claim(&mut self, done: &mpsc::UnboundedSender<Outcome>) -> bool {
+    async fn claim(&mut self, done: &mpsc::UnboundedSender<Outcome>, busy: bool) -> bool {
         let room = MAX_HELD.saturating_sub(self.held.len());
         if room == 0 {
             return true;
@@ -474,7 +486,14 @@ impl Deliverer {
         let claimed = match self
             .service
             .store
-            .claim_deliveries(now, lease_until, room.min(256), &self.held, &full)
+            .claim_deliveries(
+                now,
+                lease_until,
+                room.min(256),
+                if busy { BUSY_WINDOW_ROWS } else { WINDOW_ROWS },
+                &self.held,
+                &full,
+            )
             .await
         {
             Ok(claimed) => claimed,

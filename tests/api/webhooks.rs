@@ -472,6 +472,79 @@ async fn a_receiver_that_fails_then_recovers_gets_every_event_in_order_per_game(
     assert!(retried >= 2, "the receiver was tried while it failed");
 }
 
+/// Many games at once keep the writer's batches large (busy: the deliverer
+/// then claims once a round and holds its outcomes until the round): every
+/// event still arrives once, in order per game.
+#[tokio::test]
+async fn under_many_concurrent_moves_every_event_arrives_once_in_order_per_game() {
+    const GAMES: usize = 48;
+    const PLIES: usize = 15;
+    let app = with_webhooks("100ms,100ms,100ms").await;
+    let receiver = Receiver::start().await;
+    receiver.answer(200);
+    register(&app, &receiver.url, &["move.played"]).await;
+    let mut games = Vec::new();
+    for _ in 0..GAMES {
+        games.push(app.create(json!({"kind": "gomoku", "hotseat": true})).await);
+    }
+    let app = std::sync::Arc::new(app);
+    let mut tasks = Vec::new();
+    for seat in games.clone() {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            // One stone a row, the columns scattered: no five.
+            for ply in 0..PLIES {
+                app.play_ok(&seat, json!({"row": ply, "col": (ply * 7) % 15}))
+                    .await;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let delivered = receiver
+        .wait_delivered(GAMES * PLIES, Duration::from_secs(30))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.delivered().len(), GAMES * PLIES, "each event once");
+    let ids: std::collections::HashSet<&str> =
+        delivered.iter().map(|g| g.header("webhook-id")).collect();
+    assert_eq!(ids.len(), GAMES * PLIES, "no event twice");
+    for seat in &games {
+        let plies: Vec<Value> = delivered
+            .iter()
+            .map(Got::json)
+            .filter(|b| b["data"]["game"]["id"] == seat.id.as_str())
+            .map(|b| b["data"]["move"]["ply"].clone())
+            .collect();
+        let expected: Vec<Value> = (1..=PLIES).map(|p| json!(p)).collect();
+        assert_eq!(plies, expected, "game {}", seat.id);
+    }
+    // Every outcome was recorded: none is left pending (the depth is read
+    // every second). Asked on a new connection each time: the server may
+    // close the load's idle ones as they are taken from the pool.
+    let delivered = format!(
+        "tabula_webhook_deliveries_total{{result=\"delivered\"}} {}",
+        GAMES * PLIES
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let metrics = reqwest::Client::new()
+            .get(app.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if metrics.contains(&delivered) && metrics.contains("tabula_webhook_outbox_depth 0") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{metrics}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test]
 async fn after_the_last_retry_a_delivery_is_failed_and_the_games_later_events_still_go_out() {
     let app = with_webhooks("50ms,50ms").await;

@@ -228,10 +228,6 @@ SELECT coalesce(json_agg(json_build_array(seq, webhook_id, game_id, next_attempt
   FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
   WHERE c.state = 'pending' AND NOT w.disabled ORDER BY c.seq LIMIT $1) AS c";
 
-/// Pending deliveries looked at per claim: a game's later events wait
-/// for its first, so those past the window wait for the window to move.
-const WINDOW: i64 = 2048;
-
 /// What a claim returns of each delivery (`c` the delivery, `w` its
 /// endpoint, `e` its event).
 const CLAIMED_COLUMNS: &str =
@@ -514,8 +510,10 @@ impl Store {
     }
 
     /// Up to `limit` deliveries due at `now`, the first pending one of each
-    /// game and endpoint, skipping those in `held` (claimed already by this
-    /// instance) and the endpoints in `full`. On PostgreSQL they are leased
+    /// game and endpoint among the `window` first pending (in the order
+    /// recorded: a game's later events wait for its first, so those past
+    /// the window wait for it to move), skipping those in `held` (claimed
+    /// already by this instance) and the endpoints in `full`. On PostgreSQL they are leased
     /// to this instance until `lease_until`.
     ///
     /// # Errors
@@ -525,20 +523,22 @@ impl Store {
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
         limit: usize,
+        window: usize,
         held: &std::collections::HashSet<i64>,
         full: &[String],
     ) -> Result<Vec<Claimed>, StoreError> {
         let now = ts(now);
+        let window = i64::try_from(window).unwrap_or(i64::MAX);
         let window: String = match &self.backend {
             Backend::Sqlite(sqlite) => {
                 sqlx::query_scalar(PENDING_SQLITE)
-                    .bind(WINDOW)
+                    .bind(window)
                     .fetch_one(&sqlite.reader)
                     .await?
             }
             Backend::Postgres(postgres) => {
                 sqlx::query_scalar(PENDING_POSTGRES)
-                    .bind(WINDOW)
+                    .bind(window)
                     .fetch_one(&postgres.pool)
                     .await?
             }
