@@ -179,16 +179,26 @@ impl Hooks {
     pub(super) fn record(&self, steps: &[Step], moves: &[MoveRow]) -> Result<Recorded, StoreError> {
         let mut out = Recorded::default();
         let created_at = ts(chrono::Utc::now());
+        // The batch's moves by game, in order (a batch has dozens of games).
+        let mut by_game: std::collections::HashMap<&str, Vec<&MoveRow>> =
+            std::collections::HashMap::new();
+        if self.wanted.contains(WebhookEvent::MovePlayed) {
+            for m in moves {
+                by_game.entry(m.game_id.as_str()).or_default().push(m);
+            }
+        }
         for step in steps {
             let game = &step.after;
             let id = game.id.to_string();
             let made = happened(step.before.as_ref(), game, step.deleted);
             let from = step.before.as_ref().map_or(i64::MAX, |b| b.version);
             let played: Vec<MoveRecord> = if self.wanted.contains(WebhookEvent::MovePlayed) {
-                moves
-                    .iter()
-                    .filter(|m| m.game_id == id && m.version > from && m.version <= game.version)
-                    .map(|m| m.clone().into_record(game.kind()))
+                by_game
+                    .get(id.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter(|m| m.version > from && m.version <= game.version)
+                    .map(|m| (*m).clone().into_record(game.kind()))
                     .collect::<Result<_, _>>()?
             } else {
                 Vec::new()
@@ -230,7 +240,7 @@ impl Hooks {
         // Compressed (see `event_body.rs`): each byte stored is written on
         // the writer's path, and again by the checkpoint.
         let body = super::event_body::pack(&self.render.body(event, at, game, mv));
-        let event_id = format!("msg_{}", Uuid::now_v7().simple());
+        let event_id = format!("msg_{}", event_uuid().simple());
         out.events.push(EventRow {
             event_id: event_id.clone(),
             game_id: id.to_owned(),
@@ -251,10 +261,35 @@ impl Hooks {
     }
 }
 
+/// An event's id: a version 7 UUID (its time first) whose random bits
+/// come from the thread's generator: `Uuid::now_v7` asks the kernel for
+/// them, a system call on the writer's path for every event. Events are
+/// ordered by their rows, not their ids, so the ids need no counter within
+/// a millisecond.
+fn event_uuid() -> Uuid {
+    let millis = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
+    uuid::Builder::from_unix_timestamp_millis(millis, &rand::random()).into_uuid()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn event_ids_are_version_7_with_the_time_first_and_distinct() {
+        let before = chrono::Utc::now().timestamp_millis();
+        let ids: Vec<Uuid> = (0..1000).map(|_| event_uuid()).collect();
+        let after = chrono::Utc::now().timestamp_millis();
+        let distinct: std::collections::HashSet<&Uuid> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        for id in &ids {
+            assert_eq!(id.get_version_num(), 7);
+            let (secs, nanos) = id.get_timestamp().unwrap().to_unix();
+            let millis = i64::try_from(secs).unwrap() * 1000 + i64::from(nanos / 1_000_000);
+            assert!((before..=after).contains(&millis), "{id}");
+        }
+    }
 
     #[test]
     fn the_writer_is_busy_only_within_the_window_after_a_busy_batch() {
