@@ -36,7 +36,15 @@ pub(super) fn ts(t: DateTime<Utc>) -> String {
 /// The minute of `t` in the stored format: the first 16 characters of
 /// [`ts`] (`2026-11-24T04:35`), in time order as text.
 pub(super) fn minute(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%dT%H:%M").to_string()
+    minute_of(&ts(t))
+}
+
+/// The minute of a time written by [`ts`]: up to its seconds (cut from the
+/// text rather than formatted again, on the writer's path).
+fn minute_of(stamp: &str) -> String {
+    stamp
+        .rfind(':')
+        .map_or_else(|| stamp.to_owned(), |end| stamp[..end].to_owned())
 }
 
 fn parse_ts(s: &str) -> Result<DateTime<Utc>, StoreError> {
@@ -400,6 +408,8 @@ impl GameColumns {
                 Some(i64::from_ne_bytes(seed.to_ne_bytes())),
             ),
         };
+        let updated_at = ts(game.updated_at);
+        let updated_minute = minute_of(&updated_at);
         let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
         let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
         GameColumns {
@@ -424,7 +434,7 @@ impl GameColumns {
             version: game.version,
             snapshot: game.position.encode(),
             created_at: ts(game.created_at),
-            updated_at: ts(game.updated_at),
+            updated_at,
             private: game.private,
             meta: {
                 let meta = Meta::of(game);
@@ -432,7 +442,7 @@ impl GameColumns {
             },
             deadline: game.deadline().map(ts),
             match_key: game.match_key(),
-            updated_minute: minute(game.updated_at),
+            updated_minute,
         }
     }
 
@@ -871,6 +881,19 @@ impl IdempotencyRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_minute_is_the_stored_time_up_to_its_seconds() {
+        for t in [
+            "2026-11-24T04:35:59.999999Z",
+            "2026-01-01T00:00:00Z",
+            "1999-12-31T23:59:00.5Z",
+        ] {
+            let t = DateTime::parse_from_rfc3339(t).unwrap().with_timezone(&Utc);
+            assert_eq!(minute(t), t.format("%Y-%m-%dT%H:%M").to_string());
+            assert!(ts(t).starts_with(&minute(t)));
+        }
+    }
 
     #[test]
     fn the_statements_name_every_column_once_in_list_order() {
