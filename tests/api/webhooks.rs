@@ -81,11 +81,20 @@ fn expected_signature(secret: &str, got: &Got) -> String {
     format!("v1,{}", b64.encode(mac.finalize().into_bytes()))
 }
 
-/// Waits (up to 5 s) until `/metrics` holds every line of `lines`.
+/// Waits (up to 5 s) until `/metrics` holds every line of `lines`. Asked
+/// on a new connection each time: after a test's load the server may close
+/// its idle connections just as the client's pool hands one out.
 async fn assert_metrics(app: &TestApp, lines: &[&str]) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
-        let metrics = app.get("/metrics").await.text().await.unwrap();
+        let metrics = reqwest::Client::new()
+            .get(app.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         let missing: Vec<&&str> = lines.iter().filter(|l| !metrics.contains(**l)).collect();
         if missing.is_empty() {
             return;
@@ -521,28 +530,12 @@ async fn under_many_concurrent_moves_every_event_arrives_once_in_order_per_game(
         assert_eq!(plies, expected, "game {}", seat.id);
     }
     // Every outcome was recorded: none is left pending (the depth is read
-    // every second). Asked on a new connection each time: the server may
-    // close the load's idle ones as they are taken from the pool.
+    // every second).
     let delivered = format!(
         "tabula_webhook_deliveries_total{{result=\"delivered\"}} {}",
         GAMES * PLIES
     );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let metrics = reqwest::Client::new()
-            .get(app.url("/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if metrics.contains(&delivered) && metrics.contains("tabula_webhook_outbox_depth 0") {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{metrics}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert_metrics(&app, &[&delivered, "tabula_webhook_outbox_depth 0"]).await;
 }
 
 #[tokio::test]

@@ -513,8 +513,8 @@ impl Store {
     /// game and endpoint among the `window` first pending (in the order
     /// recorded: a game's later events wait for its first, so those past
     /// the window wait for it to move), skipping those in `held` (claimed
-    /// already by this instance) and the endpoints in `full`. On PostgreSQL they are leased
-    /// to this instance until `lease_until`.
+    /// already by this instance) and the endpoints in `full`. On
+    /// PostgreSQL they are leased to this instance until `lease_until`.
     ///
     /// # Errors
     /// Database errors.
@@ -528,17 +528,17 @@ impl Store {
         full: &[String],
     ) -> Result<Vec<Claimed>, StoreError> {
         let now = ts(now);
-        let window = i64::try_from(window).unwrap_or(i64::MAX);
+        let rows = i64::try_from(window).unwrap_or(i64::MAX);
         let window: String = match &self.backend {
             Backend::Sqlite(sqlite) => {
                 sqlx::query_scalar(PENDING_SQLITE)
-                    .bind(window)
+                    .bind(rows)
                     .fetch_one(&sqlite.reader)
                     .await?
             }
             Backend::Postgres(postgres) => {
                 sqlx::query_scalar(PENDING_POSTGRES)
-                    .bind(window)
+                    .bind(rows)
                     .fetch_one(&postgres.pool)
                     .await?
             }
