@@ -552,6 +552,81 @@ async fn unchanged_games_are_chosen_by_status_and_age_oldest_first_without_delet
     assert!(chosen.is_empty());
 }
 
+/// A move's update leaves the indexed columns (status, the minute of the
+/// last change) out when they keep their values; when they change, they
+/// are written, and the indexes follow.
+#[tokio::test]
+async fn a_games_status_and_minute_are_written_when_they_change_and_only_then() {
+    use tabula::domain::GameStatus;
+    let (_dir, url, store) = open().await;
+    let start = Utc::now();
+    let at = |minutes: i64| start + chrono::TimeDelta::minutes(minutes);
+    let mut game = new_game();
+    game.updated_at = at(0);
+    insert(&store, &game).await;
+    let stored = |url: String, id: Uuid| async move {
+        let mut db = SqliteConnectOptions::from_str(&url)
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        sqlx::query_as::<_, (String, String, i64, String)>(
+            "SELECT status, updated_minute, version, updated_at FROM games WHERE id = $1",
+        )
+        .bind(id.to_string())
+        .fetch_one(&mut db)
+        .await
+        .unwrap()
+    };
+    let update = |store: Store, next: GameRecord, from: i64| async move {
+        write(
+            &store,
+            Box::new(move |tx| Box::pin(async move { tx.update_game(&next, from).await })),
+        )
+        .await
+    };
+    // O sits down: waiting -> in progress, in the same minute.
+    let mut next = at_version(&game, 2);
+    next.seats[1] = Seat::Human {
+        token: Some(TokenHash::of("o")),
+    };
+    next.updated_at = at(0) + chrono::TimeDelta::seconds(1);
+    assert!(update(store.clone(), next.clone(), 1).await);
+    let (status, minute, version, _) = stored(url.clone(), game.id).await;
+    assert_eq!((status.as_str(), version), ("in_progress", 2));
+    assert_eq!(minute, at(0).format("%Y-%m-%dT%H:%M").to_string());
+    let chosen = store
+        .unchanged_since(GameStatus::Waiting, at(60), 10)
+        .await
+        .unwrap();
+    assert!(chosen.is_empty(), "still listed as waiting: {chosen:?}");
+    // A move in the same minute: status and minute as they were.
+    let mut later = at_version(&next, 3);
+    later.updated_at = next.updated_at + chrono::TimeDelta::seconds(1);
+    assert!(update(store.clone(), later.clone(), 2).await);
+    let (status, minute, version, updated_at) = stored(url.clone(), game.id).await;
+    assert_eq!((status.as_str(), version), ("in_progress", 3));
+    assert_eq!(minute, at(0).format("%Y-%m-%dT%H:%M").to_string());
+    assert!(updated_at.starts_with(&minute), "{updated_at}");
+    // A move thirty minutes later: the minute follows.
+    let mut idle = at_version(&later, 4);
+    idle.updated_at = at(30);
+    assert!(update(store.clone(), idle, 3).await);
+    let (status, minute, version, _) = stored(url.clone(), game.id).await;
+    assert_eq!((status.as_str(), version), ("in_progress", 4));
+    assert_eq!(minute, at(30).format("%Y-%m-%dT%H:%M").to_string());
+    let chosen = store
+        .unchanged_since(GameStatus::InProgress, at(20), 10)
+        .await
+        .unwrap();
+    assert!(chosen.is_empty(), "chosen by its old minute: {chosen:?}");
+    let chosen = store
+        .unchanged_since(GameStatus::InProgress, at(31), 10)
+        .await
+        .unwrap();
+    assert_eq!(chosen, [(game.id, 4)]);
+}
+
 /// Quick match's candidates of any age.
 const ANY_AGE: chrono::DateTime<chrono::Utc> = chrono::DateTime::UNIX_EPOCH;
 

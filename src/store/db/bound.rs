@@ -182,10 +182,16 @@ pub(super) fn write(
 /// The batch's statements, in order, then COMMIT.
 fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
     if !f.games.is_empty() {
+        // The update first: it writes nothing when the game is new or its
+        // indexed columns change, and then the upsert does.
+        let mut update = db.prepare_cached(&GAME_SQL.sqlite_update)?;
         let mut upsert = db.prepare_cached(&GAME_SQL.sqlite_upsert)?;
         for (game, _) in &f.games {
-            game.bind(&mut upsert)?;
-            upsert.raw_execute()?;
+            game.bind(&mut update)?;
+            if update.raw_execute()? == 0 {
+                game.bind(&mut upsert)?;
+                upsert.raw_execute()?;
+            }
         }
     }
     for t in f.truncations {
