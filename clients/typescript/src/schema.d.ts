@@ -4,6 +4,35 @@
  */
 
 export interface paths {
+    "/v1/games/{id}/moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moves of a round (default: the current one), in order.
+         * @description Rounds start at 1; `?round=` reads an earlier one after a restart.
+         */
+        get: operations["list_moves"];
+        put?: never;
+        /**
+         * Play a move.
+         * @description With the token of the seat to move. The move is durable before the answer
+         *     is sent. A bot opponent's reply is played before the answer and listed in
+         *     `replies`. A retry with the same `Idempotency-Key` returns the first answer
+         *     and plays nothing; the key reused with another body, or by another seat,
+         *     is refused with 422 `idempotency_key_reused`. With `Prefer:
+         *     return=minimal` the answer is 204 with the game's new `ETag` and no body.
+         */
+        post: operations["play_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/kinds": {
         parameters: {
             query?: never;
@@ -144,35 +173,6 @@ export interface paths {
          *     422 `idempotency_key_reused`.
          */
         post: operations["quick_match"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/games/{id}/moves": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The moves of a round (default: the current one), in order.
-         * @description Rounds start at 1; `?round=` reads an earlier one after a restart.
-         */
-        get: operations["list_moves"];
-        put?: never;
-        /**
-         * Play a move.
-         * @description With the token of the seat to move. The move is durable before the answer
-         *     is sent. A bot opponent's reply is played before the answer and listed in
-         *     `replies`. A retry with the same `Idempotency-Key` returns the first answer
-         *     and plays nothing; the key reused with another body, or by another seat,
-         *     is refused with 422 `idempotency_key_reused`. With `Prefer:
-         *     return=minimal` the answer is 204 with the game's new `ETag` and no body.
-         */
-        post: operations["play_move"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3069,6 +3069,104 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_moves: {
+        parameters: {
+            query?: {
+                /** @description The round (default: the current one). */
+                round?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round's moves, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoveList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["PositionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    play_move: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description `return=minimal`: answer 204 with the game's new `ETag` and no body (nothing to render, parse or send: for a client that keeps its own copy of the game; bot replies are not listed, read the game for them). Other preferences are ignored, as RFC 7240 asks
+                 * @example return=minimal
+                 */
+                Prefer?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveBody"];
+            };
+        };
+        responses: {
+            /** @description Played: the move, the game after it and any bot replies */
+            201: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoveResponse"];
+                };
+            };
+            /** @description Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag` */
+            204: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description `true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
+                    /** @description `return=minimal` */
+                    "Preference-Applied": components["schemas"]["PreferenceApplied"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["MoveConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableMove"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["MoveUnavailable"];
+        };
+    };
     list_kinds: {
         parameters: {
             query?: never;
@@ -3387,104 +3485,6 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["MatchUnavailable"];
-        };
-    };
-    list_moves: {
-        parameters: {
-            query?: {
-                /** @description The round (default: the current one). */
-                round?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The round's moves, in order */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MoveList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            404: components["responses"]["PositionNotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    play_move: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
-                "If-Match"?: string;
-                /** @description 1 to 255 visible ASCII characters, e.g. a UUID: a retry of the same request (same body, same token) with the same key returns the first answer (with `Idempotent-Replayed: true`) and plays nothing; the key sent with another request of this game is refused with 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
-                /**
-                 * @description `return=minimal`: answer 204 with the game's new `ETag` and no body (nothing to render, parse or send: for a client that keeps its own copy of the game; bot replies are not listed, read the game for them). Other preferences are ignored, as RFC 7240 asks
-                 * @example return=minimal
-                 */
-                Prefer?: string;
-            };
-            path: {
-                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MoveBody"];
-            };
-        };
-        responses: {
-            /** @description Played: the move, the game after it and any bot replies */
-            201: {
-                headers: {
-                    /** @description The game's new version, quoted */
-                    ETag: components["schemas"]["ETag"];
-                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MoveResponse"];
-                };
-            };
-            /** @description Played, under `Prefer: return=minimal`: no body; the game's new version in `ETag` */
-            204: {
-                headers: {
-                    /** @description The game's new version, quoted */
-                    ETag: components["schemas"]["ETag"];
-                    /** @description `true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: components["schemas"]["Replayed"];
-                    /** @description `return=minimal` */
-                    "Preference-Applied": components["schemas"]["PreferenceApplied"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["GameNotFound"];
-            408: components["responses"]["RequestTimeout"];
-            409: components["responses"]["MoveConflict"];
-            412: components["responses"]["PreconditionFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableMove"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["MoveUnavailable"];
         };
     };
     get_position: {
