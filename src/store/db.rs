@@ -27,6 +27,7 @@ mod postgres;
 mod rows;
 pub use rows::MATCH_KEY_PREFIX;
 mod sqlite;
+mod wal_vfs;
 
 use super::StoreError;
 use super::writer::{Job, JobFn, TypedJob};

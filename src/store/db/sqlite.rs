@@ -64,6 +64,18 @@ pub(super) async fn open(
         .pragma("wal_autocheckpoint", "16384")
         .foreign_keys(true);
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    // A file's WAL frames go through `wal_vfs` (fewer system calls a
+    // commit); an in-memory database has no WAL.
+    let options = if in_memory {
+        options
+    } else {
+        super::wal_vfs::register().map_err(|rc| {
+            StoreError::Corrupt(format!(
+                "the SQLite VFS could not be registered (code {rc})"
+            ))
+        })?;
+        options.vfs(super::wal_vfs::name())
+    };
     // The writer keeps its one connection: the game cache's check against
     // `PRAGMA data_version` (see `db/batch.rs`) holds for one connection.
     // It is not pinged before each batch either: a round trip to the
