@@ -254,15 +254,13 @@ unsafe extern "C" fn write(
     amount: c_int,
     offset: i64,
 ) -> c_int {
-    // SAFETY: SQLite calls with one of our open files, and `amount` bytes
-    // at `data`.
-    let (this, bytes) = unsafe {
-        (
-            &mut *file.cast::<File>(),
-            std::slice::from_raw_parts(data.cast::<u8>(), usize::try_from(amount).unwrap_or(0)),
-        )
-    };
-    if this.wal {
+    // SAFETY: SQLite calls with one of our open files.
+    let this = unsafe { &mut *file.cast::<File>() };
+    if let Ok(length @ 1..) = usize::try_from(amount)
+        && this.wal
+    {
+        // SAFETY: SQLite gives `amount` bytes at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) };
         // A frame's header without the commit mark (its bytes 4..8, the
         // database's size after a commit, are 0 in any other frame), or
         // the page right after a header kept, each following what is kept.
@@ -298,14 +296,26 @@ unsafe extern "C" fn write(
 }
 
 unsafe extern "C" fn close(file: *mut ffi::sqlite3_file) -> c_int {
-    let rc = forward!(file, xClose, ffi::SQLITE_OK);
-    // SAFETY: the file is ours; SQLite does not use it after closing, and
-    // frees its memory itself: only what we own in it is dropped.
+    // SAFETY: one of our open files; SQLite does not use it after closing,
+    // and frees its memory itself: only what we own in it is dropped. The
+    // file under is closed even when the buffer could not be written (the
+    // close's error says so), so that no descriptor is left open.
     unsafe {
-        std::ptr::drop_in_place(&raw mut (*file.cast::<File>()).buffer);
+        let this = &mut *file.cast::<File>();
+        let flushed = this.flush();
+        let under = this.under;
+        let closed = match (*(*under).pMethods).xClose {
+            Some(close) => close(under),
+            None => ffi::SQLITE_OK,
+        };
+        std::ptr::drop_in_place(&raw mut this.buffer);
         (*file).pMethods = std::ptr::null();
+        if flushed == ffi::SQLITE_OK {
+            closed
+        } else {
+            flushed
+        }
     }
-    rc
 }
 
 unsafe extern "C" fn read(
