@@ -186,6 +186,23 @@ macro_rules! forward {
     }};
 }
 
+/// Calls the method `$method` of the file under `$file` with `$args`, as
+/// [`forward!`] does but leaving the buffer as it is (for the questions
+/// about the device, and the shared memory's barrier, which a WAL file's
+/// frames do not concern).
+macro_rules! direct {
+    ($file:expr, $method:ident, $missing:expr $(, $arg:expr)*) => {{
+        // SAFETY: SQLite calls a file's methods only while it is open.
+        let under = unsafe { (*$file.cast::<File>()).under };
+        // SAFETY: the file under ours is open, its methods its own.
+        match unsafe { (*(*under).pMethods).$method } {
+            // SAFETY: as SQLite called ours, with the file under it.
+            Some(method) => unsafe { method(under $(, $arg)*) },
+            None => $missing,
+        }
+    }};
+}
+
 unsafe extern "C" fn open(
     _vfs: *mut ffi::sqlite3_vfs,
     name: ffi::sqlite3_filename,
@@ -365,25 +382,11 @@ unsafe extern "C" fn file_control(
 }
 
 unsafe extern "C" fn sector_size(file: *mut ffi::sqlite3_file) -> c_int {
-    // SAFETY: one of our open files.
-    let under = unsafe { (*file.cast::<File>()).under };
-    // SAFETY: the file under ours is open.
-    match unsafe { (*(*under).pMethods).xSectorSize } {
-        // SAFETY: as above.
-        Some(method) => unsafe { method(under) },
-        None => 4096,
-    }
+    direct!(file, xSectorSize, 4096)
 }
 
 unsafe extern "C" fn device_characteristics(file: *mut ffi::sqlite3_file) -> c_int {
-    // SAFETY: one of our open files.
-    let under = unsafe { (*file.cast::<File>()).under };
-    // SAFETY: the file under ours is open.
-    match unsafe { (*(*under).pMethods).xDeviceCharacteristics } {
-        // SAFETY: as above.
-        Some(method) => unsafe { method(under) },
-        None => 0,
-    }
+    direct!(file, xDeviceCharacteristics, 0)
 }
 
 unsafe extern "C" fn shm_map(
@@ -414,13 +417,7 @@ unsafe extern "C" fn shm_lock(
 }
 
 unsafe extern "C" fn shm_barrier(file: *mut ffi::sqlite3_file) {
-    // SAFETY: one of our open files.
-    let under = unsafe { (*file.cast::<File>()).under };
-    // SAFETY: the file under ours is open.
-    if let Some(method) = unsafe { (*(*under).pMethods).xShmBarrier } {
-        // SAFETY: as above.
-        unsafe { method(under) }
-    }
+    direct!(file, xShmBarrier, ());
 }
 
 unsafe extern "C" fn shm_unmap(file: *mut ffi::sqlite3_file, delete: c_int) -> c_int {
