@@ -14,7 +14,9 @@
 //! with the time budget `--budget-ms` (default 300) and the work derived
 //! from it. Rapfi drops a command that arrives as it finishes a move, so
 //! each `TURN` waits 10 ms. Prints one line per game and the score;
-//! `--seed N` (default 1) picks other openings, `--show true` prints each
+//! `--seed N` (default 1) picks other openings, `--from N` skips the first
+//! N of them (`--openings 24 --from 12`: the second half of 24, each game
+//! as in the whole run), `--show true` prints each
 //! finished board with its move numbers (Tabula's in brackets).
 //!
 //! The searches are bounded by work, so a row is reproducible, but only
@@ -46,6 +48,8 @@ struct Options {
     /// The wall-clock cap of a move when it is not the budget's.
     cap: Option<Budget>,
     seed: u64,
+    /// The first opening played (the ones before are drawn and skipped).
+    from: u32,
     show: bool,
 }
 
@@ -58,6 +62,7 @@ fn parse() -> Result<Options, String> {
         budget: Budget::from_millis(300),
         cap: None,
         seed: 1,
+        from: 0,
         show: false,
     };
     let mut args = std::env::args().skip(1);
@@ -72,6 +77,7 @@ fn parse() -> Result<Options, String> {
             "--budget-ms" => o.budget = Budget::from_millis(number()?),
             "--cap-ms" => o.cap = Some(Budget::from_millis(number()?)),
             "--seed" => o.seed = number()?,
+            "--from" => o.from = u32::try_from(number()?).map_err(|e| e.to_string())?,
             "--show" => o.show = value == "true",
             _ => return Err(format!("unknown flag {flag}")),
         }
@@ -288,6 +294,9 @@ fn main() -> ExitCode {
     let (mut won, mut drawn, mut lost) = (0u32, 0u32, 0u32);
     for i in 0..o.openings {
         let stones = opening(&mut rng);
+        if i < o.from {
+            continue;
+        }
         for tabula in [Player::O, Player::X] {
             let seed = o.seed * 1000 + u64::from(i) * 2 + u64::from(tabula == Player::X);
             match play(&o, &stones, tabula, seed) {

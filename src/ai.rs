@@ -64,6 +64,12 @@ pub mod connect_four_solver {
     };
 }
 
+/// What `hard`'s Gomoku move ordering sees of a position, for fitting its
+/// weights from games (`examples/gomoku-tune.rs`).
+pub mod gomoku_tuning {
+    pub use super::gomoku::tuning::{Candidate, candidates, evaluation_terms};
+}
+
 /// The most memory (bytes) one search may hold in tables and trees.
 pub const MAX_SEARCH_MEMORY: usize = 64 << 20;
 

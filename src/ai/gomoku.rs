@@ -29,6 +29,7 @@ mod board;
 mod engine;
 mod lines;
 mod shapes;
+pub(super) mod tuning;
 mod vcf;
 mod vct;
 

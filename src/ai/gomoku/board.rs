@@ -177,6 +177,22 @@ impl Board {
         self.cells.len() - self.stones
     }
 
+    /// Per player, how many windows they alone hold with each number of
+    /// their stones (index 0 unused), counted afresh (for tuning, not the
+    /// search).
+    pub(super) fn held(&self) -> [[i32; 6]; 2] {
+        let mut held = [[0; 6]; 2];
+        for c in &self.counts {
+            let (x, o) = (usize::from(c[0]), usize::from(c[1]));
+            if o == 0 && x > 0 {
+                held[0][x] += 1;
+            } else if x == 0 && o > 0 {
+                held[1][o] += 1;
+            }
+        }
+        held
+    }
+
     /// Per player, the window score.
     pub(super) fn score(&self, player: usize) -> i32 {
         self.score[player]
@@ -423,6 +439,10 @@ mod tests {
         let fresh = board.clone();
         for cell in [42, 43, 8, 80, 44] {
             board.play(cell);
+            for (held, score) in board.held().iter().zip(board.score) {
+                let by_count: i32 = (1..=5).map(|k| held[k] * WEIGHTS[k]).sum();
+                assert_eq!(by_count, score);
+            }
         }
         for cell in [44, 80, 8, 43, 42] {
             board.undo(cell);

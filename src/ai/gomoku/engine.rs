@@ -60,6 +60,16 @@ pub(super) struct Engine<'m> {
     killers: Vec<[Spot; 2]>,
 }
 
+/// The move-ordering score of the empty cell `s` for the mover `me`: what
+/// it makes for the mover and takes from the opponent.
+pub(super) fn order_score(lines: &Lines, s: Spot, me: usize) -> i32 {
+    let opp = 1 - me;
+    ATTACK[lines.class(s, me) as usize]
+        + DEFEND[lines.class(s, opp) as usize]
+        + lines.value(s, me)
+        + lines.value(s, opp) * 3 / 4
+}
+
 impl<'m> Engine<'m> {
     pub(super) fn new(
         lines: Lines,
@@ -323,11 +333,7 @@ impl<'m> Engine<'m> {
             if defending && mine < Class::Four && self.lines.best_shape(s, opp) < Shape::B4 {
                 continue;
             }
-            let theirs = self.lines.class(s, opp);
-            let mut score = ATTACK[mine as usize]
-                + DEFEND[theirs as usize]
-                + self.lines.value(s, me)
-                + self.lines.value(s, opp) * 3 / 4;
+            let mut score = order_score(&self.lines, s, me);
             if Some(s) == hint {
                 score = i32::MAX;
             } else if s == killers[0] || s == killers[1] {

@@ -195,6 +195,11 @@ impl Lines {
         self.counts[colour][class as usize..].iter().any(|&n| n > 0)
     }
 
+    /// How many empty cells have exactly class `class` for `colour`.
+    pub(super) fn count(&self, colour: usize, class: Class) -> i32 {
+        i32::from(self.counts[colour][class as usize])
+    }
+
     /// The class of `spot` (empty) for `colour`.
     pub(super) fn class(&self, spot: Spot, colour: usize) -> Class {
         CLASS_OF[usize::from(self.per[usize::from(spot)][colour].class)]
@@ -203,6 +208,11 @@ impl Lines {
     /// The value of `spot` (empty) for `colour`.
     pub(super) fn value(&self, spot: Spot, colour: usize) -> i32 {
         self.per[usize::from(spot)][colour].value
+    }
+
+    /// The shapes of `spot` (empty) for `colour`, one a line.
+    pub(super) fn shapes(&self, spot: Spot, colour: usize) -> [Shape; 4] {
+        self.per[usize::from(spot)][colour].shapes
     }
 
     /// The best shape of `spot` (empty) for `colour` over its lines.

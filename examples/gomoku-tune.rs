@@ -1,0 +1,550 @@
+//! Fits weights of `hard`'s Gomoku search to games of a stronger engine
+//! (`examples/gomoku-selfplay.rs`); docs/benchmarks.md has what came of it.
+//!
+//! The move ordering (the default): a softmax over each position's
+//! candidate cells (as `hard`'s move generation builds them,
+//! `tabula::ai::gomoku_tuning::candidates`) of a score that is a sum of
+//! weights, fitted to the move played (cross-entropy, L2, full-batch Adam).
+//! Prints how often the played move is first, in the best 10 (the inner
+//! width) and in the best 28 (the root's) under `hard`'s ordering and the
+//! fitted one (on held-out games: every fifth), what widths chosen by the
+//! softmax's mass would keep, then the fitted weights as Rust constants.
+//! The score of a cell for the mover: `ATTACK_CLASS[its class for the
+//! mover] + DEFEND_CLASS[for the opponent] + the sum over its four lines of
+//! ATTACK_SHAPE[mover's shape] and DEFEND_SHAPE[opponent's] +
+//! ATTACK_PAIR[mover's two best shapes, best * 10 + second] +
+//! DEFEND_PAIR[opponent's]`, in hundredths of a logit (`TUNE_NEAR=1` adds
+//! the distance to the last two moves).
+//!
+//! `--eval`: the static evaluation, a weighted sum of
+//! `gomoku_tuning::evaluation_terms`, fitted as a logistic model of the
+//! mover's chance (a thousand to a logit) to half the game's result and
+//! half the engine's own evaluation (its score as a chance, the scale that
+//! best predicts the results); positions off the games' paths (`P:` lines,
+//! `gomoku-selfplay --perturb`) count the engine's evaluation only.
+//! `TUNE_L2` sets the L2 weight (1e-5; 1e-3 was used), `TUNE_RESULT` the
+//! result's share of the target (0.5).
+//!
+//! ```text
+//! cargo run --release --example gomoku-tune -- games.txt [more.txt ...]
+//! TUNE_L2=1e-3 cargo run --release --example gomoku-tune -- --eval games.txt perturbed.txt
+//! ```
+
+// The fits name their quantities as the formulas do (w, m, v, g, n).
+#![allow(clippy::many_single_char_names)]
+
+use std::process::ExitCode;
+
+use tabula::ai::gomoku_tuning::{Candidate, candidates, evaluation_terms};
+use tabula::rules::gomoku::Gomoku;
+use tabula::rules::{Game, GomokuOptions, GomokuRule};
+
+const CLASSES: usize = 7;
+const SHAPES: usize = 10;
+const A_CLASS: usize = 0;
+const D_CLASS: usize = A_CLASS + CLASSES;
+const A_SHAPE: usize = D_CLASS + CLASSES;
+const D_SHAPE: usize = A_SHAPE + SHAPES;
+const A_PAIR: usize = D_SHAPE + SHAPES;
+const D_PAIR: usize = A_PAIR + SHAPES * SHAPES;
+const NEAR_LAST: usize = D_PAIR + SHAPES * SHAPES;
+const NEAR_OWN: usize = NEAR_LAST + 3;
+const PARAMS: usize = NEAR_OWN + 3;
+
+/// Whether the locality features are used (`TUNE_NEAR=1`).
+fn near_on() -> bool {
+    std::env::var("TUNE_NEAR").is_ok_and(|v| v == "1")
+}
+
+/// The distance bucket (0: next to, 1: two away, 2: farther) of a cell
+/// from a move (Chebyshev).
+fn bucket(c: &Candidate, m: (i64, i64)) -> usize {
+    let d = (c.row as i64 - m.0).abs().max((c.col as i64 - m.1).abs());
+    (d.max(1) - 1).min(2) as usize
+}
+
+/// The two best shapes' index (best * 10 + second).
+fn pair(shapes: [u8; 4]) -> usize {
+    let mut s = shapes;
+    s.sort_unstable_by(|a, b| b.cmp(a));
+    usize::from(s[0]) * SHAPES + usize::from(s[1])
+}
+
+fn features(c: &Candidate, last: (i64, i64), own: (i64, i64)) -> Vec<usize> {
+    let mut f = vec![
+        A_CLASS + usize::from(c.mine_class),
+        D_CLASS + usize::from(c.theirs_class),
+        A_PAIR + pair(c.mine),
+        D_PAIR + pair(c.theirs),
+    ];
+    f.extend(c.mine.iter().map(|&s| A_SHAPE + usize::from(s)));
+    f.extend(c.theirs.iter().map(|&s| D_SHAPE + usize::from(s)));
+    if near_on() {
+        f.push(NEAR_LAST + bucket(c, last));
+        f.push(NEAR_OWN + bucket(c, own));
+    }
+    f
+}
+
+struct Position {
+    /// Per candidate, its features.
+    cands: Vec<Vec<usize>>,
+    /// `hard`'s ordering scores.
+    old: Vec<i32>,
+    played: usize,
+}
+
+/// The rank (0 = first) of `played` by `scores` (ties counted against it).
+fn rank<T: PartialOrd + Copy>(scores: &[T], played: usize) -> usize {
+    scores
+        .iter()
+        .enumerate()
+        .filter(|&(i, &s)| i != played && s >= scores[played])
+        .count()
+}
+
+fn report(name: &str, positions: &[&Position], score: impl Fn(&Position) -> Vec<f64>) {
+    let (mut top1, mut top10, mut top28) = (0, 0, 0);
+    for p in positions {
+        let r = rank(&score(p), p.played);
+        top1 += usize::from(r == 0);
+        top10 += usize::from(r < 10);
+        top28 += usize::from(r < 28);
+    }
+    let n = positions.len().max(1) as f64;
+    println!(
+        "{name}: {} positions, played move first {:.1}%, in the best 10 {:.1}%, in the best 28 {:.1}%",
+        positions.len(),
+        100.0 * top1 as f64 / n,
+        100.0 * top10 as f64 / n,
+        100.0 * top28 as f64 / n
+    );
+}
+
+fn logits(w: &[f64], p: &Position) -> Vec<f64> {
+    p.cands
+        .iter()
+        .map(|f| f.iter().map(|&i| w[i]).sum())
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let mut files: Vec<String> = std::env::args().skip(1).collect();
+    if files.first().is_some_and(|f| f == "--eval") {
+        return fit_eval(&files[1..]);
+    }
+    files.retain(|f| !f.starts_with("--"));
+    if files.is_empty() {
+        eprintln!("usage: gomoku-tune [--eval] GAMES...");
+        return ExitCode::FAILURE;
+    }
+    let mut train = Vec::new();
+    let mut test = Vec::new();
+    let mut games = 0usize;
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            eprintln!("cannot read {file}");
+            return ExitCode::FAILURE;
+        };
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let Some(_result) = words.next() else {
+                continue;
+            };
+            let moves: Vec<(i64, i64)> = words
+                .filter_map(|w| {
+                    let mut f = w.split(',');
+                    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+                })
+                .collect();
+            games += 1;
+            let options = GomokuOptions::new(15, GomokuRule::Freestyle).expect("a size");
+            let mut g = Gomoku::new(options);
+            for (i, &(r, c)) in moves.iter().enumerate() {
+                if i >= 3
+                    && let Some(cands) = candidates(&g)
+                    && cands.len() > 1
+                    && let Some(played) = cands
+                        .iter()
+                        .position(|x| (x.row, x.col) == (r as usize, c as usize))
+                {
+                    let p = Position {
+                        cands: cands
+                            .iter()
+                            .map(|x| features(x, moves[i - 1], moves[i - 2]))
+                            .collect(),
+                        old: cands.iter().map(|x| x.score).collect(),
+                        played,
+                    };
+                    if games.is_multiple_of(5) {
+                        test.push(p);
+                    } else {
+                        train.push(p);
+                    }
+                }
+                let Ok(point) = g.point(r, c) else { break };
+                if g.try_play(point).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let trains: Vec<&Position> = train.iter().collect();
+    let tests: Vec<&Position> = test.iter().collect();
+    println!("{games} games");
+    let old = |p: &Position| p.old.iter().map(|&s| f64::from(s)).collect();
+    report("hard's ordering, train", &trains, old);
+    report("hard's ordering, held out", &tests, old);
+
+    // Full-batch Adam on the mean cross-entropy plus L2.
+    let lambda = 1e-4;
+    let mut w = vec![0.0f64; PARAMS];
+    let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
+    let (b1, b2, lr) = (0.9, 0.999, 0.05);
+    for step in 1..=600 {
+        let mut grad = vec![0.0; PARAMS];
+        let mut loss = 0.0;
+        for p in &train {
+            let z = logits(&w, p);
+            let max = z.iter().copied().fold(f64::MIN, f64::max);
+            let e: Vec<f64> = z.iter().map(|x| (x - max).exp()).collect();
+            let sum: f64 = e.iter().sum();
+            loss += sum.ln() + max - z[p.played];
+            for (k, f) in p.cands.iter().enumerate() {
+                let g = e[k] / sum - f64::from(u8::from(k == p.played));
+                for &i in f {
+                    grad[i] += g;
+                }
+            }
+        }
+        let n = train.len() as f64;
+        for i in 0..PARAMS {
+            let g = grad[i] / n + 2.0 * lambda * w[i];
+            m[i] = b1 * m[i] + (1.0 - b1) * g;
+            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+            let mh = m[i] / (1.0 - f64::powi(b1, step));
+            let vh = v[i] / (1.0 - f64::powi(b2, step));
+            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
+        }
+        if step % 100 == 0 {
+            let reg: f64 = w.iter().map(|x| x * x).sum::<f64>() * lambda;
+            eprintln!("step {step}: loss {:.4}", loss / n + reg);
+        }
+    }
+    // Integers, hundredths of a logit; the none class and shape at 0.
+    let int = |range: std::ops::Range<usize>| -> Vec<i32> {
+        let base = w[range.start];
+        range
+            .map(|i| ((w[i] - base) * 100.0).round() as i32)
+            .collect()
+    };
+    let fitted: Vec<i32> = [
+        int(A_CLASS..D_CLASS),
+        int(D_CLASS..A_SHAPE),
+        int(A_SHAPE..D_SHAPE),
+        int(D_SHAPE..A_PAIR),
+        int(A_PAIR..D_PAIR),
+        int(D_PAIR..NEAR_LAST),
+        int(NEAR_LAST..NEAR_OWN),
+        int(NEAR_OWN..PARAMS),
+    ]
+    .concat();
+    let score = |p: &Position| {
+        p.cands
+            .iter()
+            .map(|f| f.iter().map(|&i| f64::from(fitted[i])).sum())
+            .collect()
+    };
+    report("fitted ordering, train", &trains, score);
+    report("fitted ordering, held out", &tests, score);
+    // Widths by probability: the moves, best first, until their softmax
+    // mass reaches `mass`, within `lo..=hi`.
+    for mass in [0.8, 0.9, 0.95, 0.98] {
+        for (lo, hi) in [(4, 10), (6, 14), (6, 20), (8, 20)] {
+            let (mut hit, mut width) = (0usize, 0usize);
+            for p in &tests {
+                let z: Vec<f64> = score(p);
+                let mut order: Vec<usize> = (0..z.len()).collect();
+                order.sort_by(|&a, &b| z[b].total_cmp(&z[a]));
+                let max = z[order[0]];
+                let e: Vec<f64> = order
+                    .iter()
+                    .map(|&i| ((z[i] - max) / 100.0).exp())
+                    .collect();
+                let total: f64 = e.iter().sum();
+                let mut cum = 0.0;
+                let mut k = 0;
+                while k < e.len() && (k < lo || cum < mass * total) && k < hi {
+                    cum += e[k];
+                    k += 1;
+                }
+                width += k;
+                hit += usize::from(order[..k].contains(&p.played));
+            }
+            let n = tests.len().max(1) as f64;
+            println!(
+                "mass {mass} widths {lo}..={hi}: mean width {:.1}, played move kept {:.1}%",
+                width as f64 / n,
+                100.0 * hit as f64 / n
+            );
+        }
+    }
+    let show = |name: &str, r: std::ops::Range<usize>| {
+        println!("const {name}: [i32; {}] = {:?};", r.len(), &fitted[r]);
+    };
+    show("ATTACK_CLASS", A_CLASS..D_CLASS);
+    show("DEFEND_CLASS", D_CLASS..A_SHAPE);
+    show("ATTACK_SHAPE", A_SHAPE..D_SHAPE);
+    show("DEFEND_SHAPE", D_SHAPE..A_PAIR);
+    show("ATTACK_PAIR", A_PAIR..D_PAIR);
+    show("DEFEND_PAIR", D_PAIR..NEAR_LAST);
+    if near_on() {
+        show("NEAR_LAST", NEAR_LAST..NEAR_OWN);
+        show("NEAR_OWN", NEAR_OWN..PARAMS);
+    }
+    ExitCode::SUCCESS
+}
+
+/// One evaluated position: the evaluation's terms, the engine's own
+/// evaluation (as printed) and the game's result, both for the mover.
+struct Scored {
+    terms: Vec<f64>,
+    engine: String,
+    result: f64,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The engine's evaluation as a winning chance, its scores divided by
+/// `scale`; mates are 0 or 1.
+fn chance(e: &str, scale: f64) -> Option<f64> {
+    if e.starts_with("+M") {
+        Some(1.0)
+    } else if e.starts_with("-M") {
+        Some(0.0)
+    } else {
+        e.parse::<f64>().ok().map(|x| sigmoid(x / scale))
+    }
+}
+
+fn cross_entropy(target: f64, p: f64) -> f64 {
+    let p = p.clamp(1e-9, 1.0 - 1e-9);
+    -(target * p.ln() + (1.0 - target) * (1.0 - p).ln())
+}
+
+/// Fits the static evaluation's weights (`EVAL_WEIGHTS` in `engine.rs`):
+/// a logistic model of the mover's winning chance, the target half the
+/// game's result and half the engine's evaluation as a chance.
+fn fit_eval(files: &[String]) -> ExitCode {
+    let mut train = Vec::new();
+    let mut test = Vec::new();
+    let mut games = 0usize;
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            eprintln!("cannot read {file}");
+            return ExitCode::FAILURE;
+        };
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let Some(result) = words.next() else { continue };
+            let moves: Vec<(i64, i64, String)> = words
+                .filter_map(|w| {
+                    let mut f = w.split(',');
+                    Some((
+                        f.next()?.parse().ok()?,
+                        f.next()?.parse().ok()?,
+                        f.next().unwrap_or("?").to_owned(),
+                    ))
+                })
+                .collect();
+            games += 1;
+            let options = GomokuOptions::new(15, GomokuRule::Freestyle).expect("a size");
+            let mut g = Gomoku::new(options);
+            if let Some(eval) = result.strip_prefix("P:") {
+                // A position off a game's path: the engine's evaluation only.
+                for (r, c, _) in &moves {
+                    let Ok(point) = g.point(*r, *c) else { break };
+                    if g.try_play(point).is_err() {
+                        break;
+                    }
+                }
+                if let Some(terms) = evaluation_terms(&g)
+                    && let Some(p) = chance(eval, 275.0)
+                {
+                    let p = Scored {
+                        terms: terms.iter().map(|&t| f64::from(t)).collect(),
+                        engine: eval.to_owned(),
+                        result: p,
+                    };
+                    if games.is_multiple_of(5) {
+                        test.push(p);
+                    } else {
+                        train.push(p);
+                    }
+                }
+                continue;
+            }
+            for (i, (r, c, e)) in moves.iter().enumerate() {
+                if e != "?"
+                    && let Some(terms) = evaluation_terms(&g)
+                {
+                    let mover = if i % 2 == 0 { "X" } else { "O" };
+                    let p = Scored {
+                        terms: terms.iter().map(|&t| f64::from(t)).collect(),
+                        engine: e.clone(),
+                        result: match result {
+                            "D" => 0.5,
+                            r if r == mover => 1.0,
+                            _ => 0.0,
+                        },
+                    };
+                    if games.is_multiple_of(5) {
+                        test.push(p);
+                    } else {
+                        train.push(p);
+                    }
+                }
+                let Ok(point) = g.point(*r, *c) else { break };
+                if g.try_play(point).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    println!(
+        "{games} games, {} positions to fit, {} held out",
+        train.len(),
+        test.len()
+    );
+    // The engine's scale: the one that best predicts the results.
+    let mut scale = 100.0;
+    let mut best = f64::MAX;
+    for s in (50..=2000).step_by(25) {
+        let s = f64::from(s);
+        let loss: f64 = train
+            .iter()
+            .filter_map(|p| Some(cross_entropy(p.result, chance(&p.engine, s)?)))
+            .sum();
+        if loss < best {
+            best = loss;
+            scale = s;
+        }
+    }
+    let n = train.len() as f64;
+    println!(
+        "engine evaluation / {scale} as a logit: result loss {:.4}",
+        best / n
+    );
+    // `TUNE_RESULT`: the share of the game's result in the target (0.5).
+    let share: f64 = std::env::var("TUNE_RESULT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.5);
+    let target = |p: &Scored| {
+        share * p.result + (1.0 - share) * chance(&p.engine, scale).unwrap_or(p.result)
+    };
+    let terms = train[0].terms.len();
+    // Each term divided by its spread, so that one step fits all.
+    let spread: Vec<f64> = (0..terms)
+        .map(|i| {
+            let mean = train.iter().map(|p| p.terms[i]).sum::<f64>() / n;
+            let var = train
+                .iter()
+                .map(|p| (p.terms[i] - mean).powi(2))
+                .sum::<f64>()
+                / n;
+            if var > 0.0 { var.sqrt() } else { 1.0 }
+        })
+        .collect();
+    let predict = |w: &[f64], p: &Scored| {
+        sigmoid(
+            p.terms
+                .iter()
+                .zip(w)
+                .zip(&spread)
+                .map(|((t, w), s)| t / s * w)
+                .sum(),
+        )
+    };
+    let mean_loss = |w: &[f64], set: &[Scored], by: &dyn Fn(&Scored) -> f64| {
+        set.iter()
+            .map(|p| cross_entropy(by(p), predict(w, p)))
+            .sum::<f64>()
+            / set.len().max(1) as f64
+    };
+    // The window evaluation as it is (`hard` before), its best scale.
+    let old = |p: &Scored| {
+        let t = &p.terms;
+        1.5 * (t[1] + 12.0 * t[2] + 120.0 * t[3] + 1200.0 * t[4])
+            - (t[5] + 12.0 * t[6] + 120.0 * t[7] + 1200.0 * t[8])
+    };
+    let mut old_scale = 100.0;
+    let mut old_best = f64::MAX;
+    for s in (100..=20_000).step_by(100) {
+        let s = f64::from(s);
+        let loss: f64 = train
+            .iter()
+            .map(|p| cross_entropy(target(p), sigmoid(old(p) / s)))
+            .sum();
+        if loss < old_best {
+            old_best = loss;
+            old_scale = s;
+        }
+    }
+    let old_loss = |set: &[Scored], by: &dyn Fn(&Scored) -> f64| {
+        set.iter()
+            .map(|p| cross_entropy(by(p), sigmoid(old(p) / old_scale)))
+            .sum::<f64>()
+            / set.len().max(1) as f64
+    };
+    let result = |p: &Scored| p.result;
+    println!(
+        "window evaluation / {old_scale}: target loss {:.4} (held out {:.4}), result loss held out {:.4}",
+        old_loss(&train, &target),
+        old_loss(&test, &target),
+        old_loss(&test, &result)
+    );
+    let lambda: f64 = std::env::var("TUNE_L2")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1e-5);
+    let mut w = vec![0.0f64; terms];
+    let (mut m, mut v) = (vec![0.0; terms], vec![0.0; terms]);
+    let (b1, b2, lr) = (0.9, 0.999, 0.02);
+    for step in 1..=3000 {
+        let mut grad = vec![0.0; terms];
+        for p in &train {
+            let g = predict(&w, p) - target(p);
+            for i in 0..terms {
+                grad[i] += g * p.terms[i] / spread[i];
+            }
+        }
+        for i in 0..terms {
+            let g = grad[i] / n + 2.0 * lambda * w[i];
+            m[i] = b1 * m[i] + (1.0 - b1) * g;
+            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+            let mh = m[i] / (1.0 - f64::powi(b1, step));
+            let vh = v[i] / (1.0 - f64::powi(b2, step));
+            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
+        }
+        if step % 500 == 0 {
+            eprintln!("step {step}: loss {:.4}", mean_loss(&w, &train, &target));
+        }
+    }
+    println!(
+        "fitted: target loss {:.4} (held out {:.4}), result loss held out {:.4}",
+        mean_loss(&w, &train, &target),
+        mean_loss(&w, &test, &target),
+        mean_loss(&w, &test, &result)
+    );
+    // A thousand to a logit.
+    let ints: Vec<i32> = w
+        .iter()
+        .zip(&spread)
+        .map(|(w, s)| (w / s * 1000.0).round() as i32)
+        .collect();
+    println!("const EVAL_WEIGHTS: [i32; EVAL_TERMS] = {ints:?};");
+    ExitCode::SUCCESS
+}
