@@ -70,8 +70,8 @@ pub(super) async fn open(
         options
     } else {
         super::wal_vfs::register().map_err(|rc| {
-            StoreError::Corrupt(format!(
-                "the SQLite VFS could not be registered (code {rc})"
+            StoreError::Database(sqlx::Error::Configuration(
+                format!("the SQLite VFS could not be registered (code {rc})").into(),
             ))
         })?;
         options.vfs(super::wal_vfs::name())
