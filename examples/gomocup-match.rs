@@ -27,15 +27,16 @@
 //! the row of a quiet one.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tabula::ai::{self, Budget, Level};
 use tabula::rules::{AnyGame, GomokuOptions, GomokuRule, MoveInput, Player, Setup};
+
+#[path = "common/piskvork.rs"]
+mod piskvork;
 
 const SIZE: i64 = 15;
 
@@ -88,61 +89,20 @@ fn parse() -> Result<Options, String> {
     Ok(o)
 }
 
-/// An engine process and its pipes.
-struct Engine {
-    child: Child,
-    to: ChildStdin,
-    from: BufReader<ChildStdout>,
-}
+/// An engine process.
+struct Engine(piskvork::Engine);
 
 impl Engine {
     fn start(path: &str, nodes: u64) -> std::io::Result<Engine> {
-        let dir = Path::new(path).parent().unwrap_or(Path::new("."));
-        let mut child = Command::new(path)
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let to = child.stdin.take().expect("piped");
-        let from = BufReader::new(child.stdout.take().expect("piped"));
-        let mut e = Engine { child, to, from };
-        e.send(&format!("START {SIZE}"))?;
-        e.expect_ok()?;
-        for info in [
-            format!("INFO max_node {nodes}"),
-            "INFO timeout_turn 0".into(),
-            "INFO timeout_match 0".into(),
-            "INFO rule 0".into(),
-        ] {
-            e.send(&info)?;
-        }
-        Ok(e)
+        piskvork::Engine::start(path, nodes, SIZE).map(Engine)
     }
 
     fn send(&mut self, line: &str) -> std::io::Result<()> {
-        writeln!(self.to, "{line}")?;
-        self.to.flush()
-    }
-
-    fn expect_ok(&mut self) -> std::io::Result<()> {
-        loop {
-            let line = self.line()?;
-            if line == "OK" {
-                return Ok(());
-            }
-            if line.starts_with("ERROR") {
-                return Err(std::io::Error::other(line));
-            }
-        }
+        self.0.send(line)
     }
 
     fn line(&mut self) -> std::io::Result<String> {
-        let mut line = String::new();
-        if self.from.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::other("the engine closed its output"));
-        }
-        Ok(line.trim().to_owned())
+        self.0.line()
     }
 
     /// The engine's move `x,y` (column, row), skipping its messages.
@@ -158,15 +118,6 @@ impl Engine {
                 return Err(std::io::Error::other(line));
             }
         }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.send("END");
-        std::thread::sleep(Duration::from_millis(20));
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -19,9 +19,8 @@
 //! paths of the games in FILE, with the engine's evaluation (see
 //! [`perturbed`]).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::io::Write;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
@@ -30,65 +29,31 @@ use tabula::ai::gomoku_tuning::{candidates, evaluation_terms};
 use tabula::rules::gomoku::Gomoku;
 use tabula::rules::{Game, GomokuOptions, GomokuRule};
 
+#[path = "common/piskvork.rs"]
+mod piskvork;
+
 const SIZE: i64 = 15;
 
-/// An engine process and its pipes.
+/// An engine process, and whether it has been told the game so far.
 struct Engine {
-    child: Child,
-    to: ChildStdin,
-    from: BufReader<ChildStdout>,
+    process: piskvork::Engine,
     told: bool,
 }
 
 impl Engine {
     fn start(path: &str, nodes: u64) -> std::io::Result<Engine> {
-        let dir = Path::new(path).parent().unwrap_or(Path::new("."));
-        let mut child = Command::new(path)
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let to = child.stdin.take().expect("piped");
-        let from = BufReader::new(child.stdout.take().expect("piped"));
-        let mut e = Engine {
-            child,
-            to,
-            from,
+        Ok(Engine {
+            process: piskvork::Engine::start(path, nodes, SIZE)?,
             told: false,
-        };
-        e.send(&format!("START {SIZE}"))?;
-        loop {
-            let line = e.line()?;
-            if line == "OK" {
-                break;
-            }
-            if line.starts_with("ERROR") {
-                return Err(std::io::Error::other(line));
-            }
-        }
-        for info in [
-            format!("INFO max_node {nodes}"),
-            "INFO timeout_turn 0".into(),
-            "INFO timeout_match 0".into(),
-            "INFO rule 0".into(),
-        ] {
-            e.send(&info)?;
-        }
-        Ok(e)
+        })
     }
 
     fn send(&mut self, line: &str) -> std::io::Result<()> {
-        writeln!(self.to, "{line}")?;
-        self.to.flush()
+        self.process.send(line)
     }
 
     fn line(&mut self) -> std::io::Result<String> {
-        let mut line = String::new();
-        if self.from.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::other("the engine closed its output"));
-        }
-        Ok(line.trim().to_owned())
+        self.process.line()
     }
 
     /// The engine's move for the position `history` (row, col; X first),
@@ -128,15 +93,6 @@ impl Engine {
                 return Err(std::io::Error::other(line));
             }
         }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.send("END");
-        std::thread::sleep(Duration::from_millis(20));
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
