@@ -200,7 +200,7 @@ fn main() -> ExitCode {
     let lambda = 1e-4;
     let mut w = vec![0.0f64; PARAMS];
     let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
-    let (b1, b2, lr) = (0.9, 0.999, 0.05);
+    let lr = 0.05;
     for step in 1..=600 {
         let mut grad = vec![0.0; PARAMS];
         let mut loss = 0.0;
@@ -218,14 +218,7 @@ fn main() -> ExitCode {
             }
         }
         let n = train.len() as f64;
-        for i in 0..PARAMS {
-            let g = grad[i] / n + 2.0 * lambda * w[i];
-            m[i] = b1 * m[i] + (1.0 - b1) * g;
-            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-            let mh = m[i] / (1.0 - f64::powi(b1, step));
-            let vh = v[i] / (1.0 - f64::powi(b2, step));
-            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
-        }
+        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step);
         if step % 100 == 0 {
             let reg: f64 = w.iter().map(|x| x * x).sum::<f64>() * lambda;
             eprintln!("step {step}: loss {:.4}", loss / n + reg);
@@ -512,7 +505,7 @@ fn fit_eval(files: &[String]) -> ExitCode {
         .unwrap_or(1e-5);
     let mut w = vec![0.0f64; terms];
     let (mut m, mut v) = (vec![0.0; terms], vec![0.0; terms]);
-    let (b1, b2, lr) = (0.9, 0.999, 0.02);
+    let lr = 0.02;
     for step in 1..=3000 {
         let mut grad = vec![0.0; terms];
         for p in &train {
@@ -521,14 +514,7 @@ fn fit_eval(files: &[String]) -> ExitCode {
                 grad[i] += g * p.terms[i] / spread[i];
             }
         }
-        for i in 0..terms {
-            let g = grad[i] / n + 2.0 * lambda * w[i];
-            m[i] = b1 * m[i] + (1.0 - b1) * g;
-            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-            let mh = m[i] / (1.0 - f64::powi(b1, step));
-            let vh = v[i] / (1.0 - f64::powi(b2, step));
-            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
-        }
+        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step);
         if step % 500 == 0 {
             eprintln!("step {step}: loss {:.4}", mean_loss(&w, &train, &target));
         }
@@ -547,4 +533,29 @@ fn fit_eval(files: &[String]) -> ExitCode {
         .collect();
     println!("const EVAL_WEIGHTS: [i32; EVAL_TERMS] = {ints:?};");
     ExitCode::SUCCESS
+}
+
+/// One Adam step (β 0.9 and 0.999) on the weights `w` from the summed
+/// gradient `grad` over `n` positions, with L2 regularisation `lambda`;
+/// `m` and `v` are the moments, `step` counts from 1.
+#[allow(clippy::too_many_arguments)]
+fn adam(
+    w: &mut [f64],
+    m: &mut [f64],
+    v: &mut [f64],
+    grad: &[f64],
+    n: f64,
+    lambda: f64,
+    lr: f64,
+    step: i32,
+) {
+    let (b1, b2) = (0.9, 0.999);
+    for i in 0..w.len() {
+        let g = grad[i] / n + 2.0 * lambda * w[i];
+        m[i] = b1 * m[i] + (1.0 - b1) * g;
+        v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+        let mh = m[i] / (1.0 - f64::powi(b1, step));
+        let vh = v[i] / (1.0 - f64::powi(b2, step));
+        w[i] -= lr * mh / (vh.sqrt() + 1e-8);
+    }
 }
