@@ -174,6 +174,76 @@ impl From<Level> for BotLevel {
     }
 }
 
+/// Times as chrono writes them (RFC 3339, UTC as `Z`, as many fractional
+/// digits as the time has: 0, 3, 6 or 9), through one string: chrono's own
+/// `Serialize` writes through `collect_str`, which JSON-escapes the text
+/// piece by piece as it is formatted (~0.16 µs a time against ~0.05, and a
+/// move's answer has three, its webhook event four).
+mod stamp {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    use serde::Serializer;
+
+    pub fn time<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+    }
+
+    #[expect(
+        clippy::ref_option,
+        reason = "serde's `serialize_with` passes a reference to the field"
+    )]
+    pub fn option<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => time(t, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use chrono::TimeZone;
+
+        #[derive(serde::Serialize)]
+        struct Both {
+            #[serde(serialize_with = "super::time")]
+            ours: chrono::DateTime<chrono::Utc>,
+            chrono: chrono::DateTime<chrono::Utc>,
+            #[serde(serialize_with = "super::option")]
+            some: Option<chrono::DateTime<chrono::Utc>>,
+            #[serde(serialize_with = "super::option")]
+            none: Option<chrono::DateTime<chrono::Utc>>,
+        }
+
+        #[test]
+        fn times_are_written_as_chrono_writes_them() {
+            let base = chrono::Utc.with_ymd_and_hms(2026, 11, 27, 9, 5, 7).unwrap();
+            for nanos in [0, 123_000_000, 123_456_000, 123_456_789, 1_000, 999_999_999] {
+                let t = base + chrono::Duration::nanoseconds(nanos);
+                let json = serde_json::to_value(Both {
+                    ours: t,
+                    chrono: t,
+                    some: Some(t),
+                    none: None,
+                })
+                .unwrap();
+                assert_eq!(json["ours"], json["chrono"], "{nanos}");
+                assert_eq!(json["some"], json["chrono"], "{nanos}");
+                assert!(json["none"].is_null());
+            }
+            let t = base + chrono::Duration::microseconds(123_456);
+            assert_eq!(
+                serde_json::to_value(Both {
+                    ours: t,
+                    chrono: t,
+                    some: None,
+                    none: None
+                })
+                .unwrap()["ours"],
+                "2026-11-27T09:05:07.123456Z"
+            );
+        }
+    }
+}
+
 /// Integers as JSON Schema's `integer` has them: `3` and also `3.0` (a
 /// number with no fractional part), which serde's integer types refuse.
 mod integral {

@@ -176,6 +176,7 @@ pub struct OfferView {
     pub offer_type: OfferType,
     /// The seat that made it; the other seat answers.
     pub by: Side,
+    #[serde(serialize_with = "super::stamp::time")]
     pub at: DateTime<Utc>,
 }
 
@@ -201,6 +202,7 @@ pub struct ClockView {
     pub running: Option<Side>,
     /// When the running side's time runs out; null while stopped.
     #[schema(required = true)]
+    #[serde(serialize_with = "super::stamp::option")]
     pub deadline: Option<DateTime<Utc>>,
     /// Fischer clocks: each side's budget at the start of a round.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -388,7 +390,9 @@ pub struct Game {
     /// otherwise, and again once a new round starts.
     #[schema(required = true)]
     pub rating_change: Option<RatingChangeView>,
+    #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "super::stamp::time")]
     pub updated_at: DateTime<Utc>,
 }
 

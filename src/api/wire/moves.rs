@@ -284,6 +284,7 @@ pub struct MoveRecordView {
     #[serde(rename = "move")]
     pub mv: MoveBody,
     /// When it was played.
+    #[serde(serialize_with = "super::stamp::time")]
     pub at: DateTime<Utc>,
 }
 

@@ -59,6 +59,7 @@ pub struct Player {
     /// A UUID, or `ext:<sub>` for a player known by the operator's sign-in.
     pub id: String,
     pub name: String,
+    #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
     /// By kind (`connect_four`, …): only kinds they have played rated.
     pub ratings: BTreeMap<String, PlayerRating>,

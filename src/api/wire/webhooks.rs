@@ -63,6 +63,7 @@ pub struct WebhookView {
     pub id: Uuid,
     pub url: String,
     pub events: Vec<String>,
+    #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
     /// Always false today: an endpoint is sent its events until deleted.
     pub disabled: bool,
@@ -113,9 +114,11 @@ pub struct DeliveryView {
     /// Why the attempt failed; null when delivered.
     #[schema(required = true)]
     pub error: Option<String>,
+    #[serde(serialize_with = "super::stamp::time")]
     pub at: DateTime<Utc>,
     /// When the next attempt is due; null once delivered or given up.
     #[schema(required = true)]
+    #[serde(serialize_with = "super::stamp::option")]
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
 
@@ -164,6 +167,7 @@ pub struct WebhookEventBody {
     #[serde(rename = "type")]
     pub event_type: WebhookEventType,
     /// When the change happened.
+    #[serde(serialize_with = "super::stamp::time")]
     pub timestamp: DateTime<Utc>,
     pub data: WebhookEventData,
 }
