@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, SubsecRound as _, TimeDelta, Utc};
 
 /// Where "now" comes from. Cloning shares the source.
 #[derive(Clone, Default)]
@@ -32,13 +32,16 @@ impl Clock {
         Clock(Source::Manual(Arc::new(Mutex::new(start))))
     }
 
-    /// The current time.
+    /// The current time, to the microsecond: the precision times are
+    /// stored with, so that an answer made from a record just written shows
+    /// the times a later read of it shows.
     #[must_use]
     pub fn now(&self) -> DateTime<Utc> {
-        match &self.0 {
+        let now = match &self.0 {
             Source::System => Utc::now(),
             Source::Manual(t) => *t.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
-        }
+        };
+        now.trunc_subsecs(6)
     }
 
     /// Moves a manual clock forward by `by`; the system clock ignores it.
@@ -104,6 +107,19 @@ mod tests {
         clock.set(start);
         assert_eq!(other.now(), start);
         assert!(clock.is_manual() && !Clock::system().is_manual());
+    }
+
+    #[test]
+    fn times_are_whole_microseconds_as_stored() {
+        for clock in [Clock::system(), Clock::manual(Utc::now())] {
+            clock.advance(Duration::from_nanos(1_234_567));
+            assert_eq!(clock.now().timestamp_subsec_nanos() % 1000, 0);
+        }
+        let start = DateTime::from_timestamp(1_800_000_000, 123_456_789).unwrap_or_default();
+        assert_eq!(
+            Clock::manual(start).now().timestamp_subsec_nanos(),
+            123_456_000
+        );
     }
 
     #[test]
