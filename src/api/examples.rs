@@ -41,7 +41,7 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 /// A Connect Four game created by X (version 1), joined by O (version 2),
 /// after `columns` were played in turn (one version each), with the records
 /// of those moves.
-fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) {
+pub(super) fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<MoveRecord>) {
     let mut position = AnyGame::new(Setup::default_for(GameKind::ConnectFour));
     let mut version = if joined { 2 } else { 1 };
     let mut moves = Vec::new();
@@ -104,7 +104,7 @@ pub fn webhook_event() -> Value {
     use crate::store::EventRender as _;
     let (game, moves) = after_first_move();
     let at = moves.last().map_or(game.updated_at, |m| m.at);
-    let body = super::EventData.body(
+    let body = super::EventData::default().body(
         crate::domain::webhook::WebhookEvent::MovePlayed,
         at,
         &game,

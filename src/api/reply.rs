@@ -7,6 +7,7 @@ use actix_web::{HttpResponse, HttpResponseBuilder, ResponseError as _};
 
 use super::error::ApiError;
 use super::extract::Prefer;
+use super::rendered::RenderedGames;
 use super::wire::{self, Game, MoveResponse};
 use crate::domain::{GameRecord, StoredResponse};
 use crate::service::{MoveResult, Played, ServiceError};
@@ -56,25 +57,54 @@ pub(super) fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
 }
 
 /// 201 with the move, the game and the bot replies; or the stored first
-/// answer, marked `Idempotent-Replayed`, with the `ETag` it had.
-pub(super) fn played(result: MoveResult) -> HttpResponse {
+/// answer, marked `Idempotent-Replayed`, with the `ETag` it had. The game
+/// is the one its webhook event rendered, when there is one and no bot
+/// replied (see `rendered.rs`).
+pub(super) fn played(result: MoveResult, rendered: &RenderedGames) -> HttpResponse {
     match result {
-        MoveResult::Played(played) => with_etag(
-            json(
-                HttpResponse::Created(),
-                &MoveResponse::from(played.as_ref()),
-            ),
-            played.game.version,
-        ),
+        MoveResult::Played(played) => {
+            let res = match rendered
+                .take(&played.game)
+                .filter(|_| played.replies.is_empty())
+            {
+                Some(game) => json(
+                    HttpResponse::Created(),
+                    &RenderedMove {
+                        mv: (&played.mv).into(),
+                        game: &game,
+                        replies: [],
+                    },
+                ),
+                None => json(
+                    HttpResponse::Created(),
+                    &MoveResponse::from(played.as_ref()),
+                ),
+            };
+            with_etag(res, played.game.version)
+        }
         MoveResult::Replayed(stored) => replayed(stored),
     }
 }
 
+/// A move's answer as [`MoveResponse`] writes it, with its game already
+/// rendered (and no bot reply).
+#[derive(serde::Serialize)]
+struct RenderedMove<'a> {
+    #[serde(rename = "move")]
+    mv: wire::MoveRecordView,
+    game: &'a serde_json::value::RawValue,
+    replies: [wire::MoveRecordView; 0],
+}
+
 /// [`played`], or under `Prefer: return=minimal` 204 with the `ETag` and
 /// `Preference-Applied`, no body (`Idempotent-Replayed` as in [`played`]).
-pub(super) fn played_as(result: MoveResult, prefer: Prefer) -> HttpResponse {
+pub(super) fn played_as(
+    result: MoveResult,
+    prefer: Prefer,
+    rendered: &RenderedGames,
+) -> HttpResponse {
     if !prefer.minimal {
-        return played(result);
+        return played(result, rendered);
     }
     let mut res = HttpResponse::NoContent();
     res.insert_header(("Preference-Applied", "return=minimal"));

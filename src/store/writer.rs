@@ -244,6 +244,9 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
                 }
                 result.map_err(Arc::new)
             };
+            if recorded {
+                outbox.settled(commit.is_ok());
+            }
             match &commit {
                 Ok(()) if recorded => {
                     outbox.recorded.notify_one();

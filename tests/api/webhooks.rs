@@ -327,6 +327,30 @@ async fn events_arrive_signed_in_order_each_with_the_game_as_it_was() {
 }
 
 #[tokio::test]
+async fn with_an_endpoint_a_moves_answer_shows_the_game_as_its_event_and_a_read_do() {
+    // The answer reuses the game its event rendered (`api/rendered.rs`).
+    let app = with_webhooks("1s").await;
+    let receiver = Receiver::start().await;
+    register(&app, &receiver.url, &["move.played"]).await;
+    let (x, o) = app.pair("connect_four").await;
+    let mut answers = Vec::new();
+    for (i, column) in [3, 3, 4, 2].into_iter().enumerate() {
+        let seat = if i % 2 == 0 { &x } else { &o };
+        let answer = app.play_ok(seat, json!({"column": column})).await;
+        assert_eq!(answer["game"], app.game(&x.id).await, "move {i}");
+        assert_eq!(answer["move"]["ply"], i + 1);
+        assert_eq!(answer["replies"], json!([]));
+        answers.push(answer);
+    }
+    let delivered = receiver.wait_delivered(4, Duration::from_secs(10)).await;
+    for (got, answer) in delivered.iter().zip(&answers) {
+        let body = got.json();
+        assert_eq!(body["data"]["game"], answer["game"]);
+        assert_eq!(body["data"]["move"], answer["move"]);
+    }
+}
+
+#[tokio::test]
 async fn every_way_a_round_ends_is_one_game_ended_and_filters_are_kept() {
     let app = with_webhooks("1s").await;
     let receiver = Receiver::start().await;

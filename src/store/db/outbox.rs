@@ -31,6 +31,10 @@ pub trait EventRender: Send + Sync {
         game: &GameRecord,
         mv: Option<&MoveRecord>,
     ) -> String;
+
+    /// The batch whose events were just rendered committed, or did not:
+    /// told before any of its writers hears of it.
+    fn settled(&self, _committed: bool) {}
 }
 
 /// An endpoint as the writer sees it: its id and the events it wants.
@@ -93,6 +97,13 @@ impl Outbox {
                 let window = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
                 (since_epoch() + 1).saturating_sub(at) <= window
             }
+        }
+    }
+
+    /// Tells the renderer whether the batch that recorded events committed.
+    pub(in crate::store) fn settled(&self, committed: bool) {
+        if let Some(render) = self.render.get() {
+            render.settled(committed);
         }
     }
 
