@@ -15,6 +15,7 @@
 //! rendering replacing an earlier one; a miss renders as before.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
 use serde_json::value::RawValue;
@@ -58,6 +59,9 @@ pub struct RenderedGames {
     /// Rendered by the batch being committed, not yet published.
     staged: Mutex<Vec<Entry>>,
     slots: Box<[Mutex<Option<Entry>>]>,
+    /// Whether anything was ever published: without webhooks an answer
+    /// looks no further.
+    published: AtomicBool,
 }
 
 impl Default for RenderedGames {
@@ -65,6 +69,7 @@ impl Default for RenderedGames {
         RenderedGames {
             staged: Mutex::new(Vec::new()),
             slots: (0..SLOTS).map(|_| Mutex::new(None)).collect(),
+            published: AtomicBool::new(false),
         }
     }
 }
@@ -85,7 +90,8 @@ impl RenderedGames {
     /// (drop them).
     pub fn settle(&self, committed: bool) {
         let staged = std::mem::take(&mut *lock(&self.staged));
-        if committed {
+        if committed && !staged.is_empty() {
+            self.published.store(true, Ordering::Relaxed);
             for (key, json) in staged {
                 *lock(&self.slots[key.slot()]) = Some((key, json));
             }
@@ -95,6 +101,9 @@ impl RenderedGames {
     /// The published rendering of exactly this state of `game`, if any
     /// (taken: each is used once).
     pub fn take(&self, game: &GameRecord) -> Option<Box<RawValue>> {
+        if !self.published.load(Ordering::Relaxed) {
+            return None;
+        }
         let key = Key::of(game);
         let mut slot = lock(&self.slots[key.slot()]);
         match slot.as_ref() {

@@ -2,9 +2,9 @@
 //! `--admin-key`), and how events' `data` is written (the store records
 //! events with the write they report; see `store/db/outbox.rs`).
 
-use actix_web::{HttpResponse, delete, get, post, web};
 use std::sync::Arc;
 
+use actix_web::{HttpResponse, delete, get, post, web};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
