@@ -27,7 +27,7 @@ impl Service {
     ///
     /// # Errors
     /// As [`Service::play`], plus `InvalidOption` for an unavailable level.
-    #[tracing::instrument(name = "bot_move", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "bot_move", level = "debug", skip_all, fields(game = %id))]
     pub async fn bot_move(
         &self,
         id: Uuid,
@@ -69,7 +69,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `GameOver`, `WaitingForOpponent`,
     /// `NotYourTurn`, `InvalidOption`, store errors.
-    #[tracing::instrument(name = "hint", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "hint", level = "debug", skip_all, fields(game = %id))]
     pub async fn hint(
         &self,
         id: Uuid,
@@ -98,7 +98,7 @@ impl Service {
     /// `MissingToken`, `InvalidToken`, `WaitingForOpponent`, `NotYourTurn`
     /// (in progress only), `PositionNotFound` (no such round or ply),
     /// `InvalidOption`, `Busy`, store errors.
-    #[tracing::instrument(name = "analysis", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "analysis", level = "debug", skip_all, fields(game = %id))]
     pub async fn analysis(
         &self,
         id: Uuid,

@@ -40,7 +40,7 @@ impl Service {
     /// # Errors
     /// `GameNotFound`, `PositionNotFound` for a round that does not exist,
     /// store errors.
-    #[tracing::instrument(name = "history", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "history", level = "debug", skip_all, fields(game = %id))]
     pub async fn history(
         &self,
         id: Uuid,
@@ -61,7 +61,7 @@ impl Service {
     ///
     /// # Errors
     /// `GameNotFound`, `PositionNotFound`, store errors.
-    #[tracing::instrument(name = "position", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "position", level = "debug", skip_all, fields(game = %id))]
     pub async fn position(&self, id: Uuid, round: Option<u32>, ply: u32) -> Result<GameRecord> {
         self.position_at(id, round, Some(ply)).await
     }

@@ -25,7 +25,7 @@ impl Service {
     /// # Errors
     /// `GameNotFound`, `PositionNotFound` for a round that does not exist,
     /// store errors; `Internal` for a history that does not replay.
-    #[tracing::instrument(name = "notation", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "notation", level = "debug", skip_all, fields(game = %id))]
     pub async fn notation(&self, id: Uuid, round: Option<u32>) -> Result<RoundNotation> {
         let (game, moves) = self.history(id, round).await?;
         let round = round.unwrap_or(game.round);

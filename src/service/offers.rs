@@ -25,7 +25,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `GameOver`,
     /// `WaitingForOpponent`, `OfferPending`, `NothingToTakeBack`, store errors.
-    #[tracing::instrument(name = "offer", skip_all, fields(game = %id, offer = kind.as_str()))]
+    #[tracing::instrument(name = "offer", level = "debug", skip_all, fields(game = %id, offer = kind.as_str()))]
     pub async fn offer(
         &self,
         id: Uuid,
@@ -130,7 +130,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
     /// `NotYourOffer`, `NothingToTakeBack`, store errors.
-    #[tracing::instrument(name = "accept_offer", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "accept_offer", level = "debug", skip_all, fields(game = %id))]
     pub async fn accept_offer(
         &self,
         id: Uuid,
@@ -165,7 +165,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
     /// `NotYourOffer`, store errors.
-    #[tracing::instrument(name = "decline_offer", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "decline_offer", level = "debug", skip_all, fields(game = %id))]
     pub async fn decline_offer(
         &self,
         id: Uuid,
@@ -185,7 +185,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `NoOffer`,
     /// `NotYourOffer`, store errors.
-    #[tracing::instrument(name = "withdraw_offer", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "withdraw_offer", level = "debug", skip_all, fields(game = %id))]
     pub async fn withdraw_offer(
         &self,
         id: Uuid,

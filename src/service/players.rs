@@ -348,7 +348,7 @@ impl Service {
     ///
     /// # Errors
     /// `InvalidOption` (the name), store errors.
-    #[tracing::instrument(name = "create_player", skip_all)]
+    #[tracing::instrument(name = "create_player", level = "debug", skip_all)]
     pub async fn create_player(&self, name: String) -> Result<(PlayerView, String)> {
         check_name(&name).map_err(ServiceError::InvalidOption)?;
         let key = format!("{KEY_PREFIX}{}", new_token());

@@ -25,7 +25,7 @@ impl Service {
     /// # Errors
     /// `InvalidOption` (hotseat with a bot, an unavailable bot level),
     /// `IllegalLine`, store errors.
-    #[tracing::instrument(name = "create", skip_all, fields(game = tracing::field::Empty))]
+    #[tracing::instrument(name = "create", level = "debug", skip_all, fields(game = tracing::field::Empty))]
     pub async fn create(&self, new: NewGame) -> Result<SeatTaken> {
         let position = AnyGame::new(new.setup);
         if new.hotseat && matches!(new.opponent, Opponent::Bot { .. }) {
@@ -133,7 +133,7 @@ impl Service {
     /// # Errors
     /// `GameNotFound`, `VersionMismatch`, `InvalidInvite`, `NoOpenSeat`,
     /// `InvalidOption` (the name), store errors.
-    #[tracing::instrument(name = "join", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "join", level = "debug", skip_all, fields(game = %id))]
     pub async fn join(
         &self,
         id: Uuid,
@@ -207,7 +207,7 @@ impl Service {
     ///
     /// # Errors
     /// Every refusal of the contract's table, store errors.
-    #[tracing::instrument(name = "play", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "play", level = "debug", skip_all, fields(game = %id))]
     pub async fn play(
         &self,
         id: Uuid,
@@ -289,7 +289,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`,
     /// `WaitingForOpponent`, `AgreementRequired`, store errors.
-    #[tracing::instrument(name = "restart", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "restart", level = "debug", skip_all, fields(game = %id))]
     pub async fn restart(
         &self,
         id: Uuid,
@@ -317,7 +317,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `GameOver`,
     /// `WaitingForOpponent`, store errors.
-    #[tracing::instrument(name = "resign", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "resign", level = "debug", skip_all, fields(game = %id))]
     pub async fn resign(
         &self,
         id: Uuid,
@@ -344,7 +344,7 @@ impl Service {
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `VersionMismatch`,
     /// `AgreementRequired`, store errors.
-    #[tracing::instrument(name = "delete", skip_all, fields(game = %id))]
+    #[tracing::instrument(name = "delete", level = "debug", skip_all, fields(game = %id))]
     pub async fn delete(&self, id: Uuid, token: Option<&str>, if_match: Option<i64>) -> Result<()> {
         let token = self.seat_credential(token)?;
         let clock = self.clock.clone();
