@@ -559,7 +559,10 @@ async fn unchanged_games_are_chosen_by_status_and_age_oldest_first_without_delet
 async fn a_games_status_and_minute_are_written_when_they_change_and_only_then() {
     use tabula::domain::GameStatus;
     let (_dir, url, store) = open().await;
-    let start = Utc::now();
+    // At a minute's start: the changes "in the same minute" below are
+    // seconds after it, and must not cross into the next one.
+    let start =
+        chrono::DurationRound::duration_trunc(Utc::now(), chrono::TimeDelta::minutes(1)).unwrap();
     let at = |minutes: i64| start + chrono::TimeDelta::minutes(minutes);
     let mut game = new_game();
     game.updated_at = at(0);
