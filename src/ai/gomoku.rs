@@ -28,6 +28,7 @@
 mod board;
 mod engine;
 mod lines;
+mod patterns;
 mod shapes;
 pub(super) mod tuning;
 mod vcf;
