@@ -184,10 +184,6 @@ impl Lines {
         (s / self.frame.width - HALF, s % self.frame.width - HALF)
     }
 
-    pub(super) fn size(&self) -> usize {
-        self.frame.size
-    }
-
     pub(super) fn to_move(&self) -> usize {
         self.to_move
     }
@@ -521,6 +517,18 @@ mod tests {
                 same(&lines, &fresh);
             }
         }
+    }
+
+    #[test]
+    fn the_learned_evaluation_favours_the_side_with_the_shapes() {
+        // X: two open twos crossing near the centre; O's stones apart on
+        // the edges. Good for X whoever is to move.
+        let f = GomokuRule::Freestyle;
+        let moves = [(7, 6), (0, 0), (7, 7), (0, 14), (6, 8), (14, 0), (5, 8)];
+        let x_to_move = Lines::new(&game(15, f, &moves[..6]));
+        let o_to_move = Lines::new(&game(15, f, &moves));
+        assert!(x_to_move.pattern_eval() > 0, "{}", x_to_move.pattern_eval());
+        assert!(o_to_move.pattern_eval() < 0, "{}", o_to_move.pattern_eval());
     }
 
     #[test]
