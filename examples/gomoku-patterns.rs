@@ -12,15 +12,21 @@
 //! threat mask (which classes each side has). The target: the engine's
 //! evaluation as a chance (its score over the scale that best predicts the
 //! results), `PAT_RESULT` (0.25) of it the game's result. Full-batch Adam
-//! with L2 (`PAT_L2`, 1e-6 a position), `PAT_STEPS` steps (400), the keys
+//! with L2 (`PAT_L2`, 1e-4 a position), `PAT_STEPS` steps (200), the keys
 //! seen in fewer than `PAT_MIN` (30) positions left at 0; every fifth game
 //! held out. Prints the losses against the window evaluation
 //! (`hard`'s before) at its best scale, then writes `--out FILE`.
 //!
 //! ```text
+//! cargo run --release --example gomoku-selfplay -- --engine /work/rapfi-run/pbrain-rapfi \
+//!     --nodes 2000 --games 2000 --seed 1001 --spread 3 > sp1001.txt   # and --seed 1002
 //! cargo run --release --example gomoku-patterns -- --out src/ai/gomoku/patterns.bin \
-//!     games.txt perturbed.txt ...
+//!     games.txt perturbed.txt sp1001.txt sp1002.txt
 //! ```
+//!
+//! (`games.txt` and `perturbed.txt`: the 527 games at 20,000 nodes and the
+//! 901 positions off their paths of docs/benchmarks.md; the embedded
+//! weights are this command's.)
 
 // The fit names its quantities as the formulas do (w, m, v, g, n).
 #![allow(clippy::many_single_char_names)]
@@ -288,8 +294,8 @@ fn main() -> ExitCode {
         mean(&test, &embedded, &target),
         mean(&test, &embedded, &result),
     );
-    let lambda = env("PAT_L2", 1e-6);
-    let steps = env("PAT_STEPS", 400.0) as i32;
+    let lambda = env("PAT_L2", 1e-4);
+    let steps = env("PAT_STEPS", 200.0) as i32;
     let lr = env("PAT_LR", 0.02);
     // Keys, quads and masks seen in fewer than `PAT_MIN` (30) positions
     // keep no weight.
