@@ -67,7 +67,10 @@ pub mod connect_four_solver {
 /// What `hard`'s Gomoku move ordering sees of a position, for fitting its
 /// weights from games (`examples/gomoku-tune.rs`).
 pub mod gomoku_tuning {
-    pub use super::gomoku::tuning::{Candidate, candidates, evaluation_terms};
+    pub use super::gomoku::tuning::{
+        Candidate, PATTERN_KEYS, PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms,
+        candidates, evaluation_terms, pattern_terms,
+    };
 }
 
 /// The most memory (bytes) one search may hold in tables and trees.

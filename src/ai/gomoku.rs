@@ -28,6 +28,7 @@
 mod board;
 mod engine;
 mod lines;
+mod patterns;
 mod shapes;
 pub(super) mod tuning;
 mod vcf;
@@ -284,7 +285,7 @@ fn strong(
             .collect()
     });
     let max_depth = u32::try_from(lines.empties()).unwrap_or(u32::MAX);
-    let mut engine = engine::Engine::new(lines, Board::new(game), meter, seed, STRONG_JITTER);
+    let mut engine = engine::Engine::new(lines, meter, seed, STRONG_JITTER);
     let found = engine.search(only.as_deref(), max_depth)?;
     let (row, col) = engine.lines.row_col(found.mv);
     let mv = game

@@ -15,20 +15,21 @@
 //!
 //! Late moves that make no threat are searched one ply shallower first
 //! (and again at full depth if they look better). At the horizon the
-//! evaluation is that of the window board ([`Board`]: a weight per row of
-//! five cells that holds stones of one colour only, by their number), the
-//! side to move's counted half again, plus a small seeded jitter.
+//! evaluation is the learned one over line patterns ([`Lines::pattern_eval`],
+//! `patterns.rs`: weights fitted to a stronger engine's evaluations, kept
+//! up to date with the shapes), plus a small seeded jitter.
 //!
-//! Measured against Rapfi (docs/benchmarks.md), this evaluation did better
-//! than one summing the cells' shape values, which overrates threats the
-//! opponent answers at once; a search of continuous fours at the leaves and
-//! one more ply for a horizon facing an open three did not help.
+//! Measured against Rapfi (docs/benchmarks.md), the learned evaluation did
+//! better than the window board's (a weight per row of five cells that
+//! holds stones of one colour only, the mover's counted half again), which
+//! did better than one summing the cells' shape values; a search of
+//! continuous fours at the leaves and one more ply for a horizon facing an
+//! open three did not help.
 
 use super::super::Outcome;
 use super::super::alpha_beta::{Bound, Entry, Found, MATE, Table, WIN, from_table, to_table};
 use super::super::limits::Meter;
 use super::super::mix;
-use super::board::{Board, Cell};
 use super::lines::{Class, Lines, Spot};
 use super::shapes::Shape;
 
@@ -38,8 +39,10 @@ const MAX_PLY: usize = 128;
 const WIDTH: usize = 10;
 /// Moves searched at the root.
 const ROOT_WIDTH: usize = 28;
-/// The evaluation's weight of the side to move's windows (percent).
-const TEMPO: i32 = 150;
+/// The evaluation's scale: the learned evaluation's thousandths of a logit
+/// to the search's units (300 a logit, as the window evaluation had).
+const EVAL_NUM: i32 = 3;
+const EVAL_DEN: i32 = 10;
 
 /// Move-ordering weights of a cell's class for the mover (attack) and for
 /// the opponent (defence, the cell taken from them).
@@ -48,8 +51,6 @@ const DEFEND: [i32; 7] = [0, 1_000, 3_000, 800, 5_000, 10_000, 50_000];
 
 pub(super) struct Engine<'m> {
     pub lines: Lines,
-    /// The same position on the window board, for the evaluation.
-    windows: Board,
     meter: &'m mut Meter,
     table: Table<Spot>,
     seed: u64,
@@ -71,18 +72,11 @@ pub(super) fn order_score(lines: &Lines, s: Spot, me: usize) -> i32 {
 }
 
 impl<'m> Engine<'m> {
-    pub(super) fn new(
-        lines: Lines,
-        windows: Board,
-        meter: &'m mut Meter,
-        seed: u64,
-        jitter: i32,
-    ) -> Engine<'m> {
+    pub(super) fn new(lines: Lines, meter: &'m mut Meter, seed: u64, jitter: i32) -> Engine<'m> {
         // About two slots per unit of work, within half the memory cap.
         let table = Table::new(meter.allowance().saturating_mul(2));
         Engine {
             lines,
-            windows,
             meter,
             table,
             seed,
@@ -177,7 +171,7 @@ impl<'m> Engine<'m> {
         let mut best = 0;
         for i in 0..moves.len() {
             let m = moves[i].1;
-            self.mv_play(m);
+            self.lines.play(m);
             let score = if i == 0 {
                 -self.negamax(depth - 1, -beta, -alpha, 1)
             } else {
@@ -188,7 +182,7 @@ impl<'m> Engine<'m> {
                     s
                 }
             };
-            self.mv_undo(m);
+            self.lines.undo(m);
             if self.meter.stopped() {
                 // A move that beat the best so far at full depth stands.
                 return (i > 0).then(|| {
@@ -231,9 +225,9 @@ impl<'m> Engine<'m> {
                 return -(WIN - ply_score - 2);
             }
             let forced = self.spots[0];
-            self.mv_play(forced);
+            self.lines.play(forced);
             let score = -self.negamax(depth, -beta, -alpha, ply + 1);
-            self.mv_undo(forced);
+            self.lines.undo(forced);
             return score;
         }
         if self.lines.has(me, Class::OpenFour) {
@@ -265,7 +259,7 @@ impl<'m> Engine<'m> {
             let quiet = !defending
                 && self.lines.class(m, me) < Class::Three
                 && self.lines.class(m, opp) < Class::Three;
-            self.mv_play(m);
+            self.lines.play(m);
             let score = if i == 0 {
                 -self.negamax(depth - 1, -beta, -alpha, ply + 1)
             } else {
@@ -283,7 +277,7 @@ impl<'m> Engine<'m> {
                 }
                 s
             };
-            self.mv_undo(m);
+            self.lines.undo(m);
             if self.meter.stopped() {
                 self.lists[ply] = moves;
                 return 0;
@@ -349,36 +343,16 @@ impl<'m> Engine<'m> {
         defending
     }
 
-    /// The static evaluation for the side to move: the window scores
-    /// ([`Board::score`]), the mover's counted half again (its threats are
-    /// played before the opponent's), plus the seeded jitter.
+    /// The static evaluation for the side to move: the learned evaluation
+    /// ([`Lines::pattern_eval`]) plus the seeded jitter.
     fn evaluate(&self) -> i32 {
-        let me = self.lines.to_move();
-        let mut score = self.windows.score(me) * TEMPO / 100 - self.windows.score(1 - me);
+        let mut score = self.lines.pattern_eval() * EVAL_NUM / EVAL_DEN;
         if self.jitter > 0 {
             let span = 2 * self.jitter.unsigned_abs() + 1;
             let j = mix(self.lines.key() ^ self.seed) % u64::from(span);
             score += i32::try_from(j).unwrap_or(0) - self.jitter;
         }
         score
-    }
-
-    /// Plays `m` on both boards.
-    fn mv_play(&mut self, m: Spot) {
-        self.lines.play(m);
-        self.windows.play(self.cell(m));
-    }
-
-    /// Takes back `m` on both boards.
-    fn mv_undo(&mut self, m: Spot) {
-        self.lines.undo(m);
-        self.windows.undo(self.cell(m));
-    }
-
-    /// The window board's cell of `m`.
-    fn cell(&self, m: Spot) -> Cell {
-        let (r, c) = self.lines.row_col(m);
-        Cell::try_from(r * self.lines.size() + c).unwrap_or(0)
     }
 }
 
@@ -406,7 +380,7 @@ mod tests {
     /// The engine's move (row, col) and score for the side to move.
     fn search(g: &Gomoku, work: u64) -> ((usize, usize), i32) {
         let mut meter = Meter::new(work, Duration::from_mins(1));
-        let mut engine = Engine::new(Lines::new(g), Board::new(g), &mut meter, 1, 0);
+        let mut engine = Engine::new(Lines::new(g), &mut meter, 1, 0);
         let found = engine.search(None, 64).expect("a move");
         (engine.lines.row_col(found.mv), found.score)
     }
@@ -473,7 +447,7 @@ mod tests {
         let os = [(8, 8), (6, 7)];
         let g = game(GomokuRule::Freestyle, &xs, &os);
         let mut meter = Meter::new(50, Duration::from_mins(1));
-        let mut engine = Engine::new(Lines::new(&g), Board::new(&g), &mut meter, 1, 0);
+        let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
         assert!(engine.search(None, 64).is_some());
         assert!(meter.stopped());
     }
@@ -485,7 +459,7 @@ mod tests {
         let g = game(GomokuRule::Freestyle, &xs, &os);
         let run = |seed| {
             let mut meter = Meter::new(20_000, Duration::from_mins(1));
-            let mut engine = Engine::new(Lines::new(&g), Board::new(&g), &mut meter, seed, 4);
+            let mut engine = Engine::new(Lines::new(&g), &mut meter, seed, 4);
             engine.search(None, 64).map(|f| (f.mv, f.score))
         };
         assert_eq!(run(3), run(3));

@@ -13,6 +13,7 @@ use crate::rules::gomoku::Gomoku;
 use crate::rules::{Game, Player};
 
 use super::super::mix;
+use super::patterns::{self, WEIGHTS, Weights};
 use super::shapes::{self, EMPTY, HALF, Key, Shape, Table, WALL, slot};
 
 /// A cell of the padded board: `(row + HALF) * width + col + HALF`.
@@ -52,6 +53,8 @@ struct CellShapes {
     shapes: [Shape; 4],
     class: u8,
     value: i32,
+    /// Its four shapes together ([`patterns::quad`]).
+    quad: u16,
 }
 
 /// Fixed facts about a board side.
@@ -70,6 +73,13 @@ struct Frame {
 /// A gomoku position with its shapes (see the module docs).
 pub(super) struct Lines {
     table: &'static Table,
+    weights: &'static Weights,
+    /// Per side to move, the pattern weights summed over the empty cells'
+    /// lines ([`patterns`]).
+    pattern_sum: [i32; 2],
+    /// Per colour, the quad weights summed over the empty cells, that
+    /// colour to move and its opponent to move.
+    quad_sum: [[i32; 2]; 2],
     frame: Frame,
     /// 0 empty, 1 X, 2 O, 3 off the board.
     cells: Vec<u8>,
@@ -119,6 +129,9 @@ impl Lines {
         let table = shapes::table(game.rule());
         let mut lines = Lines {
             table,
+            weights: &WEIGHTS,
+            pattern_sum: [0; 2],
+            quad_sum: [[0; 2]; 2],
             frame: Frame {
                 size,
                 width,
@@ -144,6 +157,7 @@ impl Lines {
                 }
                 lines.settle(s, p);
             }
+            lines.add_patterns(s, 1);
         }
         for player in Player::BOTH {
             for (r, &bits) in game.rows(player).iter().enumerate() {
@@ -168,10 +182,6 @@ impl Lines {
     pub(super) fn row_col(&self, spot: Spot) -> (usize, usize) {
         let s = usize::from(spot);
         (s / self.frame.width - HALF, s % self.frame.width - HALF)
-    }
-
-    pub(super) fn size(&self) -> usize {
-        self.frame.size
     }
 
     pub(super) fn to_move(&self) -> usize {
@@ -276,6 +286,7 @@ impl Lines {
         }
         self.unsettle(s, 0);
         self.unsettle(s, 1);
+        self.add_patterns(s, -1);
         self.cells[s] = u8::try_from(p + 1).unwrap_or(1);
         self.relink(s, u32::try_from(p + 1).unwrap_or(1));
         self.key ^= self.frame.zobrist[s][p];
@@ -288,6 +299,7 @@ impl Lines {
         self.relink(s, 0);
         self.settle(s, 0);
         self.settle(s, 1);
+        self.add_patterns(s, 1);
         self.key ^= self.frame.zobrist[s][p];
         self.stones -= 1;
     }
@@ -307,17 +319,31 @@ impl Lines {
                     }
                     // `n` sees `s` at offset `-sign * k`.
                     let shift = 2 * slot(-sign * k);
+                    let old = self.keys[n][d];
                     let key = &mut self.keys[n][d];
                     *key = (*key & !(3 << shift)) | v << shift;
+                    if content == 0 {
+                        let (before, after) = (pattern(old), pattern(*key));
+                        let weights = &self.weights.key;
+                        self.pattern_sum[0] +=
+                            i32::from(weights[after]) - i32::from(weights[before]);
+                        self.pattern_sum[1] += i32::from(weights[patterns::swap_bits(after)])
+                            - i32::from(weights[patterns::swap_bits(before)]);
+                    }
                     if k <= 2 {
                         self.near[n] = self.near[n].wrapping_add_signed(near_step);
                     }
                     if content == 0 {
                         let key = *key;
                         for p in 0..2 {
-                            self.unsettle(n, p);
-                            self.per[n][p].shapes[d] = self.table.shape(key, p);
-                            self.settle(n, p);
+                            // A cell's class and values follow from its
+                            // shapes: read again only when one changed.
+                            let shape = self.table.shape(key, p);
+                            if shape != self.per[n][p].shapes[d] {
+                                self.unsettle(n, p);
+                                self.per[n][p].shapes[d] = shape;
+                                self.settle(n, p);
+                            }
                         }
                     }
                 }
@@ -329,6 +355,53 @@ impl Lines {
     fn unsettle(&mut self, s: usize, p: usize) {
         let c = &self.per[s][p];
         self.counts[p][usize::from(c.class)] -= 1;
+        let w = self.weights.quad[usize::from(c.quad) & (patterns::QUAD_SLOTS - 1)];
+        self.quad_sum[p][0] -= i32::from(w[0]);
+        self.quad_sum[p][1] -= i32::from(w[1]);
+    }
+
+    /// Adds (`sign` 1) or takes out (-1) the pattern weights of the empty
+    /// cell `s`'s four lines.
+    fn add_patterns(&mut self, s: usize, sign: i32) {
+        for d in 0..4 {
+            let k = pattern(self.keys[s][d]);
+            let w = &self.weights.key;
+            self.pattern_sum[0] += sign * i32::from(w[k]);
+            self.pattern_sum[1] += sign * i32::from(w[patterns::swap_bits(k)]);
+        }
+    }
+
+    /// The learned evaluation ([`patterns`]) for the side to move, in
+    /// thousandths of a logit.
+    pub(super) fn pattern_eval(&self) -> i32 {
+        let me = self.to_move;
+        let opp = 1 - me;
+        let w = &self.weights.scalars;
+        let mut score = w[0] + self.pattern_sum[me] + self.quad_sum[me][0] + self.quad_sum[opp][1];
+        let mut mask = 0;
+        let mut bit = 0;
+        for (colour, classes) in [
+            (me, &patterns::MINE_COUNTED[..]),
+            (opp, &patterns::THEIRS_COUNTED[..]),
+        ] {
+            for &c in classes {
+                let n = self.count(colour, c);
+                score += w[1 + bit] * n;
+                mask |= usize::from(n > 0) << bit;
+                bit += 1;
+            }
+        }
+        score + self.weights.masks[mask]
+    }
+
+    /// The pattern key ([`patterns`]) of `spot` (empty) along line `d`.
+    pub(super) fn pattern_key(&self, spot: Spot, d: usize) -> u16 {
+        u16::try_from(pattern(self.keys[usize::from(spot)][d])).unwrap_or(0)
+    }
+
+    /// The quad of `spot`'s (empty) shapes for `colour`.
+    pub(super) fn quad(&self, spot: Spot, colour: usize) -> usize {
+        usize::from(self.per[usize::from(spot)][colour].quad)
     }
 
     /// Computes an empty cell's class and value for `p` from its shapes and
@@ -363,8 +436,19 @@ impl Lines {
         };
         c.class = class as u8;
         c.value = value + CLASS_VALUE[class as usize];
+        let quad = patterns::quad(c.shapes.map(|s| s as u8));
+        c.quad = u16::try_from(quad).unwrap_or(0);
         self.counts[p][class as usize] += 1;
+        let w = self.weights.quad[quad & (patterns::QUAD_SLOTS - 1)];
+        self.quad_sum[p][0] += i32::from(w[0]);
+        self.quad_sum[p][1] += i32::from(w[1]);
     }
+}
+
+/// The pattern key of a line key: the four cells each side.
+#[inline]
+fn pattern(key: Key) -> usize {
+    ((key >> 2) & 0xffff) as usize
 }
 
 /// Classes by number.
@@ -397,6 +481,8 @@ mod tests {
         assert_eq!(a.near, b.near);
         assert_eq!(a.keys, b.keys);
         assert_eq!(a.key, b.key);
+        assert_eq!(a.pattern_sum, b.pattern_sum);
+        assert_eq!(a.quad_sum, b.quad_sum);
     }
 
     #[test]
@@ -431,6 +517,18 @@ mod tests {
                 same(&lines, &fresh);
             }
         }
+    }
+
+    #[test]
+    fn the_learned_evaluation_favours_the_side_with_the_shapes() {
+        // X: two open twos crossing near the centre; O's stones apart on
+        // the edges. Good for X whoever is to move.
+        let f = GomokuRule::Freestyle;
+        let moves = [(7, 6), (0, 0), (7, 7), (0, 14), (6, 8), (14, 0), (5, 8)];
+        let x_to_move = Lines::new(&game(15, f, &moves[..6]));
+        let o_to_move = Lines::new(&game(15, f, &moves));
+        assert!(x_to_move.pattern_eval() > 0, "{}", x_to_move.pattern_eval());
+        assert!(o_to_move.pattern_eval() < 0, "{}", o_to_move.pattern_eval());
     }
 
     #[test]

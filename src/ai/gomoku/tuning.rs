@@ -142,6 +142,80 @@ pub fn evaluation_terms(game: &Gomoku) -> Option<[i32; EVAL_TERMS]> {
     Some(t)
 }
 
+/// What the learned pattern evaluation (`patterns.rs`) reads of a
+/// position, for fitting its weights: the side to move's view.
+#[derive(Clone, Debug)]
+pub struct PatternTerms {
+    /// The canonical pattern key of every line of every empty cell that
+    /// holds a stone within four cells (seen from the mover, the lesser of
+    /// its two readings).
+    pub keys: Vec<u16>,
+    /// Per empty cell, the quad of the mover's shapes (the four sorted,
+    /// best first, in base 10), and of the opponent's.
+    pub mine_quads: Vec<u16>,
+    pub theirs_quads: Vec<u16>,
+    /// The scalar terms: 1, then per class the mover can make (three,
+    /// double three, four, four-three) its count, then the same for the
+    /// opponent (those and open four).
+    pub scalars: Vec<i32>,
+    /// The threat mask: a bit per class of those, the mover's first, set
+    /// when there is a cell of it.
+    pub mask: usize,
+    /// The evaluation with the embedded weights (thousandths of a logit).
+    pub embedded: i32,
+}
+
+/// The number of pattern keys, shape quads, scalar terms and threat masks.
+pub const PATTERN_KEYS: usize = super::patterns::KEYS;
+pub const PATTERN_QUADS: usize = super::patterns::QUADS;
+pub const PATTERN_SCALARS: usize = super::patterns::SCALARS;
+pub const PATTERN_MASKS: usize = super::patterns::MASKS;
+
+/// [`PatternTerms`] of `game` when `hard`'s search would evaluate it (as
+/// [`evaluation_terms`]).
+#[must_use]
+pub fn pattern_terms(game: &Gomoku) -> Option<PatternTerms> {
+    use super::patterns::{MINE_COUNTED, THEIRS_COUNTED, canonical, has_stone};
+    let lines = Lines::new(game);
+    let me = lines.to_move();
+    let opp = 1 - me;
+    if game.winner().is_some() || lines.has(me, Class::OpenFour) || lines.has(opp, Class::Five) {
+        return None;
+    }
+    let mut empties = Vec::new();
+    lines.cells_of(me, Class::None, &mut empties);
+    let mut keys = Vec::new();
+    let (mut mine_quads, mut theirs_quads) = (Vec::new(), Vec::new());
+    for &s in &empties {
+        for d in 0..4 {
+            let k = lines.pattern_key(s, d);
+            if has_stone(k) {
+                keys.push(canonical(k, me));
+            }
+        }
+        mine_quads.push(u16::try_from(lines.quad(s, me)).unwrap_or(0));
+        theirs_quads.push(u16::try_from(lines.quad(s, opp)).unwrap_or(0));
+    }
+    let mut scalars = vec![1];
+    let counted = MINE_COUNTED
+        .iter()
+        .map(|&c| lines.count(me, c))
+        .chain(THEIRS_COUNTED.iter().map(|&c| lines.count(opp, c)));
+    let mut mask = 0;
+    for (bit, n) in counted.enumerate() {
+        scalars.push(n);
+        mask |= usize::from(n > 0) << bit;
+    }
+    Some(PatternTerms {
+        keys,
+        mine_quads,
+        theirs_quads,
+        scalars,
+        mask,
+        embedded: lines.pattern_eval(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,378 @@
+//! Fits the weights of `hard`'s learned Gomoku evaluation over line
+//! patterns (`src/ai/gomoku/patterns.rs`) to games of a stronger engine
+//! (`examples/gomoku-selfplay.rs`, with the engine's evaluations; `P:`
+//! lines from `--perturb` count too), and writes them as the embedded
+//! `patterns.bin`.
+//!
+//! The model: the mover's chance is the logistic of a sum of a weight per
+//! pattern key (`gomoku_tuning::pattern_terms`: every line of every empty
+//! cell, the four cells each side, seen from the mover), a weight per quad
+//! of shapes at each empty cell (its four shapes together, the mover's and
+//! the opponent's), weights of the threat classes' counts and one per
+//! threat mask (which classes each side has). The target: the engine's
+//! evaluation as a chance (its score over the scale that best predicts the
+//! results), `PAT_RESULT` (0.25) of it the game's result. Full-batch Adam
+//! with L2 (`PAT_L2`, 1e-4 a position), `PAT_STEPS` steps (200), the keys
+//! seen in fewer than `PAT_MIN` (30) positions left at 0; every fifth game
+//! held out. Prints the losses against the window evaluation
+//! (`hard`'s before) at its best scale, then writes `--out FILE`.
+//!
+//! ```text
+//! cargo run --release --example gomoku-selfplay -- --engine /work/rapfi-run/pbrain-rapfi \
+//!     --nodes 2000 --games 2000 --seed 1001 --spread 3 > sp1001.txt   # and --seed 1002
+//! cargo run --release --example gomoku-patterns -- --out src/ai/gomoku/patterns.bin \
+//!     games.txt perturbed.txt sp1001.txt sp1002.txt
+//! ```
+//!
+//! (`games.txt` and `perturbed.txt`: the 527 games at 20,000 nodes and the
+//! 901 positions off their paths of docs/benchmarks.md; the embedded
+//! weights are this command's.)
+
+// The fit names its quantities as the formulas do (w, m, v, g, n).
+#![allow(clippy::many_single_char_names)]
+
+use std::process::ExitCode;
+
+use tabula::ai::gomoku_tuning::{
+    PATTERN_KEYS, PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, evaluation_terms,
+    pattern_terms,
+};
+use tabula::rules::gomoku::Gomoku;
+use tabula::rules::{Game, GomokuOptions, GomokuRule};
+
+const QUAD_MINE: usize = PATTERN_KEYS;
+const QUAD_THEIRS: usize = QUAD_MINE + PATTERN_QUADS;
+/// The sparse weights (keys and quads) end here.
+const SPARSE: usize = QUAD_THEIRS + PATTERN_QUADS;
+const SCALAR: usize = SPARSE;
+const MASK: usize = SCALAR + PATTERN_SCALARS;
+const PARAMS: usize = MASK + PATTERN_MASKS;
+
+/// One evaluated position: its terms, the window evaluation (`hard`'s
+/// before), the engine's evaluation as printed and the result for the
+/// mover.
+struct Scored {
+    terms: PatternTerms,
+    window: f64,
+    engine: String,
+    result: f64,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The engine's evaluation as a chance, its scores over `scale`; mates 0
+/// or 1.
+fn chance(e: &str, scale: f64) -> Option<f64> {
+    if e.starts_with("+M") {
+        Some(1.0)
+    } else if e.starts_with("-M") {
+        Some(0.0)
+    } else {
+        e.parse::<f64>().ok().map(|x| sigmoid(x / scale))
+    }
+}
+
+fn cross_entropy(target: f64, p: f64) -> f64 {
+    let p = p.clamp(1e-9, 1.0 - 1e-9);
+    -(target * p.ln() + (1.0 - target) * (1.0 - p).ln())
+}
+
+fn env(name: &str, default: f64) -> f64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The logit of `p` under the weights `w`.
+fn logit(w: &[f64], p: &PatternTerms) -> f64 {
+    let mut z = 0.0;
+    for &k in &p.keys {
+        z += w[usize::from(k)];
+    }
+    for &i in &p.mine_quads {
+        z += w[QUAD_MINE + usize::from(i)];
+    }
+    for &i in &p.theirs_quads {
+        z += w[QUAD_THEIRS + usize::from(i)];
+    }
+    for (i, &x) in p.scalars.iter().enumerate() {
+        z += w[SCALAR + i] * f64::from(x);
+    }
+    z + w[MASK + p.mask]
+}
+
+/// Adds `g` times the terms of `p` to `grad`.
+fn add_grad(grad: &mut [f64], p: &PatternTerms, g: f64) {
+    for &k in &p.keys {
+        grad[usize::from(k)] += g;
+    }
+    for &i in &p.mine_quads {
+        grad[QUAD_MINE + usize::from(i)] += g;
+    }
+    for &i in &p.theirs_quads {
+        grad[QUAD_THEIRS + usize::from(i)] += g;
+    }
+    for (i, &x) in p.scalars.iter().enumerate() {
+        grad[SCALAR + i] += g * f64::from(x);
+    }
+    grad[MASK + p.mask] += g;
+}
+
+/// Counts in `seen` the positions where each weight of `p` appears.
+fn add_grad_count(seen: &mut [u32], p: &PatternTerms) {
+    for &k in &p.keys {
+        seen[usize::from(k)] += 1;
+    }
+    for &i in &p.mine_quads {
+        seen[QUAD_MINE + usize::from(i)] += 1;
+    }
+    for &i in &p.theirs_quads {
+        seen[QUAD_THEIRS + usize::from(i)] += 1;
+    }
+    for (i, &x) in p.scalars.iter().enumerate() {
+        if x != 0 {
+            seen[SCALAR + i] += 1;
+        }
+    }
+    seen[MASK + p.mask] += 1;
+}
+
+/// Reads the games and positions of `files`: (fit, held out).
+fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    let mut games = 0usize;
+    let window = |g: &Gomoku| {
+        evaluation_terms(g).map_or(0.0, |t| {
+            let t = t.map(f64::from);
+            1.5 * (t[1] + 12.0 * t[2] + 120.0 * t[3] + 1200.0 * t[4])
+                - (t[5] + 12.0 * t[6] + 120.0 * t[7] + 1200.0 * t[8])
+        })
+    };
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let Some(result) = words.next() else { continue };
+            let moves: Vec<(i64, i64, String)> = words
+                .filter_map(|w| {
+                    let mut f = w.split(',');
+                    Some((
+                        f.next()?.parse().ok()?,
+                        f.next()?.parse().ok()?,
+                        f.next().unwrap_or("?").to_owned(),
+                    ))
+                })
+                .collect();
+            games += 1;
+            let set = if games.is_multiple_of(5) {
+                &mut test
+            } else {
+                &mut train
+            };
+            let options = GomokuOptions::new(15, GomokuRule::Freestyle).expect("a size");
+            let mut g = Gomoku::new(options);
+            if let Some(eval) = result.strip_prefix("P:") {
+                for (r, c, _) in &moves {
+                    let Ok(point) = g.point(*r, *c) else { break };
+                    if g.try_play(point).is_err() {
+                        break;
+                    }
+                }
+                if let Some(terms) = pattern_terms(&g)
+                    && let Some(p) = chance(eval, 275.0)
+                {
+                    set.push(Scored {
+                        terms,
+                        window: window(&g),
+                        engine: eval.to_owned(),
+                        result: p,
+                    });
+                }
+                continue;
+            }
+            for (i, (r, c, e)) in moves.iter().enumerate() {
+                if e != "?"
+                    && let Some(terms) = pattern_terms(&g)
+                {
+                    let mover = if i % 2 == 0 { "X" } else { "O" };
+                    set.push(Scored {
+                        terms,
+                        window: window(&g),
+                        engine: e.clone(),
+                        result: match result {
+                            "D" => 0.5,
+                            r if r == mover => 1.0,
+                            _ => 0.0,
+                        },
+                    });
+                }
+                let Ok(point) = g.point(*r, *c) else { break };
+                if g.try_play(point).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{games} games, {} positions to fit, {} held out",
+        train.len(),
+        test.len()
+    );
+    Ok((train, test))
+}
+
+fn main() -> ExitCode {
+    let mut files = Vec::new();
+    let mut out = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--out" {
+            out = args.next();
+        } else {
+            files.push(a);
+        }
+    }
+    if files.is_empty() {
+        eprintln!("usage: gomoku-patterns [--out FILE] GAMES...");
+        return ExitCode::FAILURE;
+    }
+    let (train, test) = match read(&files) {
+        Ok(sets) => sets,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let n = train.len() as f64;
+    // The engine's scale: the one that best predicts the results.
+    let mut scale = 275.0;
+    let mut best = f64::MAX;
+    for s in (50..=2000).step_by(25) {
+        let s = f64::from(s);
+        let loss: f64 = train
+            .iter()
+            .filter_map(|p| Some(cross_entropy(p.result, chance(&p.engine, s)?)))
+            .sum();
+        if loss < best {
+            best = loss;
+            scale = s;
+        }
+    }
+    println!("engine evaluation / {scale}: result loss {:.4}", best / n);
+    let share = env("PAT_RESULT", 0.25);
+    let target = |p: &Scored| {
+        share * p.result + (1.0 - share) * chance(&p.engine, scale).unwrap_or(p.result)
+    };
+    let result = |p: &Scored| p.result;
+    let mean = |set: &[Scored], f: &dyn Fn(&Scored) -> f64, by: &dyn Fn(&Scored) -> f64| {
+        set.iter().map(|p| cross_entropy(by(p), f(p))).sum::<f64>() / set.len().max(1) as f64
+    };
+    // The window evaluation at its best scale.
+    let mut window_scale = 300.0;
+    let mut window_best = f64::MAX;
+    for s in (100..=3000).step_by(50) {
+        let s = f64::from(s);
+        let loss = mean(&train, &|p| sigmoid(p.window / s), &target);
+        if loss < window_best {
+            window_best = loss;
+            window_scale = s;
+        }
+    }
+    let window = |p: &Scored| sigmoid(p.window / window_scale);
+    println!(
+        "window evaluation / {window_scale}: target loss {:.4} (held out {:.4}), result loss held out {:.4}",
+        window_best,
+        mean(&test, &window, &target),
+        mean(&test, &window, &result),
+    );
+    let embedded = |p: &Scored| sigmoid(f64::from(p.terms.embedded) / 1000.0);
+    println!(
+        "embedded weights: target loss held out {:.4}, result loss held out {:.4}",
+        mean(&test, &embedded, &target),
+        mean(&test, &embedded, &result),
+    );
+    let lambda = env("PAT_L2", 1e-4);
+    let steps = env("PAT_STEPS", 200.0) as i32;
+    let lr = env("PAT_LR", 0.02);
+    // Keys, quads and masks seen in fewer than `PAT_MIN` (30) positions
+    // keep no weight.
+    let min_count = env("PAT_MIN", 30.0) as u32;
+    let mut seen = vec![0u32; PARAMS];
+    for p in &train {
+        add_grad_count(&mut seen, &p.terms);
+    }
+    let mut w = vec![0.0f64; PARAMS];
+    let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
+    for step in 1..=steps {
+        let mut grad = vec![0.0; PARAMS];
+        for p in &train {
+            let g = sigmoid(logit(&w, &p.terms)) - target(p);
+            add_grad(&mut grad, &p.terms, g);
+        }
+        let (b1, b2) = (0.9, 0.999);
+        for i in 0..PARAMS {
+            if seen[i] < min_count {
+                continue;
+            }
+            let g = grad[i] / n + 2.0 * lambda * w[i];
+            m[i] = b1 * m[i] + (1.0 - b1) * g;
+            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
+            let mh = m[i] / (1.0 - f64::powi(b1, step));
+            let vh = v[i] / (1.0 - f64::powi(b2, step));
+            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
+        }
+        if step % 50 == 0 || step == steps {
+            let f = |p: &Scored| sigmoid(logit(&w, &p.terms));
+            eprintln!(
+                "step {step}: target loss {:.4} (held out {:.4}), result loss held out {:.4}",
+                mean(&train, &f, &target),
+                mean(&test, &f, &target),
+                mean(&test, &f, &result),
+            );
+        }
+    }
+    // Thousandths of a logit.
+    let q = |x: f64| (x * 1000.0).round().clamp(-32_000.0, 32_000.0) as i16;
+    let qw: Vec<i16> = w.iter().map(|&x| q(x)).collect();
+    println!("scalars: {:?}", &qw[SCALAR..MASK]);
+    let masks: Vec<String> = (0..PATTERN_MASKS)
+        .filter(|&m| seen[MASK + m] >= min_count)
+        .map(|m| format!("{m:09b}:{}", qw[MASK + m]))
+        .collect();
+    println!(
+        "threat masks (the opponent's open four .. three, the mover's four-three .. three): {masks:?}"
+    );
+    let used: Vec<(u32, i16)> = (0..SPARSE)
+        .filter(|&k| qw[k] != 0)
+        .map(|k| (u32::try_from(k).unwrap_or(0), qw[k]))
+        .collect();
+    println!(
+        "{} pattern keys and {} quads with a weight",
+        used.iter()
+            .filter(|&&(k, _)| (k as usize) < QUAD_MINE)
+            .count(),
+        used.iter()
+            .filter(|&&(k, _)| (k as usize) >= QUAD_MINE)
+            .count()
+    );
+    if let Some(out) = out {
+        let mut bytes = Vec::new();
+        for &x in &qw[SCALAR..] {
+            bytes.extend(x.to_le_bytes());
+        }
+        bytes.extend(u32::try_from(used.len()).unwrap_or(0).to_le_bytes());
+        for (k, x) in used {
+            bytes.extend(k.to_le_bytes());
+            bytes.extend(x.to_le_bytes());
+        }
+        if let Err(e) = std::fs::write(&out, bytes) {
+            eprintln!("{out}: {e}");
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {out}");
+    }
+    ExitCode::SUCCESS
+}
