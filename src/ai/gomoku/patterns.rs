@@ -72,19 +72,10 @@ pub(super) fn swap_bits(k: usize) -> usize {
 
 pub(super) static WEIGHTS: LazyLock<Weights> = LazyLock::new(|| Weights::parse(BYTES));
 
-/// The key with X and O swapped.
+/// The key with X and O swapped ([`swap_bits`] on a key's 16 bits).
 #[must_use]
 pub(super) fn swap(k: u16) -> u16 {
-    let mut out = 0;
-    for i in 0..8 {
-        let v = match k >> (2 * i) & 3 {
-            1 => 2,
-            2 => 1,
-            v => v,
-        };
-        out |= v << (2 * i);
-    }
-    out
+    u16::try_from(swap_bits(usize::from(k))).unwrap_or(k)
 }
 
 /// The key read from the other end of the line.
@@ -197,7 +188,8 @@ mod tests {
         assert_eq!(quad([3, 6, 0, 4]), 6430);
         assert_eq!(quad([9, 9, 1, 2]), 9921);
         let w = &*WEIGHTS;
-        assert_eq!(swap_bits(usize::from(k)), usize::from(swap(k)));
+        // X (1) and O (2) trade places; empty (0) and off the board (3) stay.
+        assert_eq!(swap(0b11_00_10_01), 0b11_00_01_10);
         let o = usize::from(canonical(swap(k), 0));
         assert_eq!(
             w.key[usize::from(swap(k))],
