@@ -33,12 +33,15 @@
 
 use std::process::ExitCode;
 
+#[path = "common/fit.rs"]
+mod fit;
+use fit::{adam, chance, cross_entropy, read_positions, sigmoid};
+
 use tabula::ai::gomoku_tuning::{
     PATTERN_KEYS, PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, evaluation_terms,
     pattern_terms,
 };
 use tabula::rules::gomoku::Gomoku;
-use tabula::rules::{Game, GomokuOptions, GomokuRule};
 
 const QUAD_MINE: usize = PATTERN_KEYS;
 const QUAD_THEIRS: usize = QUAD_MINE + PATTERN_QUADS;
@@ -56,27 +59,6 @@ struct Scored {
     window: f64,
     engine: String,
     result: f64,
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// The engine's evaluation as a chance, its scores over `scale`; mates 0
-/// or 1.
-fn chance(e: &str, scale: f64) -> Option<f64> {
-    if e.starts_with("+M") {
-        Some(1.0)
-    } else if e.starts_with("-M") {
-        Some(0.0)
-    } else {
-        e.parse::<f64>().ok().map(|x| sigmoid(x / scale))
-    }
-}
-
-fn cross_entropy(target: f64, p: f64) -> f64 {
-    let p = p.clamp(1e-9, 1.0 - 1e-9);
-    -(target * p.ln() + (1.0 - target) * (1.0 - p).ln())
 }
 
 fn env(name: &str, default: f64) -> f64 {
@@ -143,7 +125,6 @@ fn add_grad_count(seen: &mut [u32], p: &PatternTerms) {
 /// Reads the games and positions of `files`: (fit, held out).
 fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
     let (mut train, mut test) = (Vec::new(), Vec::new());
-    let mut games = 0usize;
     let window = |g: &Gomoku| {
         evaluation_terms(g).map_or(0.0, |t| {
             let t = t.map(f64::from);
@@ -151,71 +132,17 @@ fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
                 - (t[5] + 12.0 * t[6] + 120.0 * t[7] + 1200.0 * t[8])
         })
     };
-    for file in files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-        for line in text.lines() {
-            let mut words = line.split_whitespace();
-            let Some(result) = words.next() else { continue };
-            let moves: Vec<(i64, i64, String)> = words
-                .filter_map(|w| {
-                    let mut f = w.split(',');
-                    Some((
-                        f.next()?.parse().ok()?,
-                        f.next()?.parse().ok()?,
-                        f.next().unwrap_or("?").to_owned(),
-                    ))
-                })
-                .collect();
-            games += 1;
-            let set = if games.is_multiple_of(5) {
-                &mut test
-            } else {
-                &mut train
-            };
-            let options = GomokuOptions::new(15, GomokuRule::Freestyle).expect("a size");
-            let mut g = Gomoku::new(options);
-            if let Some(eval) = result.strip_prefix("P:") {
-                for (r, c, _) in &moves {
-                    let Ok(point) = g.point(*r, *c) else { break };
-                    if g.try_play(point).is_err() {
-                        break;
-                    }
-                }
-                if let Some(terms) = pattern_terms(&g)
-                    && let Some(p) = chance(eval, 275.0)
-                {
-                    set.push(Scored {
-                        terms,
-                        window: window(&g),
-                        engine: eval.to_owned(),
-                        result: p,
-                    });
-                }
-                continue;
-            }
-            for (i, (r, c, e)) in moves.iter().enumerate() {
-                if e != "?"
-                    && let Some(terms) = pattern_terms(&g)
-                {
-                    let mover = if i % 2 == 0 { "X" } else { "O" };
-                    set.push(Scored {
-                        terms,
-                        window: window(&g),
-                        engine: e.clone(),
-                        result: match result {
-                            "D" => 0.5,
-                            r if r == mover => 1.0,
-                            _ => 0.0,
-                        },
-                    });
-                }
-                let Ok(point) = g.point(*r, *c) else { break };
-                if g.try_play(point).is_err() {
-                    break;
-                }
-            }
+    let games = read_positions(files, |g, engine, result, held_out| {
+        if let Some(terms) = pattern_terms(g) {
+            let set = if held_out { &mut test } else { &mut train };
+            set.push(Scored {
+                terms,
+                window: window(g),
+                engine: engine.to_owned(),
+                result,
+            });
         }
-    }
+    })?;
     eprintln!(
         "{games} games, {} positions to fit, {} held out",
         train.len(),
@@ -312,18 +239,9 @@ fn main() -> ExitCode {
             let g = sigmoid(logit(&w, &p.terms)) - target(p);
             add_grad(&mut grad, &p.terms, g);
         }
-        let (b1, b2) = (0.9, 0.999);
-        for i in 0..PARAMS {
-            if seen[i] < min_count {
-                continue;
-            }
-            let g = grad[i] / n + 2.0 * lambda * w[i];
-            m[i] = b1 * m[i] + (1.0 - b1) * g;
-            v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-            let mh = m[i] / (1.0 - f64::powi(b1, step));
-            let vh = v[i] / (1.0 - f64::powi(b2, step));
-            w[i] -= lr * mh / (vh.sqrt() + 1e-8);
-        }
+        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step, |i| {
+            seen[i] >= min_count
+        });
         if step % 50 == 0 || step == steps {
             let f = |p: &Scored| sigmoid(logit(&w, &p.terms));
             eprintln!(

@@ -35,6 +35,10 @@
 
 use std::process::ExitCode;
 
+#[path = "common/fit.rs"]
+mod fit;
+use fit::{adam, chance, cross_entropy, read_positions, sigmoid};
+
 use tabula::ai::gomoku_tuning::{Candidate, candidates, evaluation_terms};
 use tabula::rules::gomoku::Gomoku;
 use tabula::rules::{Game, GomokuOptions, GomokuRule};
@@ -218,7 +222,7 @@ fn main() -> ExitCode {
             }
         }
         let n = train.len() as f64;
-        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step);
+        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step, |_| true);
         if step % 100 == 0 {
             let reg: f64 = w.iter().map(|x| x * x).sum::<f64>() * lambda;
             eprintln!("step {step}: loss {:.4}", loss / n + reg);
@@ -306,106 +310,33 @@ struct Scored {
     result: f64,
 }
 
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// The engine's evaluation as a winning chance, its scores divided by
-/// `scale`; mates are 0 or 1.
-fn chance(e: &str, scale: f64) -> Option<f64> {
-    if e.starts_with("+M") {
-        Some(1.0)
-    } else if e.starts_with("-M") {
-        Some(0.0)
-    } else {
-        e.parse::<f64>().ok().map(|x| sigmoid(x / scale))
-    }
-}
-
-fn cross_entropy(target: f64, p: f64) -> f64 {
-    let p = p.clamp(1e-9, 1.0 - 1e-9);
-    -(target * p.ln() + (1.0 - target) * (1.0 - p).ln())
-}
-
 /// Fits the static evaluation's weights (`EVAL_WEIGHTS` in `engine.rs`):
 /// a logistic model of the mover's winning chance, the target half the
 /// game's result and half the engine's evaluation as a chance.
 fn fit_eval(files: &[String]) -> ExitCode {
     let mut train = Vec::new();
     let mut test = Vec::new();
-    let mut games = 0usize;
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(file) else {
-            eprintln!("cannot read {file}");
-            return ExitCode::FAILURE;
-        };
-        for line in text.lines() {
-            let mut words = line.split_whitespace();
-            let Some(result) = words.next() else { continue };
-            let moves: Vec<(i64, i64, String)> = words
-                .filter_map(|w| {
-                    let mut f = w.split(',');
-                    Some((
-                        f.next()?.parse().ok()?,
-                        f.next()?.parse().ok()?,
-                        f.next().unwrap_or("?").to_owned(),
-                    ))
-                })
-                .collect();
-            games += 1;
-            let options = GomokuOptions::new(15, GomokuRule::Freestyle).expect("a size");
-            let mut g = Gomoku::new(options);
-            if let Some(eval) = result.strip_prefix("P:") {
-                // A position off a game's path: the engine's evaluation only.
-                for (r, c, _) in &moves {
-                    let Ok(point) = g.point(*r, *c) else { break };
-                    if g.try_play(point).is_err() {
-                        break;
-                    }
-                }
-                if let Some(terms) = evaluation_terms(&g)
-                    && let Some(p) = chance(eval, 275.0)
-                {
-                    let p = Scored {
-                        terms: terms.iter().map(|&t| f64::from(t)).collect(),
-                        engine: eval.to_owned(),
-                        result: p,
-                    };
-                    if games.is_multiple_of(5) {
-                        test.push(p);
-                    } else {
-                        train.push(p);
-                    }
-                }
-                continue;
-            }
-            for (i, (r, c, e)) in moves.iter().enumerate() {
-                if e != "?"
-                    && let Some(terms) = evaluation_terms(&g)
-                {
-                    let mover = if i % 2 == 0 { "X" } else { "O" };
-                    let p = Scored {
-                        terms: terms.iter().map(|&t| f64::from(t)).collect(),
-                        engine: e.clone(),
-                        result: match result {
-                            "D" => 0.5,
-                            r if r == mover => 1.0,
-                            _ => 0.0,
-                        },
-                    };
-                    if games.is_multiple_of(5) {
-                        test.push(p);
-                    } else {
-                        train.push(p);
-                    }
-                }
-                let Ok(point) = g.point(*r, *c) else { break };
-                if g.try_play(point).is_err() {
-                    break;
-                }
+    let read = read_positions(files, |g, engine, result, held_out| {
+        if let Some(terms) = evaluation_terms(g) {
+            let p = Scored {
+                terms: terms.iter().map(|&t| f64::from(t)).collect(),
+                engine: engine.to_owned(),
+                result,
+            };
+            if held_out {
+                test.push(p);
+            } else {
+                train.push(p);
             }
         }
-    }
+    });
+    let games = match read {
+        Ok(games) => games,
+        Err(e) => {
+            eprintln!("cannot read {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "{games} games, {} positions to fit, {} held out",
         train.len(),
@@ -514,7 +445,7 @@ fn fit_eval(files: &[String]) -> ExitCode {
                 grad[i] += g * p.terms[i] / spread[i];
             }
         }
-        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step);
+        adam(&mut w, &mut m, &mut v, &grad, n, lambda, lr, step, |_| true);
         if step % 500 == 0 {
             eprintln!("step {step}: loss {:.4}", mean_loss(&w, &train, &target));
         }
@@ -533,29 +464,4 @@ fn fit_eval(files: &[String]) -> ExitCode {
         .collect();
     println!("const EVAL_WEIGHTS: [i32; EVAL_TERMS] = {ints:?};");
     ExitCode::SUCCESS
-}
-
-/// One Adam step (β 0.9 and 0.999) on the weights `w` from the summed
-/// gradient `grad` over `n` positions, with L2 regularisation `lambda`;
-/// `m` and `v` are the moments, `step` counts from 1.
-#[allow(clippy::too_many_arguments)]
-fn adam(
-    w: &mut [f64],
-    m: &mut [f64],
-    v: &mut [f64],
-    grad: &[f64],
-    n: f64,
-    lambda: f64,
-    lr: f64,
-    step: i32,
-) {
-    let (b1, b2) = (0.9, 0.999);
-    for i in 0..w.len() {
-        let g = grad[i] / n + 2.0 * lambda * w[i];
-        m[i] = b1 * m[i] + (1.0 - b1) * g;
-        v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-        let mh = m[i] / (1.0 - f64::powi(b1, step));
-        let vh = v[i] / (1.0 - f64::powi(b2, step));
-        w[i] -= lr * mh / (vh.sqrt() + 1e-8);
-    }
 }
