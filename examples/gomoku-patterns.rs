@@ -35,7 +35,7 @@ use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
 mod fit;
-use fit::{adam, chance, cross_entropy, read_positions, sigmoid};
+use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
 
 use tabula::ai::gomoku_tuning::{
     PATTERN_KEYS, PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, evaluation_terms,
@@ -175,19 +175,7 @@ fn main() -> ExitCode {
     };
     let n = train.len() as f64;
     // The engine's scale: the one that best predicts the results.
-    let mut scale = 275.0;
-    let mut best = f64::MAX;
-    for s in (50..=2000).step_by(25) {
-        let s = f64::from(s);
-        let loss: f64 = train
-            .iter()
-            .filter_map(|p| Some(cross_entropy(p.result, chance(&p.engine, s)?)))
-            .sum();
-        if loss < best {
-            best = loss;
-            scale = s;
-        }
-    }
+    let (scale, best) = engine_scale(&train, |p| p.result, |p| &p.engine);
     println!("engine evaluation / {scale}: result loss {:.4}", best / n);
     let share = env("PAT_RESULT", 0.25);
     let target = |p: &Scored| {
@@ -198,16 +186,9 @@ fn main() -> ExitCode {
         set.iter().map(|p| cross_entropy(by(p), f(p))).sum::<f64>() / set.len().max(1) as f64
     };
     // The window evaluation at its best scale.
-    let mut window_scale = 300.0;
-    let mut window_best = f64::MAX;
-    for s in (100..=3000).step_by(50) {
-        let s = f64::from(s);
-        let loss = mean(&train, &|p| sigmoid(p.window / s), &target);
-        if loss < window_best {
-            window_best = loss;
-            window_scale = s;
-        }
-    }
+    let (window_scale, window_best) = best_scale((100..=3000).step_by(50), |s| {
+        mean(&train, &|p| sigmoid(p.window / s), &target)
+    });
     let window = |p: &Scored| sigmoid(p.window / window_scale);
     println!(
         "window evaluation / {window_scale}: target loss {:.4} (held out {:.4}), result loss held out {:.4}",

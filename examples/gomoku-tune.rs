@@ -37,7 +37,7 @@ use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
 mod fit;
-use fit::{adam, chance, cross_entropy, read_positions, sigmoid};
+use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
 
 use tabula::ai::gomoku_tuning::{Candidate, candidates, evaluation_terms};
 use tabula::rules::gomoku::Gomoku;
@@ -343,19 +343,7 @@ fn fit_eval(files: &[String]) -> ExitCode {
         test.len()
     );
     // The engine's scale: the one that best predicts the results.
-    let mut scale = 100.0;
-    let mut best = f64::MAX;
-    for s in (50..=2000).step_by(25) {
-        let s = f64::from(s);
-        let loss: f64 = train
-            .iter()
-            .filter_map(|p| Some(cross_entropy(p.result, chance(&p.engine, s)?)))
-            .sum();
-        if loss < best {
-            best = loss;
-            scale = s;
-        }
-    }
+    let (scale, best) = engine_scale(&train, |p| p.result, |p| &p.engine);
     let n = train.len() as f64;
     println!(
         "engine evaluation / {scale} as a logit: result loss {:.4}",
@@ -404,19 +392,12 @@ fn fit_eval(files: &[String]) -> ExitCode {
         1.5 * (t[1] + 12.0 * t[2] + 120.0 * t[3] + 1200.0 * t[4])
             - (t[5] + 12.0 * t[6] + 120.0 * t[7] + 1200.0 * t[8])
     };
-    let mut old_scale = 100.0;
-    let mut old_best = f64::MAX;
-    for s in (100..=20_000).step_by(100) {
-        let s = f64::from(s);
-        let loss: f64 = train
+    let (old_scale, _) = best_scale((100..=20_000).step_by(100), |s| {
+        train
             .iter()
             .map(|p| cross_entropy(target(p), sigmoid(old(p) / s)))
-            .sum();
-        if loss < old_best {
-            old_best = loss;
-            old_scale = s;
-        }
-    }
+            .sum()
+    });
     let old_loss = |set: &[Scored], by: &dyn Fn(&Scored) -> f64| {
         set.iter()
             .map(|p| cross_entropy(by(p), sigmoid(old(p) / old_scale)))

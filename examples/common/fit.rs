@@ -121,3 +121,31 @@ pub fn read_positions(
     }
     Ok(games)
 }
+
+/// The scale among `scales` whose `loss` is least (the first of equals),
+/// and that loss.
+pub fn best_scale(scales: impl Iterator<Item = i32>, loss: impl Fn(f64) -> f64) -> (f64, f64) {
+    let mut best = (0.0, f64::MAX);
+    for s in scales {
+        let s = f64::from(s);
+        let l = loss(s);
+        if l < best.1 {
+            best = (s, l);
+        }
+    }
+    best
+}
+
+/// The scale of the engine's evaluations (`chance`'s) that best predicts
+/// the results of `set`, and its summed loss.
+pub fn engine_scale<T>(
+    set: &[T],
+    result: impl Fn(&T) -> f64,
+    engine: impl Fn(&T) -> &str,
+) -> (f64, f64) {
+    best_scale((50..=2000).step_by(25), |s| {
+        set.iter()
+            .filter_map(|p| Some(cross_entropy(result(p), chance(engine(p), s)?)))
+            .sum()
+    })
+}
