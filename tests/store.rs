@@ -350,6 +350,54 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     assert_eq!(store.idempotent(id, "k1").await.unwrap(), Some(answer(202)));
 }
 
+/// The writer keeps sqlx's lock on its connection from one flush to the
+/// next; a batch that then reads through sqlx (a round's moves, an
+/// idempotency record: not cached) must get it back, and closing the store
+/// must not wait on it. Each step is bounded, so that a lock kept too long
+/// fails the test instead of hanging it.
+#[tokio::test]
+async fn batches_that_read_through_sqlx_follow_batches_that_only_flush_and_the_store_closes() {
+    async fn within<F: std::future::Future>(what: &str, f: F) -> F::Output {
+        tokio::time::timeout(std::time::Duration::from_secs(10), f)
+            .await
+            .unwrap_or_else(|_| panic!("{what}: still waiting after 10 s"))
+    }
+    let (_dir, _, store) = open().await;
+    let game = new_game();
+    let id = game.id;
+    within("insert", insert(&store, &game)).await;
+    for ply in 1..=6u32 {
+        // A move on the cached game: a flush alone (the lock kept after it).
+        let g = at_version(&game, i64::from(ply) + 1);
+        let played = write(
+            &store,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    tx.insert_move(id, &column(ply, i64::from(ply % 7))).await?;
+                    tx.update_game(&g, i64::from(ply)).await
+                })
+            }),
+        );
+        assert!(within("a move", played).await);
+        // Reads that go to the database, in a batch of their own.
+        let read = write(
+            &store,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    let moves = tx.round_moves(id, GameKind::ConnectFour, 1).await?;
+                    let key = tx.idempotent(id, "never").await?;
+                    Ok((moves.len(), key.is_none()))
+                })
+            }),
+        );
+        let (moves, none) = within("a read", read).await;
+        assert_eq!((moves, none), (ply as usize, true));
+    }
+    // Another reader sees the committed moves; then the store closes.
+    assert_eq!(store.game(id).await.unwrap().unwrap().version, 7);
+    within("close", store.close()).await;
+}
+
 #[tokio::test]
 async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
     let (_dir, _, store) = open().await;

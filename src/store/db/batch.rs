@@ -11,13 +11,14 @@
 //!   then from the database;
 //! - writes are recorded, and at commit the batch's games, moves, events and
 //!   idempotency records are written row by row with the COMMIT, on the
-//!   connection's handle taken from sqlx's thread for the while (one round
-//!   trip to the thread: see `db/bound.rs`).
+//!   connection's handle taken from sqlx's thread (see `db/bound.rs`) and
+//!   kept from one batch to the next (see [`Held`]).
 //!
-//! A batch whose games are all cached is that one round trip: `BEGIN
-//! IMMEDIATE`, a guard, the writes and `COMMIT`. The first read that has to
-//! go to the database begins the transaction then (`BEGIN IMMEDIATE` with
-//! `PRAGMA data_version`, one more round trip).
+//! A batch whose games are all cached goes to sqlx's thread not at all while
+//! the writer keeps the handle: `BEGIN IMMEDIATE`, a guard, the writes and
+//! `COMMIT` run on the writer's own thread. The first read that has to go to
+//! the database gives the handle back and begins the transaction through
+//! sqlx (`BEGIN IMMEDIATE` with `PRAGMA data_version`, a round trip).
 //!
 //! The cache holds committed states only, and this writer is the only one
 //! meant to write the file. It is refreshed from each committed batch and
@@ -34,7 +35,7 @@ use std::num::NonZeroUsize;
 use lru::LruCache;
 use sqlx::Sqlite;
 use sqlx::pool::PoolConnection;
-use sqlx::sqlite::SqlitePool;
+use sqlx::sqlite::{LockedSqliteHandle, SqlitePool};
 use uuid::Uuid;
 
 use super::StoreError;
@@ -59,7 +60,7 @@ const BEGIN: &str = "BEGIN IMMEDIATE; PRAGMA data_version";
 pub(in crate::store) struct WriterState {
     /// Held between batches, unless the database is in memory: its one
     /// connection is the readers' too.
-    conn: Option<PoolConnection<Sqlite>>,
+    conn: Option<Held>,
     /// The flush's statements, prepared on `conn` (only while it is held).
     prepared: Option<super::bound::Prepared>,
     hold: bool,
@@ -93,19 +94,81 @@ impl WriterState {
     }
 }
 
+/// The writer's connection, and sqlx's lock on it (`lock_handle`) kept
+/// from one flush to the next until something goes through sqlx again.
+///
+/// Taking the lock is a round trip to the connection's thread and back, and
+/// letting go wakes that thread once more: three thread wake-ups a batch,
+/// while a batch whose games are all cached goes through sqlx for nothing
+/// else. So the writer keeps the lock while it holds the connection and
+/// lets go only to read or write through sqlx (a game not cached, a
+/// webhook's rows, a rollback), when it gives the connection back to the
+/// pool or closes it. While it is kept, the connection's thread waits on it
+/// and nothing else can use the connection: no one else does (the writer
+/// holds it out of the pool).
+pub(in crate::store) struct Held {
+    /// Declared before `conn`, so dropped before it: a connection given
+    /// back or closed while its lock is kept would wait for its thread,
+    /// which waits for the lock.
+    lock: Option<LockedSqliteHandle<'static>>,
+    conn: PoolConnection<Sqlite>,
+}
+
+impl Held {
+    fn new(conn: PoolConnection<Sqlite>) -> Held {
+        Held { lock: None, conn }
+    }
+
+    /// The connection, for a statement through sqlx (the lock let go).
+    fn sqlx(&mut self) -> &mut PoolConnection<Sqlite> {
+        self.lock = None;
+        &mut self.conn
+    }
+
+    /// The connection's handle, locked out of sqlx's thread (taken now if
+    /// it is not kept already).
+    async fn locked(&mut self) -> Result<&mut LockedSqliteHandle<'static>, StoreError> {
+        if self.lock.is_none() {
+            let handle = self.conn.lock_handle().await?;
+            #[expect(
+                unsafe_code,
+                reason = "the lock is kept beside the connection it borrows; sqlx has no owned guard"
+            )]
+            // SAFETY: the guard borrows the mutex in the connection worker's
+            // shared state, an `Arc` allocation that the connection (and its
+            // thread) owns: it stays where it is while the `PoolConnection`
+            // value moves, and lives as long as the connection. `Held` keeps
+            // the guard only beside that connection, hands it out only
+            // borrowed from `self`, and drops it before the connection
+            // (field order; `into_inner`).
+            let handle = unsafe {
+                std::mem::transmute::<LockedSqliteHandle<'_>, LockedSqliteHandle<'static>>(handle)
+            };
+            self.lock = Some(handle);
+        }
+        self.lock
+            .as_mut()
+            .ok_or_else(|| StoreError::Corrupt("the writer's lock is gone".into()))
+    }
+
+    /// The connection, its lock let go (to give it back or close it).
+    fn into_inner(self) -> PoolConnection<Sqlite> {
+        let Held { lock, conn } = self;
+        drop(lock);
+        conn
+    }
+}
+
 /// Finalizes statements kept on `conn` under its lock, before the
 /// connection is closed or given back; if the lock cannot be had (the
 /// connection's thread is gone), they are left unfinalized (see
 /// `bound::Prepared`).
-async fn close_prepared(
-    conn: &mut PoolConnection<Sqlite>,
-    prepared: Option<super::bound::Prepared>,
-) {
+async fn close_prepared(conn: &mut Held, prepared: Option<super::bound::Prepared>) {
     let Some(prepared) = prepared else {
         return;
     };
-    match conn.lock_handle().await {
-        Ok(mut handle) => super::bound::close(&mut handle, prepared),
+    match conn.locked().await {
+        Ok(handle) => super::bound::close(handle, prepared),
         Err(e) => {
             tracing::warn!(error = %e, "the writer's connection could not be locked to finalize its statements");
             drop(prepared);
@@ -115,7 +178,7 @@ async fn close_prepared(
 
 /// An SQLite write transaction whose writes wait in memory until commit.
 pub(super) struct Batch {
-    conn: PoolConnection<Sqlite>,
+    conn: Held,
     state: WriterState,
     /// Whether `BEGIN` has been sent (the first read from the database does).
     begun: bool,
@@ -136,7 +199,7 @@ impl Batch {
     ) -> Result<Batch, StoreError> {
         let conn = match state.conn.take() {
             Some(conn) => conn,
-            None => pool.acquire().await?,
+            None => Held::new(pool.acquire().await?),
         };
         Ok(Batch {
             conn,
@@ -151,7 +214,9 @@ impl Batch {
     /// Begins the transaction if it has not begun (takes the write lock).
     pub(super) async fn begun(&mut self) -> Result<&mut PoolConnection<Sqlite>, StoreError> {
         if !self.begun {
-            let data_version: i64 = sqlx::query_scalar(BEGIN).fetch_one(&mut *self.conn).await?;
+            let data_version: i64 = sqlx::query_scalar(BEGIN)
+                .fetch_one(&mut **self.conn.sqlx())
+                .await?;
             self.begun = true;
             if self.state.data_version != Some(data_version) {
                 self.state.games.clear();
@@ -160,7 +225,7 @@ impl Batch {
                 self.state.data_version = Some(data_version);
             }
         }
-        Ok(&mut self.conn)
+        Ok(self.conn.sqlx())
     }
 
     /// Writes everything and commits. Gives back the writer's state, with the
@@ -197,14 +262,14 @@ impl Batch {
             ..
         } = self;
         if let Err(e) = flushed {
-            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+            let _ = sqlx::query("ROLLBACK").execute(&mut **conn.sqlx()).await;
             // Tell a refusal of the guard from other failures.
             let now: Option<i64> = sqlx::query_scalar("PRAGMA data_version")
-                .fetch_one(&mut *conn)
+                .fetch_one(&mut **conn.sqlx())
                 .await
                 .ok();
             close_prepared(&mut conn, state.prepared.take()).await;
-            conn.close_on_drop();
+            conn.into_inner().close_on_drop();
             let e = if now.is_some() && now != state.data_version {
                 StoreError::Interfered
             } else {
@@ -234,10 +299,12 @@ impl Batch {
     /// Rolls back and discards the connection (and the cache with it).
     pub(super) async fn abandon(mut self) {
         if self.begun {
-            let _ = sqlx::query("ROLLBACK").execute(&mut *self.conn).await;
+            let _ = sqlx::query("ROLLBACK")
+                .execute(&mut **self.conn.sqlx())
+                .await;
         }
         close_prepared(&mut self.conn, self.state.prepared.take()).await;
-        self.conn.close_on_drop();
+        self.conn.into_inner().close_on_drop();
     }
 
     /// Writes the batch's rows and commits (see `db/bound.rs`), beginning
@@ -252,9 +319,9 @@ impl Batch {
             })?)
         };
         let flush = self.pending.bound(guard)?;
-        let mut handle = self.conn.lock_handle().await?;
         let keep = self.state.hold;
-        super::bound::write(&mut handle, &mut self.state.prepared, keep, &flush)
+        let handle = self.conn.locked().await?;
+        super::bound::write(handle, &mut self.state.prepared, keep, &flush)
     }
 
     /// The game as this batch sees it.

@@ -5,8 +5,8 @@
 //! were JSON arrays expanded by `json_each`: SQLite parsed each row's text
 //! again for every column it read (`->>`), and the query ran on sqlx's
 //! thread for the connection. Here the writer takes the connection's handle
-//! from that thread for the length of the flush (sqlx's `lock_handle`: the
-//! same one round trip to the thread as a query), and `rusqlite` binds each
+//! from that thread (sqlx's `lock_handle`, kept from one flush to the next
+//! while nothing goes through sqlx: `db/batch.rs`, `Held`), and `rusqlite` binds each
 //! row's values to statements prepared once and kept with the connection
 //! ([`Prepared`]): no JSON is written or read, blobs go in as blobs.
 //!
