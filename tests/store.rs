@@ -23,6 +23,9 @@ use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
 use tabula::store::{JobFn, Store, StoreError, Waiting};
 use uuid::Uuid;
 
+#[path = "common/postgres.rs"]
+mod postgres;
+
 async fn open() -> (tempfile::TempDir, String, Store) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
@@ -761,32 +764,22 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
     assert!(!game.has_open_seat());
 }
 
-/// A fresh database on the PostgreSQL server named by
-/// `TABULA_TEST_POSTGRES`, if any.
-async fn postgres_database() -> Option<String> {
-    use sqlx::Connection;
-    let server = std::env::var("TABULA_TEST_POSTGRES")
+/// Two stores on one fresh PostgreSQL database (on the server named by
+/// `TABULA_TEST_POSTGRES`, if any), as two instances have; the database is
+/// dropped with the guard.
+async fn two_postgres_stores() -> Option<(Store, Store, postgres::Database)> {
+    let Some(server) = std::env::var("TABULA_TEST_POSTGRES")
         .ok()
-        .filter(|s| !s.is_empty())?;
-    let name = format!("t_{}", Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&server).await.unwrap();
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
-    Some(format!("{base}/{name}"))
-}
-
-/// Two stores on one PostgreSQL database, as two instances have.
-async fn two_postgres_stores() -> Option<(Store, Store)> {
-    let Some(url) = postgres_database().await else {
+        .filter(|s| !s.is_empty())
+    else {
         eprintln!("skipped: set TABULA_TEST_POSTGRES to run the PostgreSQL store tests");
         return None;
     };
+    let db = postgres::Database::create(&server).await;
     Some((
-        Store::open(&url, 2).await.unwrap(),
-        Store::open(&url, 2).await.unwrap(),
+        Store::open(&db.url, 2).await.unwrap(),
+        Store::open(&db.url, 2).await.unwrap(),
+        db,
     ))
 }
 
@@ -849,7 +842,7 @@ async fn held_open(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding() {
-    let Some((a, b)) = two_postgres_stores().await else {
+    let Some((a, b, _db)) = two_postgres_stores().await else {
         return;
     };
     // Instance A finds nothing and creates a game, not yet committed.
@@ -879,7 +872,7 @@ async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiting_game_locked_by_another_instance_is_waited_for_not_passed_over() {
-    let Some((a, b)) = two_postgres_stores().await else {
+    let Some((a, b, _db)) = two_postgres_stores().await else {
         return;
     };
     let waiting = new_game();

@@ -10,44 +10,12 @@ use tempfile::TempDir;
 /// A database for one test: a temporary SQLite file, or a fresh database on
 /// the PostgreSQL server named by `TABULA_TEST_POSTGRES` (for example
 /// `postgres://tabula@127.0.0.1:54329/postgres`), dropped when the last clone
-/// goes (a run of the suite would otherwise leave 2.5 GB on the server).
+/// goes.
 #[derive(Clone, Debug)]
 pub struct TestDb {
     pub url: String,
     _dir: Arc<TempDir>,
-    _postgres: Option<Arc<PostgresDatabase>>,
-}
-
-/// A database made on the test server, dropped on drop.
-#[derive(Debug)]
-struct PostgresDatabase {
-    server: String,
-    name: String,
-}
-
-impl Drop for PostgresDatabase {
-    fn drop(&mut self) {
-        let (server, name) = (self.server.clone(), self.name.clone());
-        // On a thread of its own: the test's runtime may be the one dropping.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            runtime.block_on(async {
-                use sqlx::Connection;
-                let mut admin = sqlx::PgConnection::connect(&server).await?;
-                // FORCE ends the connections the test's apps still hold.
-                sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut admin)
-                    .await?;
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-            })
-        })
-        .join();
-        if let Ok(Err(e)) = dropped {
-            eprintln!("could not drop test database {}: {e}", self.name);
-        }
-    }
+    _postgres: Option<Arc<crate::postgres::Database>>,
 }
 
 /// The PostgreSQL server the suite runs against, if any.
@@ -66,20 +34,11 @@ pub async fn fresh_db() -> TestDb {
             _postgres: None,
         },
         Some(server) => {
-            use sqlx::Connection;
-            let name = format!("t_{}", uuid::Uuid::new_v4().simple());
-            let mut admin = sqlx::PgConnection::connect(&server)
-                .await
-                .expect("postgres");
-            sqlx::query(&format!("CREATE DATABASE {name}"))
-                .execute(&mut admin)
-                .await
-                .expect("create database");
-            let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
+            let db = crate::postgres::Database::create(&server).await;
             TestDb {
-                url: format!("{base}/{name}"),
+                url: db.url.clone(),
                 _dir: dir,
-                _postgres: Some(Arc::new(PostgresDatabase { server, name })),
+                _postgres: Some(Arc::new(db)),
             }
         }
     }

@@ -24,6 +24,8 @@ mod offers;
 mod openapi;
 mod persistence;
 mod players;
+#[path = "../common/postgres.rs"]
+mod postgres;
 #[path = "../common/receiver.rs"]
 mod receiver;
 mod scale;
