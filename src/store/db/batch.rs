@@ -318,7 +318,7 @@ impl Batch {
                 StoreError::Corrupt("a guarded flush without a count of commits".into())
             })?)
         };
-        let flush = self.pending.bound(guard)?;
+        let flush = self.pending.bound(guard);
         let keep = self.state.hold;
         let handle = self.conn.locked().await?;
         super::bound::write(handle, &mut self.state.prepared, keep, &flush)

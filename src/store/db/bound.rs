@@ -23,7 +23,7 @@ use rusqlite::{Connection, params};
 use sqlx::sqlite::LockedSqliteHandle;
 
 use super::StoreError;
-use super::outbox::Recorded;
+use super::outbox::{Recorded, Recording};
 use super::pending::Truncation;
 use super::players::PlayerOp;
 use super::rows::{
@@ -57,7 +57,7 @@ pub(super) struct Flush<'p> {
     pub(super) deleted_at: String,
     /// Purge the games deleted before this time.
     pub(super) purge: Option<&'p str>,
-    pub(super) recorded: Recorded,
+    pub(super) recorded: Recording,
     pub(super) players: &'p [PlayerOp],
 }
 
@@ -249,7 +249,11 @@ fn rows(db: &Connection, f: &Flush<'_>) -> rusqlite::Result<()> {
         db.prepare_cached("DELETE FROM games WHERE deleted_at < ?1")?
             .execute([before])?;
     }
-    webhook_events(db, &f.recorded)?;
+    let recorded = f
+        .recorded
+        .get()
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
+    webhook_events(db, recorded)?;
     super::players::write_sqlite(db, f.players)?;
     db.prepare_cached("COMMIT")?.execute([]).map(|_| ())
 }

@@ -183,7 +183,96 @@ pub(super) struct Recorded {
     pub(super) deliveries: Vec<DeliveryRow>,
 }
 
+/// A batch's events being recorded (rendered and compressed) on a thread
+/// of their own while the SQLite writer writes the batch's other rows: the
+/// writer does a batch's work in series, and the moves wait on it.
+///
+/// It is always waited for before the batch ends, used or not (see
+/// `Drop`): rendering stages a move's game for its answer, and a batch that
+/// fails must not find something staged after it let go of what it staged.
+pub(super) struct Recording {
+    running: Option<std::sync::mpsc::Receiver<Result<Recorded, StoreError>>>,
+    done: std::cell::OnceCell<Result<Recorded, StoreError>>,
+}
+
+impl Recording {
+    /// The batch's events, once recorded.
+    pub(super) fn get(&self) -> Result<&Recorded, StoreError> {
+        let recorded = self.done.get_or_init(|| match &self.running {
+            Some(running) => running
+                .recv()
+                .unwrap_or_else(|_| Err(StoreError::Corrupt("the event recorder stopped".into()))),
+            None => Ok(Recorded::default()),
+        });
+        recorded
+            .as_ref()
+            .map_err(|e| StoreError::Corrupt(format!("recording the batch's events: {e}")))
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        let _ = self.get();
+    }
+}
+
+impl Default for Recording {
+    /// No events.
+    fn default() -> Recording {
+        Recording {
+            running: None,
+            done: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+/// A batch's recording, sent to the recorder's thread.
+type RecordJob = Box<dyn FnOnce() + Send>;
+
+/// The thread that records events (started with the first batch that has
+/// any); `None` if it could not be started (they are recorded in place).
+static RECORDER: std::sync::LazyLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<RecordJob>>>> =
+    std::sync::LazyLock::new(|| {
+        let (jobs, queue) = std::sync::mpsc::channel::<RecordJob>();
+        std::thread::Builder::new()
+            .name("event-recorder".into())
+            .spawn(move || {
+                for job in queue {
+                    job();
+                }
+            })
+            .ok()
+            .map(|_| std::sync::Mutex::new(jobs))
+    });
+
 impl Hooks {
+    /// [`Hooks::record`] on the recorder's thread, for the SQLite writer
+    /// to write the batch's other rows meanwhile.
+    pub(super) fn recording(self, steps: Vec<Step>, moves: Vec<MoveRow>) -> Recording {
+        let (done, running) = std::sync::mpsc::sync_channel(1);
+        let job: RecordJob = Box::new(move || {
+            let _ = done.send(self.record(&steps, &moves));
+        });
+        let unsent = match RECORDER.as_ref() {
+            Some(recorder) => {
+                let recorder = match recorder.lock() {
+                    Ok(r) => r,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                recorder.send(job).err().map(|back| back.0)
+            }
+            None => Some(job),
+        };
+        // No recorder: in place (the result waits in the channel).
+        if let Some(job) = unsent {
+            job();
+        }
+        Recording {
+            running: Some(running),
+            done: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The events `steps` made, in order, with their deliveries; `moves`:
     /// the batch's moves (those of a step are the game's moves with versions
     /// after `before`'s, up to `after`'s).
@@ -300,6 +389,94 @@ mod tests {
             let millis = i64::try_from(secs).unwrap() * 1000 + i64::from(nanos / 1_000_000);
             assert!((before..=after).contains(&millis), "{id}");
         }
+    }
+
+    /// Renders an event as its type, slowly, counting the bodies it made.
+    struct Slow(std::sync::atomic::AtomicUsize);
+
+    impl EventRender for Slow {
+        fn body(
+            &self,
+            event: WebhookEvent,
+            _: chrono::DateTime<chrono::Utc>,
+            game: &GameRecord,
+            _: Option<&MoveRecord>,
+        ) -> String {
+            std::thread::sleep(Duration::from_millis(30));
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            format!("{} {}", event.as_str(), game.id)
+        }
+    }
+
+    fn hooks(render: Arc<Slow>) -> Hooks {
+        let outbox = Outbox::default();
+        outbox.set_render(render);
+        outbox.set_subscriptions(vec![Subscription {
+            id: Uuid::now_v7(),
+            events: EventSet::of(WebhookEvent::ALL),
+        }]);
+        outbox.hooks().unwrap()
+    }
+
+    fn created() -> Vec<Step> {
+        let now = chrono::Utc::now();
+        let game = GameRecord {
+            id: Uuid::now_v7(),
+            position: crate::rules::AnyGame::new(crate::rules::Setup::ConnectFour),
+            seats: [crate::domain::Seat::Human { token: None }; 2],
+            hotseat: false,
+            round: 1,
+            ending: None,
+            version: 1,
+            derived: false,
+            created_at: now,
+            updated_at: now,
+            names: [None, None],
+            private: false,
+            invite: None,
+            offer: None,
+            clock: None,
+            as_of: now,
+            players: crate::domain::player::Players::default(),
+        };
+        vec![Step {
+            before: None,
+            after: game,
+            deleted: false,
+        }]
+    }
+
+    #[test]
+    fn events_recorded_on_the_recorders_thread_are_those_recorded_in_place() {
+        let render = Arc::new(Slow(std::sync::atomic::AtomicUsize::new(0)));
+        let hooks = hooks(render.clone());
+        let steps = created();
+        let in_place = hooks.record(&steps, &[]).unwrap();
+        assert!(!in_place.events.is_empty(), "a new game is an event");
+        let recording = hooks.clone().recording(steps, Vec::new());
+        let there = recording.get().unwrap();
+        let shape = |r: &Recorded| {
+            r.events
+                .iter()
+                .map(|e| (e.event_type, e.game_id.clone(), e.n))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shape(there), shape(&in_place));
+        assert_eq!(there.bodies, in_place.bodies);
+        assert_eq!(there.deliveries.len(), in_place.deliveries.len());
+    }
+
+    #[test]
+    fn a_recording_dropped_unused_is_waited_for() {
+        let render = Arc::new(Slow(std::sync::atomic::AtomicUsize::new(0)));
+        let recording = hooks(render.clone()).recording(created(), Vec::new());
+        drop(recording);
+        // Every body was made before the drop returned: nothing renders
+        // (and stages a game) after a failed batch has let go.
+        let made = render.0.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(made > 0);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(render.0.load(std::sync::atomic::Ordering::SeqCst), made);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::StoreError;
 use super::bound::Flush;
-use super::outbox::{Hooks, Recorded, Step};
+use super::outbox::{Hooks, Recorded, Recording, Step};
 use super::players::PlayerOp;
 use super::rows::{EventRow, GameColumns, IdempotencyRow, MoveRow};
 use super::webhooks::WebhookOp;
@@ -254,8 +254,16 @@ impl Pending {
     ///
     /// # Errors
     /// `Corrupt` if a webhook event's move does not decode.
-    pub(super) fn bound(&self, guard: Option<i64>) -> Result<Flush<'_>, StoreError> {
-        Ok(Flush {
+    pub(super) fn bound(&mut self, guard: Option<i64>) -> Flush<'_> {
+        // Started first: the events are recorded on their own thread while
+        // the rows below are made and written.
+        let recorded = match &self.hooks {
+            Some(hooks) if !self.steps.is_empty() => hooks
+                .clone()
+                .recording(std::mem::take(&mut self.steps), self.moves.clone()),
+            _ => Recording::default(),
+        };
+        Flush {
             guard,
             games: self.game_rows(),
             truncations: &self.truncations,
@@ -264,9 +272,9 @@ impl Pending {
             remembered: self.remembered.iter().map(|r| &r.row).collect(),
             deleted_at: super::rows::ts(Utc::now()),
             purge: self.purge.as_deref(),
-            recorded: self.recorded()?,
+            recorded,
             players: &self.players,
-        })
+        }
     }
 
     /// Each game written, in order, as its row, and whether it is deleted.
