@@ -414,6 +414,32 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// A game of `setup` at version 1, made now, with two open human seats
+    /// and nil id (for unit tests).
+    #[cfg(test)]
+    pub(crate) fn blank(setup: Setup) -> GameRecord {
+        let now = Utc::now();
+        GameRecord {
+            id: Uuid::nil(),
+            position: AnyGame::new(setup),
+            seats: [Seat::Human { token: None }; 2],
+            hotseat: false,
+            round: 1,
+            ending: None,
+            version: 1,
+            derived: false,
+            created_at: now,
+            updated_at: now,
+            names: [None, None],
+            private: false,
+            invite: None,
+            offer: None,
+            clock: None,
+            as_of: now,
+            players: player::Players::default(),
+        }
+    }
+
     #[must_use]
     pub fn kind(&self) -> GameKind {
         self.position.kind()

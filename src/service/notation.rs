@@ -120,33 +120,12 @@ pub(super) fn play_setup_line(game: &mut GameRecord, moves: &[AnyMove]) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use chrono::Utc;
 
     use super::*;
-    use crate::domain::Seat;
     use crate::rules::{Player, Setup};
 
     fn new_game(setup: Setup) -> GameRecord {
-        let now = Utc::now();
-        GameRecord {
-            id: Uuid::nil(),
-            position: AnyGame::new(setup),
-            seats: [Seat::Human { token: None }; 2],
-            hotseat: false,
-            round: 1,
-            ending: None,
-            version: 1,
-            derived: false,
-            created_at: now,
-            updated_at: now,
-            names: [None, None],
-            private: false,
-            invite: None,
-            offer: None,
-            clock: None,
-            as_of: now,
-            players: crate::domain::player::Players::default(),
-        }
+        GameRecord::blank(setup)
     }
 
     #[test]

@@ -419,25 +419,9 @@ mod tests {
     }
 
     fn created() -> Vec<Step> {
-        let now = chrono::Utc::now();
         let game = GameRecord {
             id: Uuid::now_v7(),
-            position: crate::rules::AnyGame::new(crate::rules::Setup::ConnectFour),
-            seats: [crate::domain::Seat::Human { token: None }; 2],
-            hotseat: false,
-            round: 1,
-            ending: None,
-            version: 1,
-            derived: false,
-            created_at: now,
-            updated_at: now,
-            names: [None, None],
-            private: false,
-            invite: None,
-            offer: None,
-            clock: None,
-            as_of: now,
-            players: crate::domain::player::Players::default(),
+            ..GameRecord::blank(crate::rules::Setup::ConnectFour)
         };
         vec![Step {
             before: None,
