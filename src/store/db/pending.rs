@@ -250,10 +250,9 @@ impl Pending {
     }
 
     /// The rows to write, as they are, for SQLite's batch, which binds
-    /// them one by one (see `db/bound.rs`).
-    ///
-    /// # Errors
-    /// `Corrupt` if a webhook event's move does not decode.
+    /// them one by one (see `db/bound.rs`); the webhook events' are being
+    /// recorded (a move that does not decode fails the flush as they are
+    /// written).
     pub(super) fn bound(&mut self, guard: Option<i64>) -> Flush<'_> {
         // Started first: the events are recorded on their own thread while
         // the rows below are made and written.
