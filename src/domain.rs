@@ -415,9 +415,9 @@ pub struct GameRecord {
 
 impl GameRecord {
     /// A game of `setup` at version 1, made now, with two open human seats
-    /// and nil id (for unit tests).
-    #[cfg(test)]
-    pub(crate) fn blank(setup: Setup) -> GameRecord {
+    /// and the nil id: a start for tests, which set what they need.
+    #[must_use]
+    pub fn blank(setup: Setup) -> GameRecord {
         let now = Utc::now();
         GameRecord {
             id: Uuid::nil(),

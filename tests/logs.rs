@@ -13,7 +13,7 @@
 
 use chrono::Utc;
 use tabula::domain::{GameRecord, Seat, TokenHash};
-use tabula::rules::{AnyGame, Setup};
+use tabula::rules::Setup;
 use tabula::store::{Store, StoreError};
 use uuid::Uuid;
 
@@ -48,30 +48,15 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     let store = Store::open(&url, 2).await.unwrap();
-    let now = Utc::now();
     let game = GameRecord {
         id: Uuid::now_v7(),
-        position: AnyGame::new(Setup::ConnectFour),
         seats: [
             Seat::Human {
                 token: Some(TokenHash::of("x")),
             },
             Seat::Human { token: None },
         ],
-        hotseat: false,
-        round: 1,
-        ending: None,
-        version: 1,
-        derived: false,
-        created_at: now,
-        updated_at: now,
-        names: [None, None],
-        private: false,
-        invite: None,
-        offer: None,
-        clock: None,
-        as_of: now,
-        players: tabula::domain::player::Players::default(),
+        ..GameRecord::blank(Setup::ConnectFour)
     };
     let jobs = (0..2).map(|n| {
         let store = store.clone();

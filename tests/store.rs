@@ -19,7 +19,7 @@ use tabula::domain::{
     EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, Seat,
     StoredResponse, TokenHash,
 };
-use tabula::rules::{AnyGame, GameKind, MoveInput, Player, Setup};
+use tabula::rules::{GameKind, MoveInput, Player, Setup};
 use tabula::store::{JobFn, Store, StoreError, Waiting};
 use uuid::Uuid;
 
@@ -34,30 +34,15 @@ async fn open() -> (tempfile::TempDir, String, Store) {
 }
 
 fn new_game() -> GameRecord {
-    let now = Utc::now();
     GameRecord {
         id: Uuid::now_v7(),
-        position: AnyGame::new(Setup::ConnectFour),
         seats: [
             Seat::Human {
                 token: Some(TokenHash::of("x")),
             },
             Seat::Human { token: None },
         ],
-        hotseat: false,
-        round: 1,
-        ending: None,
-        version: 1,
-        derived: false,
-        created_at: now,
-        updated_at: now,
-        names: [None, None],
-        private: false,
-        invite: None,
-        offer: None,
-        clock: None,
-        as_of: now,
-        players: tabula::domain::player::Players::default(),
+        ..GameRecord::blank(Setup::ConnectFour)
     }
 }
 
