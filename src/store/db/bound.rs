@@ -160,6 +160,14 @@ pub(super) fn write(
     keep: bool,
     flush: &Flush<'_>,
 ) -> Result<(), StoreError> {
+    // A failed recording of the webhook events stops the rows as a
+    // conversion error; the batch fails with the recording's own error.
+    let write_rows = |db: &Connection| {
+        rows(db, flush).map_err(|e| match flush.recorded.get() {
+            Err(recording) => recording,
+            Ok(_) => failure(e),
+        })
+    };
     with_connection(handle, prepared, keep, |db| match flush.guard {
         Some(version) => {
             db.prepare_cached("BEGIN IMMEDIATE")
@@ -170,12 +178,12 @@ pub(super) fn write(
                 .and_then(|mut version| version.query_row([], |row| row.get(0)))
                 .map_err(failure)?;
             if now == version {
-                rows(db, flush).map_err(failure)
+                write_rows(db)
             } else {
                 Err(StoreError::Interfered)
             }
         }
-        None => rows(db, flush).map_err(failure),
+        None => write_rows(db),
     })?
 }
 
