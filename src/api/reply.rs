@@ -20,7 +20,11 @@ pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
 
 /// 200 with the game and its `ETag`.
 pub(super) fn game(game: &GameRecord) -> HttpResponse {
-    with_etag(json(HttpResponse::Ok(), &Game::from(game)), game.version)
+    let view = Game::from(game);
+    with_etag(
+        written(HttpResponse::Ok(), |body| view.write_json(body)),
+        game.version,
+    )
 }
 
 thread_local! {
@@ -32,9 +36,17 @@ thread_local! {
 /// does, written into a buffer sized after the thread's last answer rather
 /// than one that doubles as it fills (a 25x25 Gomoku game is ~12 KB: a
 /// dozen copies of what was written so far).
-fn json(mut res: HttpResponseBuilder, value: &impl serde::Serialize) -> HttpResponse {
+fn json(res: HttpResponseBuilder, value: &impl serde::Serialize) -> HttpResponse {
+    written(res, |body| serde_json::to_writer(body, value))
+}
+
+/// `res` with the JSON body `write` makes (sized as [`json`] sizes it).
+fn written(
+    mut res: HttpResponseBuilder,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> HttpResponse {
     let mut body = Vec::with_capacity(LAST_LENGTH.get() + LAST_LENGTH.get() / 8);
-    match serde_json::to_writer(&mut body, value) {
+    match write(&mut body) {
         Ok(()) => {
             LAST_LENGTH.set(body.len());
             res.content_type(actix_web::http::header::ContentType::json())
@@ -43,6 +55,19 @@ fn json(mut res: HttpResponseBuilder, value: &impl serde::Serialize) -> HttpResp
         Err(e) => ApiError::from(ServiceError::Internal(format!("writing an answer: {e}")))
             .error_response(),
     }
+}
+
+/// A move's answer as `MoveResponse` serialises, its game through
+/// [`Game::write_json`].
+fn move_answer(body: &mut Vec<u8>, answer: &MoveResponse) -> serde_json::Result<()> {
+    body.extend_from_slice(b"{\"move\":");
+    serde_json::to_writer(&mut *body, &answer.mv)?;
+    body.extend_from_slice(b",\"game\":");
+    answer.game.write_json(body)?;
+    body.extend_from_slice(b",\"replies\":");
+    serde_json::to_writer(&mut *body, &answer.replies)?;
+    body.push(b'}');
+    Ok(())
 }
 
 /// The answer to a move as stored for its idempotency key.
@@ -63,22 +88,21 @@ pub(super) fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
 pub(super) fn played(result: MoveResult, rendered: &RenderedGames) -> HttpResponse {
     match result {
         MoveResult::Played(played) => {
-            let res = match rendered
+            let res = if let Some(game) = rendered
                 .take(&played.game)
                 .filter(|_| played.replies.is_empty())
             {
-                Some(game) => json(
+                json(
                     HttpResponse::Created(),
                     &RenderedMove {
                         mv: (&played.mv).into(),
                         game: &game,
                         replies: [],
                     },
-                ),
-                None => json(
-                    HttpResponse::Created(),
-                    &MoveResponse::from(played.as_ref()),
-                ),
+                )
+            } else {
+                let answer = MoveResponse::from(played.as_ref());
+                written(HttpResponse::Created(), |body| move_answer(body, &answer))
             };
             with_etag(res, played.game.version)
         }

@@ -11,6 +11,8 @@ use crate::domain::{self, GameRecord};
 use crate::rules::{AnyGame, GomokuRule, Player, Setup, ultimate::InnerStatus};
 use crate::service;
 
+mod json;
+
 /// A cell of a winning line (0-based, row 0 at the top).
 #[derive(Clone, Copy, Debug, Serialize, ToSchema)]
 #[schema(example = json!({"row": 5, "col": 3}))]
