@@ -30,20 +30,12 @@ async fn a_move_returns_201_with_the_record_and_the_new_game() {
 #[tokio::test]
 async fn a_fresh_answer_and_its_replay_are_the_same_bytes() {
     let app = spawn_app().await;
-    let created: Value = app
-        .request(Method::POST, "/v1/games")
-        .json(&json!({"kind": "tic_tac_toe", "name": "Ann \"Q\" \\ \u{e9}", "opponent": {"type": "bot", "level": "easy"}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = created["game"]["id"].as_str().unwrap();
-    let token = created["token"].as_str().unwrap();
+    let x = app
+        .create(json!({"kind": "tic_tac_toe", "name": "Ann \"Q\" \\ \u{e9}", "opponent": {"type": "bot", "level": "easy"}}))
+        .await;
     let send = || {
-        app.request(Method::POST, &format!("/v1/games/{id}/moves"))
-            .bearer_auth(token)
+        app.request(Method::POST, &format!("/v1/games/{}/moves", x.id))
+            .bearer_auth(&x.token)
             .header("Idempotency-Key", "same")
             .json(&json!({"row": 1, "col": 1}))
             .send()
