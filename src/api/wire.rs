@@ -180,11 +180,13 @@ impl From<Level> for BotLevel {
 /// piece by piece as it is formatted (~0.16 µs a time against ~0.05, and a
 /// move's answer has three, its webhook event four).
 pub(in crate::api) mod stamp {
-    use chrono::{DateTime, SecondsFormat, Utc};
+    use chrono::{DateTime, Utc};
     use serde::Serializer;
 
+    use crate::clock::{Fraction, Rfc3339};
+
     pub fn time<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+        s.serialize_str(Rfc3339::of(t, Fraction::Auto).as_str())
     }
 
     #[expect(

@@ -15,11 +15,12 @@
 use std::str::FromStr;
 use std::sync::LazyLock;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
 use uuid::Uuid;
 
 use super::StoreError;
+use crate::clock::{Fraction, Rfc3339};
 use crate::domain::player::{Players, RatingChange, SeatPlayer};
 use crate::domain::rating::Rating;
 use crate::domain::{
@@ -30,7 +31,7 @@ use crate::rules::{AnyGame, GameKind, MoveInput, Player};
 
 /// A timestamp as stored: RFC 3339, microseconds, `Z`.
 pub(super) fn ts(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+    Rfc3339::of(&t, Fraction::Micros).as_str().to_owned()
 }
 
 /// The minute of `t` in the stored format: the first 16 characters of
