@@ -33,18 +33,12 @@ async fn a_fresh_answer_and_its_replay_are_the_same_bytes() {
     let x = app
         .create(json!({"kind": "tic_tac_toe", "name": "Ann \"Q\" \\ \u{e9}", "opponent": {"type": "bot", "level": "easy"}}))
         .await;
-    let send = || {
-        app.request(Method::POST, &format!("/v1/games/{}/moves", x.id))
-            .bearer_auth(&x.token)
-            .header("Idempotency-Key", "same")
-            .json(&json!({"row": 1, "col": 1}))
-            .send()
-    };
-    let first = send().await.unwrap();
+    let mv = json!({"row": 1, "col": 1});
+    let first = keyed(&app, &x, "moves", "same", &mv).await;
     assert_eq!(first.status(), StatusCode::CREATED);
     assert!(first.headers().get("idempotent-replayed").is_none());
     let first = first.bytes().await.unwrap();
-    let again = send().await.unwrap();
+    let again = keyed(&app, &x, "moves", "same", &mv).await;
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     let again = again.bytes().await.unwrap();
     let v: Value = serde_json::from_slice(&first).unwrap();
