@@ -41,10 +41,13 @@ impl Service {
         let game = self.game(id).await?;
         let token = self.seat_credential(token)?;
         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-        let request = RequestHash::of(BOT_MOVE, &format!(r#"{{"level":"{level}"}}"#), &token);
+        let keyed = pre.idempotency_key.map(|key| {
+            let body = format!(r#"{{"level":"{level}"}}"#);
+            (key, RequestHash::of(BOT_MOVE, &body, &token))
+        });
         // A retry is answered before the turn is checked: it has passed since.
-        if let Some(key) = &pre.idempotency_key
-            && let Some(stored) = replay(self.store.idempotent(id, key).await?, &request)?
+        if let Some((key, request)) = &keyed
+            && let Some(stored) = replay(self.store.idempotent(id, key).await?, request)?
         {
             return Ok(MoveResult::Replayed(stored));
         }
@@ -55,12 +58,15 @@ impl Service {
         let seed = rand::rng().next_u64();
         let suggestion = self.think_for_client(&game, level, seed, client).await?;
         let expected = game.version;
-        let pre = Preconditions {
-            if_match: Some(expected),
-            ..pre
-        };
-        self.play_with(id, token, request, pre, render, suggestion.mv.input())
-            .await
+        self.play_with(
+            id,
+            token,
+            keyed,
+            Some(expected),
+            render,
+            suggestion.mv.input(),
+        )
+        .await
     }
 
     /// A suggested move for the side to move (the caller holds that seat's

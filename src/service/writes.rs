@@ -217,23 +217,28 @@ impl Service {
         render: Render,
     ) -> Result<MoveResult> {
         let token = self.seat_credential(token)?;
-        let request = RequestHash::of(PLAY, &canonical_move(input), &token);
-        self.play_with(id, token, request, pre, render, input).await
+        // Hashed only when a record will keep it: most moves carry no key.
+        let keyed = pre
+            .idempotency_key
+            .map(|key| (key, RequestHash::of(PLAY, &canonical_move(input), &token)));
+        self.play_with(id, token, keyed, pre.if_match, render, input)
+            .await
     }
 
-    /// Plays `input`, which `request` asked for, for the token's seat.
+    /// Plays `input` for the token's seat; `keyed` is the request's
+    /// `Idempotency-Key` with the hash of what it asked for.
     pub(super) async fn play_with(
         &self,
         id: Uuid,
         token: TokenHash,
-        request: RequestHash,
-        pre: Preconditions,
+        keyed: Option<(String, RequestHash)>,
+        if_match: Option<i64>,
         render: Render,
         input: MoveInput,
     ) -> Result<MoveResult> {
         let metrics = self.metrics.clone();
         let clock = self.clock.clone();
-        let key = pre.idempotency_key.clone();
+        let key = keyed.clone();
         let replies = self.reply_queue.clone();
         let outcome = self
             .write(
@@ -243,13 +248,13 @@ impl Service {
                         let now = clock.now();
                         let mut game = load(tx, id, now).await?;
                         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
-                        if let Some(key) = &key
-                            && let Some(stored) = replay(tx.idempotent(id, key).await?, &request)?
+                        if let Some((key, request)) = &key
+                            && let Some(stored) = replay(tx.idempotent(id, key).await?, request)?
                         {
                             return Ok(Err(stored));
                         }
                         let kind = game.kind().as_str();
-                        let checked = check_version(&game, pre.if_match)
+                        let checked = check_version(&game, if_match)
                             .and_then(|()| check_playable(&game, Some(seat)))
                             .and_then(|()| apply(&mut game, input, now))
                             // A bot that must answer needs a place to do so.
@@ -263,8 +268,8 @@ impl Service {
                             game,
                             replies: Vec::new(),
                         };
-                        if let Some(key) = &key {
-                            tx.remember(id, key, &request, &render(&played)?).await?;
+                        if let Some((key, request)) = &key {
+                            tx.remember(id, key, request, &render(&played)?).await?;
                         }
                         Ok(Ok((played, place)))
                     })
@@ -276,9 +281,7 @@ impl Service {
             Err(stored) => return Ok(MoveResult::Replayed(stored)),
         };
         self.publish(id);
-        let record = pre
-            .idempotency_key
-            .map(|key| (key, request, render, played.mv));
+        let record = keyed.map(|(key, request)| (key, request, render, played.mv));
         played.replies = self.bot_replies(&mut played.game, record).await?;
         Ok(MoveResult::Played(Box::new(played)))
     }
