@@ -18,6 +18,11 @@
 //! N of them (`--openings 24 --from 12`: the second half of 24, each game
 //! as in the whole run), `--show true` prints each
 //! finished board with its move numbers (Tabula's in brackets).
+//! `--record FILE` appends each finished game to FILE as
+//! `examples/gomoku-selfplay.rs` prints its games (the result, then
+//! `row,col,eval` a move), with the engine's evaluation of each position it
+//! moved in and `?` for the opening and Tabula's moves: data for
+//! `examples/gomoku-patterns.rs` from the positions Tabula's play leads to.
 //!
 //! The searches are bounded by work, so a row is reproducible, but only
 //! while no move reaches the budget's wall-clock cap: on a busy machine
@@ -52,6 +57,7 @@ struct Options {
     /// The first opening played (the ones before are drawn and skipped).
     from: u32,
     show: bool,
+    record: Option<String>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -65,6 +71,7 @@ fn parse() -> Result<Options, String> {
         seed: 1,
         from: 0,
         show: false,
+        record: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -80,6 +87,7 @@ fn parse() -> Result<Options, String> {
             "--seed" => o.seed = number()?,
             "--from" => o.from = u32::try_from(number()?).map_err(|e| e.to_string())?,
             "--show" => o.show = value == "true",
+            "--record" => o.record = Some(value),
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -105,14 +113,22 @@ impl Engine {
         self.0.line()
     }
 
-    /// The engine's move `x,y` (column, row), skipping its messages.
-    fn reply(&mut self) -> std::io::Result<(i64, i64)> {
+    /// The engine's move `x,y` (column, row) and its evaluation of the
+    /// position as it printed it (`?` if it did not), skipping its other
+    /// messages.
+    fn reply(&mut self) -> std::io::Result<((i64, i64), String)> {
+        let mut eval = String::from("?");
         loop {
             let line = self.line()?;
+            if let Some(rest) = line.split("| Eval ").nth(1)
+                && let Some(e) = rest.split_whitespace().next()
+            {
+                e.clone_into(&mut eval);
+            }
             if let Some((x, y)) = line.split_once(',')
                 && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
             {
-                return Ok((x, y));
+                return Ok(((x, y), eval));
             }
             if line.starts_with("ERROR") {
                 return Err(std::io::Error::other(line));
@@ -149,10 +165,12 @@ fn play(
     let options = GomokuOptions::new(SIZE, GomokuRule::Freestyle).expect("15 is a size");
     let mut game = AnyGame::new(Setup::Gomoku(options));
     let mut history: Vec<(i64, i64)> = Vec::new();
+    let mut evals: Vec<String> = Vec::new();
     for &(row, col) in stones {
         game.play_input(MoveInput::Cell { row, col })
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         history.push((row, col));
+        evals.push("?".into());
     }
     let mut engine = Engine::start(&o.engine, o.nodes)?;
     let mut told = false;
@@ -174,6 +192,7 @@ fn play(
             game.play_input(MoveInput::Cell { row, col })
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
             history.push((row, col));
+            evals.push("?".into());
             continue;
         }
         if told {
@@ -191,15 +210,19 @@ fn play(
             engine.send("DONE")?;
             told = true;
         }
-        let (x, y) = engine.reply()?;
+        let ((x, y), eval) = engine.reply()?;
         if game.play_input(MoveInput::Cell { row: y, col: x }).is_err() {
             eprintln!("the engine played an illegal move {x},{y}: it loses");
             return Ok((Outcome::Won, history.len(), thinking / ours.max(1)));
         }
         history.push((y, x));
+        evals.push(eval);
     }
     if o.show {
         show(&history, tabula);
+    }
+    if let Some(file) = &o.record {
+        record(file, &history, &evals, game.winner())?;
     }
     let result = match game.winner() {
         Some(w) if w == tabula => Outcome::Won,
@@ -207,6 +230,30 @@ fn play(
         None => Outcome::Drawn,
     };
     Ok((result, history.len(), thinking / ours.max(1)))
+}
+
+/// Appends a finished game to `file` as `gomoku-selfplay` prints one.
+fn record(
+    file: &str,
+    history: &[(i64, i64)],
+    evals: &[String],
+    winner: Option<Player>,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut line = String::from(match winner {
+        Some(Player::X) => "X",
+        Some(_) => "O",
+        None => "D",
+    });
+    for (&(r, c), eval) in history.iter().zip(evals) {
+        let _ = write!(line, " {r},{c},{eval}");
+    }
+    line.push('\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?
+        .write_all(line.as_bytes())
 }
 
 /// Prints a finished game on standard error: the board with each stone's
