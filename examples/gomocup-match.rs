@@ -109,31 +109,8 @@ impl Engine {
         self.0.send(line)
     }
 
-    fn line(&mut self) -> std::io::Result<String> {
-        self.0.line()
-    }
-
-    /// The engine's move `x,y` (column, row) and its evaluation of the
-    /// position as it printed it (`?` if it did not), skipping its other
-    /// messages.
     fn reply(&mut self) -> std::io::Result<((i64, i64), String)> {
-        let mut eval = String::from("?");
-        loop {
-            let line = self.line()?;
-            if let Some(rest) = line.split("| Eval ").nth(1)
-                && let Some(e) = rest.split_whitespace().next()
-            {
-                e.clone_into(&mut eval);
-            }
-            if let Some((x, y)) = line.split_once(',')
-                && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
-            {
-                return Ok(((x, y), eval));
-            }
-            if line.starts_with("ERROR") {
-                return Err(std::io::Error::other(line));
-            }
-        }
+        self.0.reply()
     }
 }
 

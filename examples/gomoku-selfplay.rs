@@ -76,23 +76,8 @@ impl Engine {
             self.send("DONE")?;
             self.told = true;
         }
-        let mut eval = String::from("?");
-        loop {
-            let line = self.line()?;
-            if let Some(rest) = line.split("| Eval ").nth(1)
-                && let Some(e) = rest.split_whitespace().next()
-            {
-                e.clone_into(&mut eval);
-            }
-            if let Some((x, y)) = line.split_once(',')
-                && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
-            {
-                return Ok(((y, x), eval));
-            }
-            if line.starts_with("ERROR") {
-                return Err(std::io::Error::other(line));
-            }
-        }
+        let ((x, y), eval) = self.process.reply()?;
+        Ok(((y, x), eval))
     }
 }
 

@@ -61,6 +61,29 @@ impl Engine {
         }
         Ok(line.trim().to_owned())
     }
+
+    /// The engine's move `x,y` (column, row) and its evaluation of the
+    /// position for itself as it printed it (`?` if it did not), skipping
+    /// its other messages.
+    pub fn reply(&mut self) -> std::io::Result<((i64, i64), String)> {
+        let mut eval = String::from("?");
+        loop {
+            let line = self.line()?;
+            if let Some(rest) = line.split("| Eval ").nth(1)
+                && let Some(e) = rest.split_whitespace().next()
+            {
+                e.clone_into(&mut eval);
+            }
+            if let Some((x, y)) = line.split_once(',')
+                && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
+            {
+                return Ok(((x, y), eval));
+            }
+            if line.starts_with("ERROR") {
+                return Err(std::io::Error::other(line));
+            }
+        }
+    }
 }
 
 impl Drop for Engine {
