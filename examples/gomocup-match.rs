@@ -217,14 +217,13 @@ fn record(
     winner: Option<Player>,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
-    let mut line = String::from(match winner {
-        Some(Player::X) => "X",
-        Some(_) => "O",
-        None => "D",
-    });
-    for (&(r, c), eval) in history.iter().zip(evals) {
-        let _ = write!(line, " {r},{c},{eval}");
-    }
+    let result = match winner {
+        Some(Player::X) => 'X',
+        Some(_) => 'O',
+        None => 'D',
+    };
+    let moves = history.iter().zip(evals).map(|(&m, e)| (m, e.as_str()));
+    let mut line = piskvork::game_line(result, moves);
     line.push('\n');
     std::fs::OpenOptions::new()
         .create(true)

@@ -263,12 +263,9 @@ fn main() -> ExitCode {
         }
         match game(&engine, nodes, &stones) {
             Ok((result, history)) => {
-                let moves: Vec<String> = history
-                    .iter()
-                    .map(|((r, c), e)| format!("{r},{c},{e}"))
-                    .collect();
+                let moves = history.iter().map(|(m, e)| (*m, e.as_str()));
                 let mut out = out.lock();
-                let _ = writeln!(out, "{result} {}", moves.join(" "));
+                let _ = writeln!(out, "{}", piskvork::game_line(result, moves));
                 let _ = out.flush();
             }
             Err(e) => eprintln!("a game failed: {e}"),

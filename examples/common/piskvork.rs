@@ -1,7 +1,8 @@
 //! A Gomocup engine (the Piskvork protocol) as a child process: started on a
 //! board of `size`, freestyle, limited to `nodes` a move with no time limit;
 //! ended (`END`, then killed) when dropped. Shared by the Gomoku examples
-//! (`gomocup-match`, `gomoku-selfplay`).
+//! (`gomocup-match`, `gomoku-selfplay`), with the line a finished game is
+//! recorded as ([`game_line`]).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -93,4 +94,19 @@ impl Drop for Engine {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A finished game as the examples record it for `gomoku-patterns`: the
+/// result (`X`, `O` or `D`), then `row,col,eval` a move, `eval` the
+/// engine's evaluation of the position it moved in (`?` when none).
+pub fn game_line<'a>(
+    result: char,
+    moves: impl IntoIterator<Item = ((i64, i64), &'a str)>,
+) -> String {
+    use std::fmt::Write as _;
+    let mut line = String::from(result);
+    for ((r, c), eval) in moves {
+        let _ = write!(line, " {r},{c},{eval}");
+    }
+    line
 }
