@@ -4,6 +4,9 @@
 //! game's creation, its changes and its deletion. With
 //! `TABULA_TEST_POSTGRES` set, quick match's locking between two instances
 //! on one PostgreSQL database is tested too, batch by batch.
+//!
+//! Over 700 lines, on purpose: the store seam's cases and the write jobs they
+//! run, which imitate the service's, read together.
 
 #![allow(
     clippy::unwrap_used,

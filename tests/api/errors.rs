@@ -1,5 +1,8 @@
 //! Every row of the contract's error table, and that a refused request
 //! changes nothing.
+//!
+//! Over 700 lines, on purpose: a test or more for each row of the error table,
+//! kept in one file, so that the table and its tests read side by side.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

@@ -1,5 +1,8 @@
 //! Notation (export, and set-up at create from a line), analysis of every
 //! move, and the levels each kind lists.
+//!
+//! Over 700 lines, on purpose: export, set-up from a line and analysis share
+//! their lines of each kind, and one file holds the round trips between them.
 
 use std::time::Duration;
 

@@ -1,6 +1,9 @@
 //! Players and ratings: keys, sign-in by JWT, seats bound to players, rated
 //! rounds rated once however they end, concurrency, leaderboards and rated
 //! quick match.
+//!
+//! Over 700 lines, on purpose: the contract's section on players and ratings
+//! tested in one place, as its parts (keys, sign-in, rated rounds) build on each other.
 
 use std::time::Duration;
 

@@ -7,6 +7,9 @@
 //! player's stones; standard: such a window whose two flanking cells are not
 //! that player's). The engine instead keeps bit rows and walks the four lines
 //! through the last stone.
+//!
+//! Over 700 lines, on purpose: the oracle and the checks made against it
+//! belong together, for both rules and every size the edge cases need.
 
 use proptest::collection::vec;
 use proptest::prelude::*;

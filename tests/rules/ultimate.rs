@@ -6,6 +6,9 @@
 //! eight lines for its owner, each board for fullness, the outer board's
 //! eight lines over those owners. Nothing is cached between calls. The engine
 //! keeps bit masks, an outer board and a stored outcome.
+//!
+//! Over 700 lines, on purpose: the oracle and the checks made against it
+//! belong together, with the hand-made games of the special rules.
 
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -1,5 +1,11 @@
 // The page at /play: a lobby, and games played live. Addresses (the
 // contract's "Browsers"): /play, /play/games/{id}, /play/new?kind=…, /play/players/{id}
+//
+// Over 700 lines, on purpose: the game view (`showGame`, about 650 lines) is
+// one closure over one game's state (the game, the seat held, its moves, the
+// hint, the stream, the review) that every control reads and changes; split
+// into files, that state would be passed around instead. The lobby and the
+// player's page around it are small.
 import {
   api,
   ApiFailure,
