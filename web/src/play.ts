@@ -4,8 +4,9 @@
 // Over 700 lines, on purpose: the game view (`showGame`, about 650 lines) is
 // one closure over one game's state (the game, the seat held, its moves, the
 // hint, the stream, the review) that every control reads and changes; split
-// into files, that state would be passed around instead. The lobby and the
-// player's page around it are small.
+// into files, that state would be passed around instead. The lobby (about
+// 350 lines) and the player's page could live in their own modules; they
+// share this file's router and error box.
 import {
   api,
   ApiFailure,
