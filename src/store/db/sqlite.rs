@@ -54,9 +54,17 @@ pub(super) async fn open(
         // Statement journals (a multi-row insert that may fail half-way
         // keeps one) stay in memory rather than spilling into temp files.
         .pragma("temp_store", "memory")
-        // 32 MiB of page cache per connection rather than 2: the pages that
-        // live games write stay in memory between batches.
-        .pragma("cache_size", "-32768")
+        // 8 MiB of page cache per connection (2,048 pages) rather than 2:
+        // the pages that live games write stay in memory between batches.
+        // Not more: a commit whose inserts split a B-tree page (most of the
+        // writer's batches) ends with SQLite scanning the cache's whole hash
+        // table. The split swaps two pages' numbers through a spare one (the
+        // lock byte's page, 1 GiB in), so the cache's highest page number
+        // seen is far past the file's end when the commit drops the pages
+        // past it, and it looks through every slot. At 32 MiB that scan was
+        // 3.8% of the service's CPU with 10,000 games in the file, at 8 MiB
+        // 1.0%, with no more reads from the file (docs/benchmarks.md).
+        .pragma("cache_size", "-8192")
         // A background connection copies the WAL into the database file as
         // it grows (see `writer::checkpoint`); the writer's own checkpoint,
         // which stalls every queued write for two fsyncs, only comes when
