@@ -58,12 +58,13 @@ pub(super) async fn open(
         // the pages that live games write stay in memory between batches.
         // Not more: a commit whose inserts split a B-tree page (826 of the
         // writer's commits in 3,000 games) ends with SQLite scanning the
-        // cache's whole hash table. The split swaps two pages' numbers through a spare one (the
-        // lock byte's page, 1 GiB in), so the cache's highest page number
-        // seen is far past the file's end when the commit drops the pages
-        // past it, and it looks through every slot. At 32 MiB that scan was
-        // 3.8% of the service's CPU with 10,000 games in the file, at 8 MiB
-        // 1.0%, with no more reads from the file (docs/benchmarks.md).
+        // cache's whole hash table. The split swaps two pages' numbers
+        // through a spare one (the lock byte's page, 1 GiB in), so the
+        // cache's highest page number seen is far past the file's end when
+        // the commit drops the pages past it, and it looks through every
+        // slot. At 32 MiB that scan was 3.8% of the service's CPU with
+        // 10,000 games in the file, at 8 MiB 1.0%, with no more reads from
+        // the file (docs/benchmarks.md).
         .pragma("cache_size", "-8192")
         // A background connection copies the WAL into the database file as
         // it grows (see `writer::checkpoint`); the writer's own checkpoint,
