@@ -30,7 +30,7 @@ mod sqlite;
 mod wal_vfs;
 
 use super::StoreError;
-use super::writer::{Job, JobFn, TypedJob};
+use super::writer::{Home, Job, JobFn, TypedJob};
 use crate::domain::{
     EventRecord, GameRecord, GameStatus, IdempotentRecord, ListFilter, MoveRecord, RequestHash,
     StoredResponse, TokenHash,
@@ -191,6 +191,7 @@ impl Store {
             game,
             f,
             reply,
+            home: Home::here(),
             span: tracing::Span::current(),
         });
         let closed = || E::from(StoreError::Unavailable(sqlx::Error::PoolClosed));

@@ -42,10 +42,66 @@ const IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(200);
 /// What a job does once the batch's commit is known.
 type Completion = Box<dyn FnOnce(Result<(), Arc<StoreError>>) + Send>;
 
-/// A job that ran: how to answer it, and whether it failed after writing.
+/// A job that ran: how to answer it, where, and whether it failed after
+/// writing.
 pub(super) struct Ran {
     complete: Completion,
+    home: Option<Home>,
     poisoned: bool,
+}
+
+/// The thread that queued a job and the runtime it runs: where its answer
+/// is delivered (see [`answer`]).
+pub(super) struct Home {
+    thread: std::thread::ThreadId,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Home {
+    /// The calling task's, when it runs on a Tokio runtime.
+    pub(super) fn here() -> Option<Home> {
+        Some(Home {
+            runtime: tokio::runtime::Handle::try_current().ok()?,
+            thread: std::thread::current().id(),
+        })
+    }
+}
+
+/// Answers a committed (or failed) batch's jobs. Each answer sent from
+/// this thread wakes its task on another thread's runtime, and Tokio makes
+/// every such wake a system call (`write` to the runtime's `eventfd`), one
+/// a move; so the answers of the jobs queued from one thread are handed to
+/// that thread's runtime in one task, which sends them there, each a wake
+/// of a task on its own thread (no call). A job alone from its thread, or
+/// queued from outside any runtime, is answered from here.
+fn answer(done: Vec<Ran>, commit: &Result<(), Arc<StoreError>>) {
+    let mut groups: Vec<(Home, Vec<Completion>)> = Vec::new();
+    for Ran { complete, home, .. } in done {
+        let Some(home) = home else {
+            complete(commit.clone());
+            continue;
+        };
+        match groups.iter_mut().find(|(h, _)| h.thread == home.thread) {
+            Some((_, group)) => group.push(complete),
+            None => groups.push((home, vec![complete])),
+        }
+    }
+    for (home, mut group) in groups {
+        if group.len() == 1 {
+            if let Some(complete) = group.pop() {
+                complete(commit.clone());
+            }
+            continue;
+        }
+        let commit = commit.clone();
+        // A runtime already shut down drops the task: its callers, which
+        // ran there, are gone with it.
+        drop(home.runtime.spawn(async move {
+            for complete in group {
+                complete(commit.clone());
+            }
+        }));
+    }
 }
 
 /// The database a writer writes.
@@ -78,6 +134,8 @@ pub(super) struct TypedJob<T, E> {
     pub(super) game: Option<Uuid>,
     pub(super) f: JobFn<T, E>,
     pub(super) reply: oneshot::Sender<Result<T, E>>,
+    /// Where the reply is sent from ([`Home::here`] of the caller).
+    pub(super) home: Option<Home>,
     /// The span of the request that queued the job: the job runs in it, so
     /// its log lines name that request and game.
     pub(super) span: tracing::Span,
@@ -94,7 +152,13 @@ where
 
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran> {
         Box::pin(async move {
-            let TypedJob { f, reply, span, .. } = *self;
+            let TypedJob {
+                f,
+                reply,
+                span,
+                home,
+                ..
+            } = *self;
             let writes = tx.writes();
             let result = f(tx).instrument(span).await;
             let poisoned = result.is_err() && tx.writes() != writes;
@@ -105,7 +169,11 @@ where
                 };
                 let _ = reply.send(answer);
             }) as Completion;
-            Ran { complete, poisoned }
+            Ran {
+                complete,
+                home,
+                poisoned,
+            }
         })
     }
 
@@ -225,7 +293,7 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
             for job in batch.drain(..) {
                 let ran = job.run(&mut tx).await;
                 poisoned |= ran.poisoned;
-                done.push(ran.complete);
+                done.push(ran);
             }
             let recorded = tx.records_events();
             let commit = if poisoned {
@@ -259,9 +327,7 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
         }
         .instrument(span)
         .await;
-        for complete in done {
-            complete(commit.clone());
-        }
+        answer(done, &commit);
     }
     // The statements kept on the connection are finalized before the pool
     // closes it.
