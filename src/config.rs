@@ -27,9 +27,28 @@ fn parse_expiry(age: &str) -> Result<ExpireAfter, String> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RetrySchedule(pub Vec<Duration>);
 
+/// The default retry schedule (`--webhook-retry`).
+pub const DEFAULT_RETRY: &str = "5s,30s,2m,10m,1h,6h";
+
+/// A retry schedule: comma-separated durations (`5s,30s,2m`); empty: no
+/// retry.
+///
+/// # Errors
+/// A part that is not a duration.
+pub fn parse_schedule(list: &str) -> Result<Vec<Duration>, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            humantime::parse_duration(s)
+                .map_err(|e| format!("`{s}` is not a duration ({e}): use e.g. 5s,30s,2m"))
+        })
+        .collect()
+}
+
 /// `--webhook-retry`, for clap.
 fn parse_retry(list: &str) -> Result<RetrySchedule, String> {
-    crate::service::parse_schedule(list).map(RetrySchedule)
+    parse_schedule(list).map(RetrySchedule)
 }
 
 /// A wait of at least a second: a duration (`90s`, `2m`) or seconds.
@@ -127,7 +146,7 @@ mod default {
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
     pub const MATCH_WAIT: &str = "60s";
-    pub const WEBHOOK_RETRY: &str = crate::service::DEFAULT_RETRY;
+    pub const WEBHOOK_RETRY: &str = super::DEFAULT_RETRY;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }

@@ -23,9 +23,7 @@ mod expiry;
 mod history;
 mod matches;
 pub use matches::{MatchRequest, Matched, RenderGrant};
-pub use webhooks::{
-    DEFAULT_RETRY, PER_ENDPOINT, WebhookSettings, parse_schedule, refused_address, sign,
-};
+pub use webhooks::{PER_ENDPOINT, WebhookSettings, refused_address, sign};
 mod notation;
 mod offers;
 mod players;

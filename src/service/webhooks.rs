@@ -31,6 +31,7 @@ use tokio::sync::{Semaphore, mpsc};
 use uuid::Uuid;
 
 use super::{Result, Service, ServiceError};
+use crate::config::{DEFAULT_RETRY, parse_schedule};
 use crate::domain::webhook::WebhookEvent;
 use crate::store::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
 
@@ -81,9 +82,6 @@ const PRUNE_EVERY: Duration = Duration::from_mins(10);
 /// The longest URL accepted.
 const MAX_URL: usize = 2000;
 
-/// The default retry schedule (`--webhook-retry`).
-pub const DEFAULT_RETRY: &str = "5s,30s,2m,10m,1h,6h";
-
 /// How webhooks behave (`--webhook-*`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebhookSettings {
@@ -101,22 +99,6 @@ impl Default for WebhookSettings {
             allow_private: false,
         }
     }
-}
-
-/// A retry schedule: comma-separated durations (`5s,30s,2m`); empty: no
-/// retry.
-///
-/// # Errors
-/// A part that is not a duration.
-pub fn parse_schedule(list: &str) -> std::result::Result<Vec<Duration>, String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            humantime::parse_duration(s)
-                .map_err(|e| format!("`{s}` is not a duration ({e}): use e.g. 5s,30s,2m"))
-        })
-        .collect()
 }
 
 /// Whether the guard refuses to deliver to `ip`: loopback, private

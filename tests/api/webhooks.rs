@@ -24,7 +24,7 @@ async fn with_webhooks(retry: &str) -> TestApp {
 
 /// Settings with the admin key, private addresses allowed and `retry`.
 fn webhooks_on(retry: &str) -> impl FnOnce(&mut tabula::Settings) {
-    let retry = tabula::service::parse_schedule(retry).unwrap();
+    let retry = tabula::config::parse_schedule(retry).unwrap();
     move |s| {
         s.admin_key = Some(KEY.into());
         s.webhook_allow_private = true;
