@@ -287,15 +287,25 @@ impl Gomoku {
         for (dr, dc) in DIRECTIONS {
             let ahead = reaching(own, size, dr, dc);
             let behind = reaching(own, size, -dr, -dc);
-            for (r, cell) in out.iter_mut().enumerate().take(size) {
-                for a in 0..=4 {
-                    let b = 4 - a;
-                    *cell |= match rule {
-                        GomokuRule::Freestyle => ahead[a][r] & behind[b][r],
-                        GomokuRule::Standard => {
-                            ahead[a][r] & !ahead[a + 1][r] & behind[b][r] & !behind[b + 1][r]
+            for a in 0..=4 {
+                let b = 4 - a;
+                let rows = out
+                    .iter_mut()
+                    .zip(ahead[a].iter().zip(&behind[b]))
+                    .take(size);
+                match rule {
+                    GomokuRule::Freestyle => {
+                        for (cell, (&fore, &back)) in rows {
+                            *cell |= fore & back;
                         }
-                    };
+                    }
+                    GomokuRule::Standard => {
+                        // Exactly five: no stone of the player right past either end.
+                        let past = ahead[a + 1].iter().zip(&behind[b + 1]);
+                        for ((cell, (&fore, &back)), (&fore_more, &back_more)) in rows.zip(past) {
+                            *cell |= fore & !fore_more & back & !back_more;
+                        }
+                    }
                 }
             }
         }
@@ -372,22 +382,25 @@ impl Gomoku {
 /// `[k][r]`: the cells of row `r` whose `k` next cells along `(dr, dc)`
 /// all hold a stone of `own` (`k` from 0, every cell, to 5). Rows are bits by
 /// column below bit 25 and shifts are at most 5, so nothing wraps; cells off
-/// the board hold no stone.
+/// the board hold no stone (the rows are read from a copy with five empty
+/// rows either side, so no row index needs a check).
 fn reaching(own: &[u32; ROWS], size: usize, dr: i32, dc: i32) -> [[u32; ROWS]; 6] {
+    const PAD: usize = 5;
+    let mut padded = [0u32; ROWS + 2 * PAD];
+    padded[PAD..PAD + size].copy_from_slice(&own[..size]);
+    // A step along the row: towards lower columns (`>>`) or higher (`<<`).
+    let right = u32::from(dc == 1);
+    let left = u32::from(dc == -1);
     let mut out = [[0; ROWS]; 6];
     out[0] = [u32::MAX; ROWS];
     for k in 1..6 {
-        let step = to_i32(k);
+        let step = u32::try_from(k).unwrap_or(0);
+        // The first padded row read for row 0: `PAD + dr * k`, within 0..=2 * PAD.
+        let first = usize::try_from(to_i32(PAD) + dr * to_i32(k)).unwrap_or(0);
         let (done, rest) = out.split_at_mut(k);
-        for (r, (cell, &before)) in rest[0].iter_mut().zip(&done[k - 1]).enumerate().take(size) {
-            let from = usize::try_from(to_i32(r) + dr * step).ok();
-            let bits = from.filter(|&f| f < size).map_or(0, |f| own[f]);
-            let shifted = match dc {
-                1 => bits >> k,
-                -1 => bits << k,
-                _ => bits,
-            };
-            *cell = before & shifted;
+        let rows = padded[first..first + size].iter();
+        for ((cell, &before), &bits) in rest[0].iter_mut().zip(&done[k - 1]).zip(rows) {
+            *cell = before & (bits >> (step * right) << (step * left));
         }
     }
     out
