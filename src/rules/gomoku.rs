@@ -283,10 +283,12 @@ impl Gomoku {
         let own = &self.stones[player.index()];
         let other = &self.stones[player.other().index()];
         let rule = self.rule();
+        let mut padded = [0u32; ROWS + 2 * PAD];
+        padded[PAD..PAD + size].copy_from_slice(&own[..size]);
         let mut out = [0; ROWS];
         for (dr, dc) in DIRECTIONS {
-            let ahead = reaching(own, size, dr, dc);
-            let behind = reaching(own, size, -dr, -dc);
+            let ahead = reaching(&padded, size, dr, dc);
+            let behind = reaching(&padded, size, -dr, -dc);
             for a in 0..=4 {
                 let b = 4 - a;
                 let rows = out
@@ -379,15 +381,17 @@ impl Gomoku {
     }
 }
 
+/// The empty rows either side of a player's rows in the copy [`reaching`]
+/// reads: as many as its longest step.
+const PAD: usize = 5;
+
 /// `[k][r]`: the cells of row `r` whose `k` next cells along `(dr, dc)`
-/// all hold a stone of `own` (`k` from 0, every cell, to 5). Rows are bits by
-/// column below bit 25 and shifts are at most 5, so nothing wraps; cells off
-/// the board hold no stone (the rows are read from a copy with five empty
-/// rows either side, so no row index needs a check).
-fn reaching(own: &[u32; ROWS], size: usize, dr: i32, dc: i32) -> [[u32; ROWS]; 6] {
-    const PAD: usize = 5;
-    let mut padded = [0u32; ROWS + 2 * PAD];
-    padded[PAD..PAD + size].copy_from_slice(&own[..size]);
+/// all hold a stone of the player (`k` from 0, every cell, to 5), from the
+/// player's rows copied once between [`PAD`] empty rows either side
+/// (`padded[PAD + r]` is row `r`), so no row index needs a check and cells
+/// off the board hold no stone. Rows are bits by column below bit 25 and
+/// shifts are at most 5, so nothing wraps.
+fn reaching(padded: &[u32; ROWS + 2 * PAD], size: usize, dr: i32, dc: i32) -> [[u32; ROWS]; 6] {
     // A step along the row: towards lower columns (`>>`) or higher (`<<`).
     let right = u32::from(dc == 1);
     let left = u32::from(dc == -1);

@@ -53,10 +53,7 @@ impl Game {
         out.extend_from_slice(b"],\"ultimate\":");
         value(out, &self.ultimate)?;
         out.extend_from_slice(b",\"legal_moves\":");
-        super::super::moves::moves_as_text(
-            &self.legal_moves,
-            &mut serde_json::Serializer::new(&mut *out),
-        )?;
+        super::super::moves::write_moves_text(&self.legal_moves, out)?;
         out.extend_from_slice(b",\"threats\":");
         value(out, &self.threats)?;
         out.extend_from_slice(b",\"round\":");
