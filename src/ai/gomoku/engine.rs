@@ -11,7 +11,10 @@
 //!   make a four (which include every cell of the threatened line);
 //! - else the moves are the empty cells near the stones, ordered by what
 //!   they make for the mover and take from the opponent (open fours, four-
-//!   threes, double threes, …, then the shapes' values), the best few.
+//!   threes, double threes, …, then the shapes' values), the best few; the
+//!   others only when each of those loses by force, as a loss found over a
+//!   few moves kept proves nothing (and would make the opponent's move
+//!   before it look like a win).
 //!
 //! Late moves that make no threat are searched one ply shallower first
 //! (and again at full depth if they look better). At the horizon the
@@ -59,6 +62,9 @@ pub(super) struct Engine<'m> {
     lists: Vec<Vec<(i32, Spot)>>,
     spots: Vec<Spot>,
     killers: Vec<[Spot; 2]>,
+    /// Moves searched at an inner node that is not a defence, unless each
+    /// of them loses ([`WIDTH`]; smaller in tests).
+    width: usize,
 }
 
 /// The move-ordering score of the empty cell `s` for the mover `me`: what
@@ -84,6 +90,7 @@ impl<'m> Engine<'m> {
             lists: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             spots: Vec::new(),
             killers: vec![[0; 2]; MAX_PLY + 1],
+            width: WIDTH,
         }
     }
 
@@ -250,12 +257,17 @@ impl<'m> Engine<'m> {
                 }
             }
         }
-        let defending = self.generate(ply, hint, WIDTH);
+        // Every candidate, in order: past the first few only while each of
+        // those loses.
+        let defending = self.generate(ply, hint, usize::MAX);
         let moves = std::mem::take(&mut self.lists[ply]);
         let alpha0 = alpha;
         let mut best = -WIN - 1;
         let mut best_move = moves.first().map_or(0, |&(_, s)| s);
         for (i, &(_, m)) in moves.iter().enumerate() {
+            if !defending && i >= self.width && best > -MATE {
+                break;
+            }
             let quiet = !defending
                 && self.lines.class(m, me) < Class::Three
                 && self.lines.class(m, opp) < Class::Three;
@@ -312,8 +324,9 @@ impl<'m> Engine<'m> {
     }
 
     /// Fills `self.lists[ply]` with the moves to search, best first, the
-    /// table's move (`hint`) before all. True when they are a defence
-    /// against an open four to come.
+    /// table's move (`hint`) before all, at most `width` of them unless
+    /// they are a defence. True when they are a defence against an open
+    /// four to come.
     fn generate(&mut self, ply: usize, hint: Option<Spot>, width: usize) -> bool {
         let me = self.lines.to_move();
         let opp = 1 - me;
@@ -439,6 +452,61 @@ mod tests {
         assert_eq!(free, ((7, 4), WIN - 1));
         let (mv, score) = search(&game(GomokuRule::Standard, &xs, &os), 10_000);
         assert!(score < MATE || mv != (7, 4), "{mv:?} {score}");
+    }
+
+    #[test]
+    fn a_loss_over_the_first_moves_sends_the_search_to_the_others() {
+        // X, far up on row 1, has two four-threes to make: (1,12) (a four
+        // on row 1 and an open three down column 12) and (1,2) (the same on
+        // the left). O, to move, can take one, and X makes the other. But
+        // O wins by fours: (10,5) is a four on row 10 (X blocks at (10,6)),
+        // after which (11,5) makes two (row 11 and column 5). (X at (9,2)
+        // keeps O's diagonal through (11,4) from an open three.)
+        let xs = [
+            (1, 9),
+            (1, 10),
+            (1, 11),
+            (2, 12),
+            (3, 12),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (2, 2),
+            (3, 2),
+            (10, 1),
+            (14, 5),
+            (11, 9),
+            (9, 2),
+        ];
+        let os = [
+            (1, 8),
+            (1, 6),
+            (10, 2),
+            (10, 3),
+            (10, 4),
+            (12, 5),
+            (13, 5),
+            (11, 6),
+            (11, 7),
+            (11, 8),
+            (7, 14),
+            (14, 14),
+            (14, 0),
+        ];
+        let g = game(GomokuRule::Freestyle, &xs, &os);
+        let mut meter = Meter::new(1_000_000, Duration::from_mins(1));
+        let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
+        engine.width = 2;
+        // The ordering puts the two cells to take first; each loses.
+        engine.generate(1, None, 2);
+        let mut first: Vec<_> = engine.lists[1]
+            .iter()
+            .map(|&(_, s)| engine.lines.row_col(s))
+            .collect();
+        first.sort_unstable();
+        assert_eq!(first, [(1, 2), (1, 12)]);
+        let score = engine.negamax(3, -WIN - 1, WIN + 1, 1);
+        assert!(score >= MATE, "{score}");
     }
 
     #[test]
