@@ -131,8 +131,11 @@ impl<'m> Engine<'m> {
                 proven: None,
             });
         } else {
-            self.generate(0, None, ROOT_WIDTH);
+            let defending = self.generate(0, None);
             root = std::mem::take(&mut self.lists[0]);
+            if !defending {
+                root.truncate(ROOT_WIDTH);
+            }
             if let Some(only) = only {
                 // Kept to those moves, unless none of them is worth a search
                 // (the restriction comes from a search that sees less).
@@ -259,7 +262,7 @@ impl<'m> Engine<'m> {
         }
         // Every candidate, in order: past the first few only while each of
         // those loses.
-        let defending = self.generate(ply, hint, usize::MAX);
+        let defending = self.generate(ply, hint);
         let moves = std::mem::take(&mut self.lists[ply]);
         let alpha0 = alpha;
         let mut best = -WIN - 1;
@@ -324,10 +327,9 @@ impl<'m> Engine<'m> {
     }
 
     /// Fills `self.lists[ply]` with the moves to search, best first, the
-    /// table's move (`hint`) before all, at most `width` of them unless
-    /// they are a defence. True when they are a defence against an open
-    /// four to come.
-    fn generate(&mut self, ply: usize, hint: Option<Spot>, width: usize) -> bool {
+    /// table's move (`hint`) before all: every candidate, or only the
+    /// defences when there is an open four to come (then true).
+    fn generate(&mut self, ply: usize, hint: Option<Spot>) -> bool {
         let me = self.lines.to_move();
         let opp = 1 - me;
         let defending = self.lines.has(opp, Class::OpenFour);
@@ -349,9 +351,6 @@ impl<'m> Engine<'m> {
             list.push((score, s));
         }
         list.sort_unstable_by_key(|&(score, s)| (std::cmp::Reverse(score), s));
-        if !defending {
-            list.truncate(width);
-        }
         self.lists[ply] = list;
         defending
     }
@@ -498,8 +497,8 @@ mod tests {
         let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
         engine.width = 2;
         // The ordering puts the two cells to take first; each loses.
-        engine.generate(1, None, 2);
-        let mut first: Vec<_> = engine.lists[1]
+        assert!(!engine.generate(1, None));
+        let mut first: Vec<_> = engine.lists[1][..2]
             .iter()
             .map(|&(_, s)| engine.lines.row_col(s))
             .collect();
