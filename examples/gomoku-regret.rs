@@ -134,7 +134,7 @@ struct Args {
     files: Vec<String>,
 }
 
-fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args {
         oracle: String::new(),
         oracle_nodes: 200_000,
@@ -147,7 +147,6 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
         seed: 1,
         files: Vec::new(),
     };
-    let mut args = args.peekable();
     while let Some(flag) = args.next() {
         if !flag.starts_with("--") {
             a.files.push(flag);
