@@ -13,9 +13,10 @@
 //!
 //! ```text
 //! gomoku-regret positions --oracle RAPFI [--oracle-nodes 200000] [--max-ply 25] REC... > pos.txt
-//! gomoku-regret score --oracle RAPFI --positions pos.txt [--level hard] [--budget-ms 300] [--seed 1] > a.txt
+//! gomoku-regret score --oracle RAPFI --positions pos.txt [--level hard] [--budget-ms 300] [--work N] [--seed 1] > a.txt
 //! gomoku-regret score --oracle RAPFI --positions pos.txt --engine RAPFI --nodes 20000 > b.txt
 //! gomoku-regret compare a.txt b.txt
+//! gomoku-regret play --positions pos.txt [--level hard] [--budget-ms 300] [--work N] [--seed 1] > moves.txt
 //! ```
 //!
 //! `positions` writes one position a line: the oracle's evaluation for the
@@ -25,12 +26,17 @@
 //! engine (`--engine`, limited by `--nodes`), and writes `ply before after
 //! row,col` a line. `compare` prints each file's mean loss a move by side
 //! and by stage of the game, its drops of over 300 units, and the standard
-//! error of its difference from the first file's, move for move. The oracle
+//! error of its difference from the first file's, move for move. `play`
+//! plays each position with Tabula as `score` does, without an oracle, and
+//! writes `ply row,col` a line and the mean time a move (`--work`: that work
+//! allowance instead of the budget's, the budget's time still the cap): two
+//! builds that must search alike (a change that only makes it faster) give
+//! the same file, and their times compare. The oracle
 //! keeps its hash table from one question to the next, so its answers depend
 //! a little on their order (the same for every engine scored).
 
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tabula::ai::{self, Budget, Level};
 use tabula::rules::{AnyGame, GomokuOptions, GomokuRule, MoveInput, Setup};
@@ -130,6 +136,7 @@ struct Args {
     nodes: u64,
     level: Level,
     budget_ms: u64,
+    work: Option<u64>,
     seed: u64,
     files: Vec<String>,
 }
@@ -144,6 +151,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         nodes: 0,
         level: Level::Hard,
         budget_ms: 300,
+        work: None,
         seed: 1,
         files: Vec::new(),
     };
@@ -163,6 +171,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--nodes" => a.nodes = number()?,
             "--level" => a.level = value.parse().map_err(|_| format!("--level {value}"))?,
             "--budget-ms" => a.budget_ms = number()?,
+            "--work" => a.work = Some(number()?),
             "--seed" => a.seed = number()?,
             _ => return Err(format!("unknown option {flag}")),
         }
@@ -230,19 +239,54 @@ fn score(a: &Args) -> Result<(), String> {
         let mv = if let Some(engine) = engine.as_mut() {
             engine.ask(&stones).map_err(|e| e.to_string())?.0
         } else {
-            let game = game_of(&stones)?;
-            let seed = a.seed.wrapping_add(k as u64 + 1);
-            let s = ai::choose(&game, a.level, seed, Budget::from_millis(a.budget_ms))
-                .map_err(|e| e.to_string())?
-                .ok_or("no move")?;
-            let MoveInput::Cell { row, col } = s.mv.input() else {
-                return Err("not a gomoku move".into());
-            };
-            (row, col)
+            tabula_move(a, k, &stones)?
         };
         let value = after(&mut oracle, &stones, mv)?;
         println!("{} {before} {value} {},{}", stones.len(), mv.0, mv.1);
     }
+    Ok(())
+}
+
+/// Tabula's move in the `k`th position (from 0), `stones`.
+fn tabula_move(a: &Args, k: usize, stones: &[Stone]) -> Result<Stone, String> {
+    let game = game_of(stones)?;
+    let seed = a.seed.wrapping_add(k as u64 + 1);
+    let budget = Budget::from_millis(a.budget_ms);
+    let s = match a.work {
+        Some(work) => ai::choose_with_work(&game, a.level, seed, budget, work),
+        None => ai::choose(&game, a.level, seed, budget),
+    }
+    .map_err(|e| e.to_string())?
+    .ok_or("no move")?;
+    let MoveInput::Cell { row, col } = s.mv.input() else {
+        return Err("not a gomoku move".into());
+    };
+    Ok((row, col))
+}
+
+/// Each position played by Tabula, with the time it took.
+fn play(a: &Args) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&a.positions).map_err(|e| format!("{}: {e}", a.positions))?;
+    let mut spent = Duration::ZERO;
+    let mut count = 0;
+    for (k, line) in text.lines().enumerate() {
+        let stones: Vec<Stone> = line
+            .split_whitespace()
+            .skip(1)
+            .map(stone)
+            .collect::<Option<_>>()
+            .ok_or(format!("line {}", k + 1))?;
+        let start = Instant::now();
+        let mv = tabula_move(a, k, &stones)?;
+        spent += start.elapsed();
+        count += 1;
+        println!("{} {},{}", stones.len(), mv.0, mv.1);
+    }
+    eprintln!(
+        "{count} moves, {:.1} ms a move",
+        spent.as_secs_f64() * 1e3 / f64::from(count.max(1))
+    );
     Ok(())
 }
 
@@ -322,7 +366,10 @@ fn main() -> ExitCode {
         "positions" if !a.oracle.is_empty() => positions(&a),
         "score" if !a.oracle.is_empty() && !a.positions.is_empty() => score(&a),
         "compare" => compare(&a),
-        _ => Err("usage: gomoku-regret positions|score|compare (see the source's docs)".into()),
+        "play" if !a.positions.is_empty() => play(&a),
+        _ => {
+            Err("usage: gomoku-regret positions|score|compare|play (see the source's docs)".into())
+        }
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
