@@ -18,6 +18,16 @@ use super::super::mix;
 /// holds both colours scores nothing).
 pub(super) const WEIGHTS: [i32; 6] = [0, 1, 12, 120, 1_200, 1_200];
 
+/// Sets (`on`) or clears window `w`'s bit in one player's [`Board::threes`].
+fn mark(threes: &mut [u64], w: u16, on: bool) {
+    let (word, bit) = (usize::from(w / 64), 1u64 << (w % 64));
+    if on {
+        threes[word] |= bit;
+    } else {
+        threes[word] &= !bit;
+    }
+}
+
 /// The line directions as (row step, column step).
 const DIRECTIONS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
@@ -100,6 +110,9 @@ pub(super) struct Board {
     score: [i32; 2],
     /// Per player, the windows with four of their stones and an empty cell.
     fours: [Vec<u16>; 2],
+    /// Per player, a bit per window that holds three of their stones and
+    /// none of the opponent's ([`Board::four_makers`]).
+    threes: [Vec<u64>; 2],
     /// Per cell, the stones within two steps along its lines.
     near: Vec<u8>,
     /// 0 when X is to move, 1 for O.
@@ -123,6 +136,7 @@ impl Board {
             counts: vec![[0; 2]; windows],
             score: [0; 2],
             fours: [Vec::new(), Vec::new()],
+            threes: [vec![0; windows.div_ceil(64)], vec![0; windows.div_ceil(64)]],
             near: vec![0; size * size],
             to_move: game.to_move().index(),
             stones: 0,
@@ -273,8 +287,11 @@ impl Board {
     /// (a threat to make five), without repeats.
     pub(super) fn four_makers(&self, player: usize, out: &mut Vec<Cell>) {
         out.clear();
-        for (w, counts) in self.counts.iter().enumerate() {
-            if counts[player] == 3 && counts[1 - player] == 0 {
+        for (i, &bits) in self.threes[player].iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let w = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 for &cell in &self.geo.windows[w] {
                     if self.is_empty(cell) && !out.contains(&cell) {
                         out.push(cell);
@@ -312,7 +329,11 @@ impl Board {
             if b == 0 {
                 self.score[p] += WEIGHTS[a + 1] - WEIGHTS[a];
                 match a {
-                    3 => self.fours[p].push(w),
+                    2 => mark(&mut self.threes[p], w, true),
+                    3 => {
+                        mark(&mut self.threes[p], w, false);
+                        self.fours[p].push(w);
+                    }
                     4 => {
                         remove(&mut self.fours[p], w);
                         five = true;
@@ -321,8 +342,10 @@ impl Board {
                 }
             } else if a == 0 {
                 self.score[q] -= WEIGHTS[b];
-                if b == 4 {
-                    remove(&mut self.fours[q], w);
+                match b {
+                    3 => mark(&mut self.threes[q], w, false),
+                    4 => remove(&mut self.fours[q], w),
+                    _ => {}
                 }
             }
             counts[p] += 1;
@@ -345,14 +368,20 @@ impl Board {
             if b == 0 {
                 self.score[p] -= WEIGHTS[a] - WEIGHTS[a - 1];
                 match a {
-                    4 => remove(&mut self.fours[p], w),
+                    3 => mark(&mut self.threes[p], w, false),
+                    4 => {
+                        remove(&mut self.fours[p], w);
+                        mark(&mut self.threes[p], w, true);
+                    }
                     5 => self.fours[p].push(w),
                     _ => {}
                 }
             } else if a == 1 {
                 self.score[q] += WEIGHTS[b];
-                if b == 4 {
-                    self.fours[q].push(w);
+                match b {
+                    3 => mark(&mut self.threes[q], w, true),
+                    4 => self.fours[q].push(w),
+                    _ => {}
                 }
             }
             counts[p] -= 1;
@@ -437,15 +466,27 @@ mod tests {
         let g = game(9, GomokuRule::Freestyle, &[(4, 4), (3, 3), (4, 5), (0, 0)]);
         let mut board = Board::new(&g);
         let fresh = board.clone();
-        for cell in [42, 43, 8, 80, 44] {
+        // The windows of three, kept up to date, against the counts.
+        let threes_match = |board: &Board| {
+            for (w, c) in board.counts.iter().enumerate() {
+                for p in 0..2 {
+                    let bit = board.threes[p][w / 64] >> (w % 64) & 1 == 1;
+                    assert_eq!(bit, c[p] == 3 && c[1 - p] == 0, "window {w}");
+                }
+            }
+        };
+        for cell in [42, 43, 8, 80, 44, 31, 22, 49] {
             board.play(cell);
             for (held, score) in board.held().iter().zip(board.score) {
                 let by_count: i32 = (1..=5).map(|k| held[k] * WEIGHTS[k]).sum();
                 assert_eq!(by_count, score);
             }
+            threes_match(&board);
         }
-        for cell in [44, 80, 8, 43, 42] {
+        assert!(board.threes[0].iter().any(|&b| b != 0));
+        for cell in [49, 22, 31, 44, 80, 8, 43, 42] {
             board.undo(cell);
+            threes_match(&board);
         }
         assert_eq!(board.counts, fresh.counts);
         assert_eq!(board.score, fresh.score);

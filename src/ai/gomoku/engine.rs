@@ -67,6 +67,13 @@ pub(super) struct Engine<'m> {
     width: usize,
 }
 
+/// The order of generated moves: best first, ties by cell (a total order,
+/// so sorting in parts gives the same order as sorting at once).
+#[allow(clippy::trivially_copy_pass_by_ref)] // a sort key takes a reference
+fn by_score(&(score, s): &(i32, Spot)) -> (std::cmp::Reverse<i32>, Spot) {
+    (std::cmp::Reverse(score), s)
+}
+
 /// The move-ordering score of the empty cell `s` for the mover `me`: what
 /// it makes for the mover and takes from the opponent.
 pub(super) fn order_score(lines: &Lines, s: Spot, me: usize) -> i32 {
@@ -131,7 +138,7 @@ impl<'m> Engine<'m> {
                 proven: None,
             });
         } else {
-            let defending = self.generate(0, None);
+            let defending = self.generate(0, None, usize::MAX);
             root = std::mem::take(&mut self.lists[0]);
             if !defending {
                 root.truncate(ROOT_WIDTH);
@@ -262,15 +269,22 @@ impl<'m> Engine<'m> {
         }
         // Every candidate, in order: past the first few only while each of
         // those loses.
-        let defending = self.generate(ply, hint);
-        let moves = std::mem::take(&mut self.lists[ply]);
+        let defending = self.generate(ply, hint, self.width);
+        let mut moves = std::mem::take(&mut self.lists[ply]);
         let alpha0 = alpha;
         let mut best = -WIN - 1;
         let mut best_move = moves.first().map_or(0, |&(_, s)| s);
-        for (i, &(_, m)) in moves.iter().enumerate() {
-            if !defending && i >= self.width && best > -MATE {
-                break;
+        for i in 0..moves.len() {
+            if !defending && i >= self.width {
+                if best > -MATE {
+                    break;
+                }
+                if i == self.width {
+                    // Each of the first few lost: the rest, in order.
+                    moves[i..].sort_unstable_by_key(by_score);
+                }
             }
+            let m = moves[i].1;
             let quiet = !defending
                 && self.lines.class(m, me) < Class::Three
                 && self.lines.class(m, opp) < Class::Three;
@@ -328,8 +342,10 @@ impl<'m> Engine<'m> {
 
     /// Fills `self.lists[ply]` with the moves to search, best first, the
     /// table's move (`hint`) before all: every candidate, or only the
-    /// defences when there is an open four to come (then true).
-    fn generate(&mut self, ply: usize, hint: Option<Spot>) -> bool {
+    /// defences when there is an open four to come (then true). Unless
+    /// defending, only the first `sorted` are in order, the rest after them
+    /// (most nodes search no more).
+    fn generate(&mut self, ply: usize, hint: Option<Spot>, sorted: usize) -> bool {
         let me = self.lines.to_move();
         let opp = 1 - me;
         let defending = self.lines.has(opp, Class::OpenFour);
@@ -350,7 +366,12 @@ impl<'m> Engine<'m> {
             }
             list.push((score, s));
         }
-        list.sort_unstable_by_key(|&(score, s)| (std::cmp::Reverse(score), s));
+        if !defending && sorted < list.len() {
+            list.select_nth_unstable_by_key(sorted, by_score);
+            list[..sorted].sort_unstable_by_key(by_score);
+        } else {
+            list.sort_unstable_by_key(by_score);
+        }
         self.lists[ply] = list;
         defending
     }
@@ -497,7 +518,7 @@ mod tests {
         let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
         engine.width = 2;
         // The ordering puts the two cells to take first; each loses.
-        assert!(!engine.generate(1, None));
+        assert!(!engine.generate(1, None, 2));
         let mut first: Vec<_> = engine.lists[1][..2]
             .iter()
             .map(|&(_, s)| engine.lines.row_col(s))

@@ -5,16 +5,25 @@
 //! the cells of each class per colour (so "can X make an open four?" is a
 //! lookup).
 //!
-//! A move changes the keys of the five cells on each side of it along its
-//! four lines (see [`shapes`](super::shapes)); only those cells' shapes are
-//! read again, so playing and taking back cost a few dozen table lookups.
+//! A move changes the keys of the cells on each side of it along its four
+//! lines (four under freestyle, five under standard: see
+//! [`shapes`](super::shapes)); only those cells' shapes are read again, and
+//! what follows from a cell's four shapes is one lookup ([`Combo`]), so
+//! playing costs a few dozen table lookups. Taking back looks up nothing:
+//! the play saved what it changed, and it is put back.
+//!
+//! This is most of `hard`'s time a node; making it 2.5 times cheaper (same
+//! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
+//! 1,500 (docs/benchmarks.md).
+
+use std::sync::LazyLock;
 
 use crate::rules::gomoku::Gomoku;
 use crate::rules::{Game, Player};
 
 use super::super::mix;
 use super::patterns::{self, WEIGHTS, Weights};
-use super::shapes::{self, EMPTY, HALF, Key, Shape, Table, WALL, slot};
+use super::shapes::{self, EMPTY, HALF, Key, SHAPES, Shape, Table, WALL, slot};
 
 /// A cell of the padded board: `(row + HALF) * width + col + HALF`.
 pub(super) type Spot = u16;
@@ -48,13 +57,83 @@ const VALUE: [i32; 10] = [0, 1, 3, 6, 16, 20, 48, 56, 180, 600];
 const CLASS_VALUE: [i32; CLASSES] = [0, 0, 100, 0, 150, 250, 0];
 
 /// The per-colour state of one empty cell.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellShapes {
     shapes: [Shape; 4],
+    /// Its four shapes as the digits of a number in base 10 (the line
+    /// `d`'s times `10^d`): its [`Combo`].
+    combo: u16,
     class: u8,
     value: i32,
-    /// Its four shapes together ([`patterns::quad`]).
-    quad: u16,
+}
+
+/// What follows from a cell's four shapes for one colour, the same for
+/// every cell: looked up by the shapes ([`CellShapes::combo`]) instead of
+/// worked out at each change.
+#[derive(Clone, Copy, Debug, Default)]
+struct Combo {
+    class: u8,
+    value: i16,
+    /// The quad's weights ([`Weights::quad`]).
+    quad_weights: [i16; 2],
+}
+
+/// Four shapes, each a digit: [`CellShapes::combo`].
+const COMBOS: usize = 10_000;
+/// A line's digit in a combo.
+const DIGIT: [i32; 4] = [1, 10, 100, 1_000];
+
+/// Every combo of four shapes.
+static COMBO: LazyLock<Box<[Combo]>> = LazyLock::new(|| {
+    (0..COMBOS)
+        .map(|i| {
+            let shapes = DIGIT.map(|d| SHAPES[i / d.unsigned_abs() as usize % 10]);
+            let (class, value) = class_and_value(shapes);
+            let quad = patterns::quad(shapes.map(|s| s as u8));
+            Combo {
+                class: class as u8,
+                value: i16::try_from(value).unwrap_or(i16::MAX),
+                quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
+            }
+        })
+        .collect()
+});
+
+/// The combo of four shapes.
+fn combo_of(shapes: [Shape; 4]) -> u16 {
+    let n: i32 = (0..4).map(|d| shapes[d] as i32 * DIGIT[d]).sum();
+    u16::try_from(n).unwrap_or(0)
+}
+
+/// A cell's class and ordering value from its four shapes.
+fn class_and_value(shapes: [Shape; 4]) -> (Class, i32) {
+    let (mut fives, mut open_fours, mut fours, mut threes, mut value) = (0, 0, 0, 0, 0);
+    for shape in shapes {
+        value += VALUE[shape as usize];
+        match shape {
+            Shape::F5 => fives += 1,
+            Shape::F4 => open_fours += 1,
+            Shape::B4 => fours += 1,
+            Shape::F3 => threes += 1,
+            _ => {}
+        }
+    }
+    let class = if fives > 0 {
+        Class::Five
+    } else if open_fours > 0 || fours > 1 {
+        Class::OpenFour
+    } else if fours > 0 && threes > 0 {
+        Class::FourThree
+    } else if fours > 0 {
+        Class::Four
+    } else if threes > 1 {
+        Class::DoubleThree
+    } else if threes > 0 {
+        Class::Three
+    } else {
+        Class::None
+    };
+    (class, value + CLASS_VALUE[class as usize])
 }
 
 /// Fixed facts about a board side.
@@ -73,27 +152,46 @@ struct Frame {
 /// A gomoku position with its shapes (see the module docs).
 pub(super) struct Lines {
     table: &'static Table,
+    /// The cells each side whose content decides a shape ([`Table::half`]);
+    /// keys hold no others.
+    reach: usize,
     weights: &'static Weights,
-    /// Per side to move, the pattern weights summed over the empty cells'
-    /// lines ([`patterns`]).
-    pattern_sum: [i32; 2],
-    /// Per colour, the quad weights summed over the empty cells, that
-    /// colour to move and its opponent to move.
-    quad_sum: [[i32; 2]; 2],
+    combos: &'static [Combo],
+    totals: Totals,
     frame: Frame,
     /// 0 empty, 1 X, 2 O, 3 off the board.
     cells: Vec<u8>,
     keys: Vec<[Key; 4]>,
     /// Per padded cell and colour (meaningful while the cell is empty).
     per: Vec<[CellShapes; 2]>,
-    /// Per colour, the empty cells of each class.
-    counts: [[u16; CLASSES]; 2],
     /// Per padded cell, the stones within two steps along its lines.
     near: Vec<u8>,
+    /// A bit per padded cell: empty and near a stone (the candidates).
+    open: Vec<u64>,
     to_move: usize,
     stones: usize,
     key: u64,
     winner: Option<usize>,
+    /// Per stone played, the totals before it and where its neighbours'
+    /// states start in `saved`: taking it back puts them back instead of
+    /// reading the shapes again.
+    history: Vec<(Totals, usize)>,
+    /// The states of the empty neighbours of the stones played, before
+    /// each play, in the order [`Lines::relink`] visits them.
+    saved: Vec<[CellShapes; 2]>,
+}
+
+/// The sums over the empty cells that the evaluation reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Totals {
+    /// Per side to move, the pattern weights summed over the empty cells'
+    /// lines ([`patterns`]).
+    pattern_sum: [i32; 2],
+    /// Per colour, the quad weights summed over the empty cells, that
+    /// colour to move and its opponent to move.
+    quad_sum: [[i32; 2]; 2],
+    /// Per colour, the empty cells of each class.
+    counts: [[u16; CLASSES]; 2],
 }
 
 impl Lines {
@@ -116,22 +214,24 @@ impl Lines {
             .map(|i| [mix(i * 2 + 0x90b0), mix(i * 2 + 0x90b1)])
             .collect();
         let steps = [1, w, w + 1, w - 1];
+        let table = shapes::table(game.rule());
+        let reach = table.half().cast_signed();
         let mut keys = vec![[0; 4]; cells];
         for &s in &on_board {
             let s = usize::from(s);
             for (d, &step) in steps.iter().enumerate() {
-                for k in (-(HALF as isize)..=HALF as isize).filter(|&k| k != 0) {
+                for k in (-reach..=reach).filter(|&k| k != 0) {
                     let n = s.wrapping_add_signed(k * step);
                     keys[s][d] |= u32::from(grid[n]) << (2 * slot(k));
                 }
             }
         }
-        let table = shapes::table(game.rule());
         let mut lines = Lines {
             table,
+            reach: table.half(),
             weights: &WEIGHTS,
-            pattern_sum: [0; 2],
-            quad_sum: [[0; 2]; 2],
+            combos: &COMBO,
+            totals: Totals::default(),
             frame: Frame {
                 size,
                 width,
@@ -142,19 +242,23 @@ impl Lines {
             cells: grid,
             keys,
             per: vec![[CellShapes::default(); 2]; cells],
-            counts: [[0; CLASSES]; 2],
             near: vec![0; cells],
+            open: vec![0; cells.div_ceil(64)],
             to_move: game.to_move().index(),
             stones: 0,
             key: 0,
             winner: None,
+            history: Vec::new(),
+            saved: Vec::new(),
         };
         for i in 0..lines.frame.on_board.len() {
             let s = usize::from(lines.frame.on_board[i]);
             for p in 0..2 {
+                let c = &mut lines.per[s][p];
                 for d in 0..4 {
-                    lines.per[s][p].shapes[d] = lines.table.shape(lines.keys[s][d], p);
+                    c.shapes[d] = table.shape(lines.keys[s][d], p);
                 }
+                c.combo = combo_of(c.shapes);
                 lines.settle(s, p);
             }
             lines.add_patterns(s, 1);
@@ -202,12 +306,14 @@ impl Lines {
 
     /// How many empty cells have class `class` or better for `colour`.
     pub(super) fn has(&self, colour: usize, class: Class) -> bool {
-        self.counts[colour][class as usize..].iter().any(|&n| n > 0)
+        self.totals.counts[colour][class as usize..]
+            .iter()
+            .any(|&n| n > 0)
     }
 
     /// How many empty cells have exactly class `class` for `colour`.
     pub(super) fn count(&self, colour: usize, class: Class) -> i32 {
-        i32::from(self.counts[colour][class as usize])
+        i32::from(self.totals.counts[colour][class as usize])
     }
 
     /// The class of `spot` (empty) for `colour`.
@@ -234,6 +340,14 @@ impl Lines {
     /// The empty cells of class `class` or better for `colour`.
     pub(super) fn cells_of(&self, colour: usize, class: Class, out: &mut Vec<Spot>) {
         out.clear();
+        if class >= Class::Four && self.stones > 0 {
+            // A four is three stones and the cell in five in a row: one
+            // of those stones is within two steps, so the cell is a
+            // candidate (the same order: by cell).
+            self.candidates(out);
+            out.retain(|&s| self.class(s, colour) >= class);
+            return;
+        }
         for &s in &self.frame.on_board {
             if self.cells[usize::from(s)] == 0 && self.class(s, colour) >= class {
                 out.push(s);
@@ -250,10 +364,12 @@ impl Lines {
             out.push(Spot::try_from(self.spot(mid, mid)).unwrap_or(0));
             return;
         }
-        for &s in &self.frame.on_board {
-            let i = usize::from(s);
-            if self.cells[i] == 0 && self.near[i] > 0 {
-                out.push(s);
+        for (w, &bits) in self.open.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                out.push(Spot::try_from(i).unwrap_or(0));
+                bits &= bits - 1;
             }
         }
         if out.is_empty() {
@@ -284,34 +400,41 @@ impl Lines {
         if self.per[s][p].shapes.contains(&Shape::F5) {
             self.winner = Some(p);
         }
+        self.history.push((self.totals, self.saved.len()));
         self.unsettle(s, 0);
         self.unsettle(s, 1);
         self.add_patterns(s, -1);
         self.cells[s] = u8::try_from(p + 1).unwrap_or(1);
+        self.mark(s);
         self.relink(s, u32::try_from(p + 1).unwrap_or(1));
         self.key ^= self.frame.zobrist[s][p];
         self.stones += 1;
     }
 
+    /// Takes back the stone on `s` of colour `p`, the last one played.
     fn take(&mut self, s: usize, p: usize) {
+        let Some((totals, start)) = self.history.pop() else {
+            return;
+        };
         self.winner = None;
         self.cells[s] = 0;
-        self.relink(s, 0);
-        self.settle(s, 0);
-        self.settle(s, 1);
-        self.add_patterns(s, 1);
+        self.mark(s);
+        self.unlink(s, start);
+        self.saved.truncate(start);
+        self.totals = totals;
         self.key ^= self.frame.zobrist[s][p];
         self.stones -= 1;
     }
 
-    /// Writes the new content `v` of `s` into its neighbours' keys, and
-    /// reads again the shapes of those that are empty.
+    /// Writes the stone `v` on `s` into its neighbours' keys, and reads
+    /// again the shapes of those that are empty (their states before
+    /// saved).
     fn relink(&mut self, s: usize, v: u32) {
-        let near_step: i8 = if v == 0 { -1 } else { 1 };
+        let reach = self.reach.cast_signed();
         for d in 0..4 {
             let step = self.frame.steps[d];
             for sign in [-1isize, 1] {
-                for k in 1..=HALF as isize {
+                for k in 1..=reach {
                     let n = s.wrapping_add_signed(sign * k * step);
                     let content = self.cells[n];
                     if content == WALL as u8 {
@@ -320,54 +443,116 @@ impl Lines {
                     // `n` sees `s` at offset `-sign * k`.
                     let shift = 2 * slot(-sign * k);
                     let old = self.keys[n][d];
-                    let key = &mut self.keys[n][d];
-                    *key = (*key & !(3 << shift)) | v << shift;
-                    if content == 0 {
-                        let (before, after) = (pattern(old), pattern(*key));
-                        let weights = &self.weights.key;
-                        self.pattern_sum[0] +=
-                            i32::from(weights[after]) - i32::from(weights[before]);
-                        self.pattern_sum[1] += i32::from(weights[patterns::swap_bits(after)])
-                            - i32::from(weights[patterns::swap_bits(before)]);
-                    }
+                    let key = (old & !(3 << shift)) | v << shift;
+                    self.keys[n][d] = key;
                     if k <= 2 {
-                        self.near[n] = self.near[n].wrapping_add_signed(near_step);
+                        self.near[n] += 1;
+                        if content == 0 {
+                            self.mark(n);
+                        }
                     }
                     if content == 0 {
-                        let key = *key;
+                        self.saved.push(self.per[n]);
+                        let weights = &self.weights.key;
+                        let (before, after) = (weights[pattern(old)], weights[pattern(key)]);
                         for p in 0..2 {
-                            // A cell's class and values follow from its
-                            // shapes: read again only when one changed.
-                            let shape = self.table.shape(key, p);
-                            if shape != self.per[n][p].shapes[d] {
-                                self.unsettle(n, p);
-                                self.per[n][p].shapes[d] = shape;
-                                self.settle(n, p);
-                            }
+                            self.totals.pattern_sum[p] +=
+                                i32::from(after[p]) - i32::from(before[p]);
                         }
+                        let (for_x, for_o) = self.table.pair(key);
+                        self.reshape(n, 0, d, for_x);
+                        self.reshape(n, 1, d, for_o);
                     }
                 }
             }
         }
     }
 
+    /// Takes the stone on `s` out of its neighbours' keys, and puts back the
+    /// states of those that are empty as they were before it (saved from
+    /// `start` on, by [`Lines::relink`] in the same order).
+    fn unlink(&mut self, s: usize, start: usize) {
+        let reach = self.reach.cast_signed();
+        let mut at = start;
+        for d in 0..4 {
+            let step = self.frame.steps[d];
+            for sign in [-1isize, 1] {
+                for k in 1..=reach {
+                    let n = s.wrapping_add_signed(sign * k * step);
+                    let content = self.cells[n];
+                    if content == WALL as u8 {
+                        break;
+                    }
+                    let shift = 2 * slot(-sign * k);
+                    self.keys[n][d] &= !(3 << shift);
+                    if k <= 2 {
+                        self.near[n] -= 1;
+                        if content == 0 {
+                            self.mark(n);
+                        }
+                    }
+                    if content == 0 {
+                        if let Some(&state) = self.saved.get(at) {
+                            self.per[n] = state;
+                        }
+                        at += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sets `s`'s bit in [`Lines::open`]: whether it is empty and near.
+    #[inline]
+    fn mark(&mut self, s: usize) {
+        let bit = 1u64 << (s % 64);
+        if self.cells[s] == 0 && self.near[s] > 0 {
+            self.open[s / 64] |= bit;
+        } else {
+            self.open[s / 64] &= !bit;
+        }
+    }
+
+    /// Sets the shape for `p` of the empty cell `n` along line `d`, and
+    /// what follows from it (its class, value and quad, in the counts and
+    /// sums) when it changed.
+    #[inline]
+    fn reshape(&mut self, n: usize, p: usize, d: usize, shape: Shape) {
+        let c = &mut self.per[n][p];
+        let was = c.shapes[d];
+        if shape == was {
+            return;
+        }
+        let old = self.combos[usize::from(c.combo)];
+        let combo = i32::from(c.combo) + (shape as i32 - was as i32) * DIGIT[d];
+        c.combo = u16::try_from(combo).unwrap_or(0);
+        c.shapes[d] = shape;
+        let new = self.combos[usize::from(c.combo)];
+        c.class = new.class;
+        c.value = i32::from(new.value);
+        self.totals.counts[p][usize::from(old.class)] -= 1;
+        self.totals.counts[p][usize::from(new.class)] += 1;
+        for side in 0..2 {
+            self.totals.quad_sum[p][side] +=
+                i32::from(new.quad_weights[side]) - i32::from(old.quad_weights[side]);
+        }
+    }
+
     /// Takes an empty cell's class for `p` out of the counts.
     fn unsettle(&mut self, s: usize, p: usize) {
-        let c = &self.per[s][p];
-        self.counts[p][usize::from(c.class)] -= 1;
-        let w = self.weights.quad[usize::from(c.quad) & (patterns::QUAD_SLOTS - 1)];
-        self.quad_sum[p][0] -= i32::from(w[0]);
-        self.quad_sum[p][1] -= i32::from(w[1]);
+        let c = self.combos[usize::from(self.per[s][p].combo)];
+        self.totals.counts[p][usize::from(c.class)] -= 1;
+        self.totals.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
+        self.totals.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
     }
 
     /// Adds (`sign` 1) or takes out (-1) the pattern weights of the empty
     /// cell `s`'s four lines.
     fn add_patterns(&mut self, s: usize, sign: i32) {
         for d in 0..4 {
-            let k = pattern(self.keys[s][d]);
-            let w = &self.weights.key;
-            self.pattern_sum[0] += sign * i32::from(w[k]);
-            self.pattern_sum[1] += sign * i32::from(w[patterns::swap_bits(k)]);
+            let w = self.weights.key[pattern(self.keys[s][d])];
+            self.totals.pattern_sum[0] += sign * i32::from(w[0]);
+            self.totals.pattern_sum[1] += sign * i32::from(w[1]);
         }
     }
 
@@ -377,7 +562,10 @@ impl Lines {
         let me = self.to_move;
         let opp = 1 - me;
         let w = &self.weights.scalars;
-        let mut score = w[0] + self.pattern_sum[me] + self.quad_sum[me][0] + self.quad_sum[opp][1];
+        let mut score = w[0]
+            + self.totals.pattern_sum[me]
+            + self.totals.quad_sum[me][0]
+            + self.totals.quad_sum[opp][1];
         let mut mask = 0;
         let mut bit = 0;
         for (colour, classes) in [
@@ -401,47 +589,19 @@ impl Lines {
 
     /// The quad of `spot`'s (empty) shapes for `colour`.
     pub(super) fn quad(&self, spot: Spot, colour: usize) -> usize {
-        usize::from(self.per[usize::from(spot)][colour].quad)
+        patterns::quad(self.shapes(spot, colour).map(|s| s as u8))
     }
 
-    /// Computes an empty cell's class and value for `p` from its shapes and
-    /// counts its class.
+    /// Counts an empty cell's class for `p` (from its combo) and sets its
+    /// class and value.
     fn settle(&mut self, s: usize, p: usize) {
         let c = &mut self.per[s][p];
-        let (mut fives, mut open_fours, mut fours, mut threes, mut value) = (0, 0, 0, 0, 0);
-        for &shape in &c.shapes {
-            value += VALUE[shape as usize];
-            match shape {
-                Shape::F5 => fives += 1,
-                Shape::F4 => open_fours += 1,
-                Shape::B4 => fours += 1,
-                Shape::F3 => threes += 1,
-                _ => {}
-            }
-        }
-        let class = if fives > 0 {
-            Class::Five
-        } else if open_fours > 0 || fours > 1 {
-            Class::OpenFour
-        } else if fours > 0 && threes > 0 {
-            Class::FourThree
-        } else if fours > 0 {
-            Class::Four
-        } else if threes > 1 {
-            Class::DoubleThree
-        } else if threes > 0 {
-            Class::Three
-        } else {
-            Class::None
-        };
-        c.class = class as u8;
-        c.value = value + CLASS_VALUE[class as usize];
-        let quad = patterns::quad(c.shapes.map(|s| s as u8));
-        c.quad = u16::try_from(quad).unwrap_or(0);
-        self.counts[p][class as usize] += 1;
-        let w = self.weights.quad[quad & (patterns::QUAD_SLOTS - 1)];
-        self.quad_sum[p][0] += i32::from(w[0]);
-        self.quad_sum[p][1] += i32::from(w[1]);
+        let combo = self.combos[usize::from(c.combo)];
+        c.class = combo.class;
+        c.value = i32::from(combo.value);
+        self.totals.counts[p][usize::from(combo.class)] += 1;
+        self.totals.quad_sum[p][0] += i32::from(combo.quad_weights[0]);
+        self.totals.quad_sum[p][1] += i32::from(combo.quad_weights[1]);
     }
 }
 
@@ -477,12 +637,17 @@ mod tests {
 
     /// Everything incremental equals a board built afresh.
     fn same(a: &Lines, b: &Lines) {
-        assert_eq!(a.counts, b.counts);
+        assert_eq!(a.totals, b.totals);
+        for &s in &a.frame.on_board {
+            let s = usize::from(s);
+            if a.cells[s] == 0 {
+                assert_eq!(a.per[s], b.per[s]);
+            }
+        }
         assert_eq!(a.near, b.near);
+        assert_eq!(a.open, b.open);
         assert_eq!(a.keys, b.keys);
         assert_eq!(a.key, b.key);
-        assert_eq!(a.pattern_sum, b.pattern_sum);
-        assert_eq!(a.quad_sum, b.quad_sum);
     }
 
     #[test]

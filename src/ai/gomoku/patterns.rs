@@ -55,9 +55,10 @@ pub(super) struct Weights {
     /// Per quad of a colour's shapes at a cell (masked to 14 bits), its
     /// weight with that colour to move and with the opponent to move.
     pub quad: Box<[[i16; 2]]>,
-    /// Per raw pattern key (X = 1, O = 2), its weight for X to move; for O
-    /// to move, that of the key with the colours swapped ([`swap_bits`]).
-    pub key: Box<[i16]>,
+    /// Per raw pattern key (X = 1, O = 2), its weight for X to move and
+    /// for O to move (that of the key with the colours swapped,
+    /// [`swap_bits`]).
+    pub key: Box<[[i16; 2]]>,
 }
 
 /// Slots of the quad table (a power of two above [`QUADS`]).
@@ -157,10 +158,13 @@ impl Weights {
                 quad[i - KEYS - QUADS][1] = w;
             }
         }
-        let mut key = vec![0i16; KEYS].into_boxed_slice();
+        let mut key = vec![[0i16; 2]; KEYS].into_boxed_slice();
         for k in 0..=u16::MAX {
             if has_stone(k) {
-                key[usize::from(k)] = by_canonical[usize::from(canonical(k, 0))];
+                key[usize::from(k)] = [
+                    by_canonical[usize::from(canonical(k, 0))],
+                    by_canonical[usize::from(canonical(k, 1))],
+                ];
             }
         }
         Weights {
@@ -191,10 +195,7 @@ mod tests {
         // X (1) and O (2) trade places; empty (0) and off the board (3) stay.
         assert_eq!(swap(0b11_00_10_01), 0b11_00_01_10);
         let o = usize::from(canonical(swap(k), 0));
-        assert_eq!(
-            w.key[usize::from(swap(k))],
-            w.key[usize::from(canonical(k, 1))]
-        );
-        assert_eq!(w.key[o], w.key[swap_bits(usize::from(k))]);
+        assert_eq!(w.key[usize::from(swap(k))][0], w.key[usize::from(k)][1]);
+        assert_eq!(w.key[o][0], w.key[swap_bits(usize::from(k))][0]);
     }
 }

@@ -45,7 +45,7 @@ pub(super) enum Shape {
 }
 
 /// Shapes by their number.
-const SHAPES: [Shape; 10] = [
+pub(super) const SHAPES: [Shape; 10] = [
     Shape::None,
     Shape::B1,
     Shape::F1,
@@ -82,8 +82,9 @@ pub(super) const fn slot(k: isize) -> u32 {
 pub(super) struct Table {
     /// Half-line length read: 4 (freestyle) or 5 (standard).
     half: usize,
-    /// Per colour (0 = X, 1 = O), indexed by the key reduced to `half`.
-    shapes: [Vec<u8>; 2],
+    /// Both colours' shapes in one byte (X's in the low nibble, O's in the
+    /// high one), indexed by the key reduced to `half`.
+    pairs: Vec<u8>,
 }
 
 static FREESTYLE: LazyLock<Table> = LazyLock::new(|| Table::build(GomokuRule::Freestyle));
@@ -101,12 +102,32 @@ impl Table {
     /// The shape that a stone of `colour` (0 = X, 1 = O) on the cell makes.
     #[inline]
     pub(super) fn shape(&self, key: Key, colour: usize) -> Shape {
-        let index = if self.half == 4 {
+        SHAPES[usize::from(self.pairs[self.index(key)] >> (4 * colour) & 15)]
+    }
+
+    /// The shapes of both colours (X's, O's) at once.
+    #[inline]
+    pub(super) fn pair(&self, key: Key) -> (Shape, Shape) {
+        let both = self.pairs[self.index(key)];
+        (
+            SHAPES[usize::from(both & 15)],
+            SHAPES[usize::from(both >> 4)],
+        )
+    }
+
+    /// The cells each side that decide a shape: 4 (freestyle) or 5
+    /// (standard). A key's cells further out change no shape.
+    pub(super) fn half(&self) -> usize {
+        self.half
+    }
+
+    #[inline]
+    fn index(&self, key: Key) -> usize {
+        (if self.half == 4 {
             (key >> 2) & 0xffff
         } else {
             key
-        };
-        SHAPES[usize::from(self.shapes[colour][index as usize])]
+        }) as usize
     }
 
     fn build(rule: GomokuRule) -> Table {
@@ -128,13 +149,11 @@ impl Table {
                 x[k as usize] = shape_of(&mut line, half, exact, |k2| x[k2 as usize]) as u8;
             }
         }
-        let o = (0..keys as u32)
+        let o: Vec<u8> = (0..keys as u32)
             .map(|k| x[swap(k, cells) as usize])
             .collect();
-        Table {
-            half,
-            shapes: [x, o],
-        }
+        let pairs = x.iter().zip(&o).map(|(&x, &o)| x | o << 4).collect();
+        Table { half, pairs }
     }
 }
 
