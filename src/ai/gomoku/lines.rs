@@ -406,7 +406,7 @@ impl Lines {
         self.add_patterns(s, -1);
         self.cells[s] = u8::try_from(p + 1).unwrap_or(1);
         self.mark(s);
-        self.relink(s, u32::try_from(p + 1).unwrap_or(1));
+        self.relink(s, u32::try_from(p + 1).unwrap_or(1), self.saved.len());
         self.key ^= self.frame.zobrist[s][p];
         self.stones += 1;
     }
@@ -419,17 +419,19 @@ impl Lines {
         self.winner = None;
         self.cells[s] = 0;
         self.mark(s);
-        self.unlink(s, start);
+        self.relink(s, 0, start);
         self.saved.truncate(start);
         self.totals = totals;
         self.key ^= self.frame.zobrist[s][p];
         self.stones -= 1;
     }
 
-    /// Writes the stone `v` on `s` into its neighbours' keys, and reads
-    /// again the shapes of those that are empty (their states before
-    /// saved).
-    fn relink(&mut self, s: usize, v: u32) {
+    /// Writes the content `v` of `s` into its neighbours' keys. A stone
+    /// (`v` 1 or 2): the shapes of those that are empty are read again,
+    /// their states saved first. Empty (`v` 0, a stone taken back): their
+    /// states are put back as they were before it, saved from `at` on (by
+    /// the play, in this same order).
+    fn relink(&mut self, s: usize, v: u32, mut at: usize) {
         let reach = self.reach.cast_signed();
         for d in 0..4 {
             let step = self.frame.steps[d];
@@ -446,12 +448,24 @@ impl Lines {
                     let key = (old & !(3 << shift)) | v << shift;
                     self.keys[n][d] = key;
                     if k <= 2 {
-                        self.near[n] += 1;
+                        if v == 0 {
+                            self.near[n] -= 1;
+                        } else {
+                            self.near[n] += 1;
+                        }
                         if content == 0 {
                             self.mark(n);
                         }
                     }
-                    if content == 0 {
+                    if content != 0 {
+                        continue;
+                    }
+                    if v == 0 {
+                        if let Some(&state) = self.saved.get(at) {
+                            self.per[n] = state;
+                        }
+                        at += 1;
+                    } else {
                         self.saved.push(self.per[n]);
                         let weights = &self.weights.key;
                         let (before, after) = (weights[pattern(old)], weights[pattern(key)]);
@@ -462,40 +476,6 @@ impl Lines {
                         let (for_x, for_o) = self.table.pair(key);
                         self.reshape(n, 0, d, for_x);
                         self.reshape(n, 1, d, for_o);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Takes the stone on `s` out of its neighbours' keys, and puts back the
-    /// states of those that are empty as they were before it (saved from
-    /// `start` on, by [`Lines::relink`] in the same order).
-    fn unlink(&mut self, s: usize, start: usize) {
-        let reach = self.reach.cast_signed();
-        let mut at = start;
-        for d in 0..4 {
-            let step = self.frame.steps[d];
-            for sign in [-1isize, 1] {
-                for k in 1..=reach {
-                    let n = s.wrapping_add_signed(sign * k * step);
-                    let content = self.cells[n];
-                    if content == WALL as u8 {
-                        break;
-                    }
-                    let shift = 2 * slot(-sign * k);
-                    self.keys[n][d] &= !(3 << shift);
-                    if k <= 2 {
-                        self.near[n] -= 1;
-                        if content == 0 {
-                            self.mark(n);
-                        }
-                    }
-                    if content == 0 {
-                        if let Some(&state) = self.saved.get(at) {
-                            self.per[n] = state;
-                        }
-                        at += 1;
                     }
                 }
             }
