@@ -215,7 +215,7 @@ impl<'m> Engine<'m> {
         }
         // The best first, the rest by their scores (bounds, for most).
         moves[..=best].rotate_right(1);
-        moves[1..].sort_by_key(|&(s, spot)| (std::cmp::Reverse(s), spot));
+        moves[1..].sort_by_key(by_score);
         Some((moves[0].1, alpha))
     }
 
