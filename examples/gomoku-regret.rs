@@ -227,15 +227,7 @@ fn score(a: &Args) -> Result<(), String> {
         None => None,
     };
     for (k, line) in text.lines().enumerate() {
-        let mut parts = line.split_whitespace();
-        let before: i64 = parts
-            .next()
-            .and_then(|v| v.parse().ok())
-            .ok_or(format!("line {}: no evaluation", k + 1))?;
-        let stones: Vec<Stone> = parts
-            .map(stone)
-            .collect::<Option<_>>()
-            .ok_or(format!("line {}", k + 1))?;
+        let (before, stones) = position(k, line)?;
         let mv = if let Some(engine) = engine.as_mut() {
             engine.ask(&stones).map_err(|e| e.to_string())?.0
         } else {
@@ -245,6 +237,21 @@ fn score(a: &Args) -> Result<(), String> {
         println!("{} {before} {value} {},{}", stones.len(), mv.0, mv.1);
     }
     Ok(())
+}
+
+/// The `k`th line (from 0) of a positions file: the oracle's evaluation
+/// and the stones.
+fn position(k: usize, line: &str) -> Result<(i64, Vec<Stone>), String> {
+    let mut parts = line.split_whitespace();
+    let before: i64 = parts
+        .next()
+        .and_then(|v| v.parse().ok())
+        .ok_or(format!("line {}: no evaluation", k + 1))?;
+    let stones = parts
+        .map(stone)
+        .collect::<Option<_>>()
+        .ok_or(format!("line {}", k + 1))?;
+    Ok((before, stones))
 }
 
 /// Tabula's move in the `k`th position (from 0), `stones`.
@@ -271,12 +278,7 @@ fn play(a: &Args) -> Result<(), String> {
     let mut spent = Duration::ZERO;
     let mut count = 0;
     for (k, line) in text.lines().enumerate() {
-        let stones: Vec<Stone> = line
-            .split_whitespace()
-            .skip(1)
-            .map(stone)
-            .collect::<Option<_>>()
-            .ok_or(format!("line {}", k + 1))?;
+        let (_, stones) = position(k, line)?;
         let start = Instant::now();
         let mv = tabula_move(a, k, &stones)?;
         spent += start.elapsed();
