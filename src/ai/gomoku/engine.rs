@@ -20,7 +20,10 @@
 //! (and again at full depth if they look better). At the horizon the
 //! evaluation is the learned one over line patterns ([`Lines::pattern_eval`],
 //! `patterns.rs`: weights fitted to a stronger engine's evaluations, kept
-//! up to date with the shapes), plus a small seeded jitter.
+//! up to date with the shapes), plus a small seeded jitter. A leaf is
+//! scored from the totals its move would leave, without playing it, and a
+//! position whose table entry settles it is not played either: the same
+//! scores as playing them, for less.
 //!
 //! Measured against Rapfi (docs/benchmarks.md), the learned evaluation did
 //! better than the window board's (a weight per row of five cells that
@@ -82,6 +85,28 @@ pub(super) fn order_score(lines: &Lines, s: Spot, me: usize) -> i32 {
         + DEFEND[lines.class(s, opp) as usize]
         + lines.value(s, me)
         + lines.value(s, opp) * 3 / 4
+}
+
+/// A node's table entry, when its parent has read it already.
+#[derive(Clone, Copy)]
+enum Probe {
+    Unread,
+    Read(Option<Entry<Spot>>),
+}
+
+/// The score a table entry gives a node searched `depth` deep with the
+/// window (`alpha`, `beta`) at `ply`, when it settles it.
+fn settled(e: &Entry<Spot>, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+    if i32::from(e.depth) < depth {
+        return None;
+    }
+    let score = from_table(e.score, u32::try_from(ply).unwrap_or(0));
+    match e.bound {
+        Bound::Exact => Some(score),
+        Bound::Lower if score >= beta => Some(score),
+        Bound::Upper if score <= alpha => Some(score),
+        _ => None,
+    }
 }
 
 impl<'m> Engine<'m> {
@@ -188,18 +213,16 @@ impl<'m> Engine<'m> {
         let mut best = 0;
         for i in 0..moves.len() {
             let m = moves[i].1;
-            self.lines.play(m);
             let score = if i == 0 {
-                -self.negamax(depth - 1, -beta, -alpha, 1)
+                -self.child(m, depth - 1, -beta, -alpha, 1)
             } else {
-                let s = -self.negamax(depth - 1, -alpha - 1, -alpha, 1);
+                let s = -self.child(m, depth - 1, -alpha - 1, -alpha, 1);
                 if s > alpha && !self.meter.stopped() {
-                    -self.negamax(depth - 1, -beta, -alpha, 1)
+                    -self.child(m, depth - 1, -beta, -alpha, 1)
                 } else {
                     s
                 }
             };
-            self.lines.undo(m);
             if self.meter.stopped() {
                 // A move that beat the best so far at full depth stands.
                 return (i > 0).then(|| {
@@ -219,10 +242,63 @@ impl<'m> Engine<'m> {
         Some((moves[0].1, alpha))
     }
 
-    fn negamax(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// The score of the position after `m` (played by the side to move),
+    /// searched `depth` deep, for its side to move: [`Engine::node`]
+    /// after playing `m`. A leaf is scored from [`Lines::peek`] without
+    /// playing `m` when the position needs nothing more (most leaves):
+    /// the same score, the same nodes counted.
+    /// An inner position whose table entry settles it is not played
+    /// either: a position is stored only by a node past the checks that
+    /// come before the table, so the same position passes them again.
+    fn child(&mut self, m: Spot, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
         if !self.meter.tick() {
             return 0;
         }
+        let mut probed = Probe::Unread;
+        if depth <= 0 {
+            if let Some(score) = self.leaf(m, ply) {
+                return score;
+            }
+        } else if ply < MAX_PLY {
+            let entry = self.table.get(self.lines.key_after(m));
+            if let Some(score) = entry.and_then(|e| settled(&e, depth, alpha, beta, ply)) {
+                return score;
+            }
+            probed = Probe::Read(entry);
+        }
+        self.lines.play(m);
+        let score = self.node(depth, alpha, beta, ply, probed);
+        self.lines.undo(m);
+        score
+    }
+
+    /// What [`Engine::node`] would score the position after `m` at the
+    /// horizon, read from [`Lines::peek`]: `None` when it would go on (a
+    /// five to block) or the position is over (left to `node`).
+    fn leaf(&self, m: Spot, ply: usize) -> Option<i32> {
+        let p = self.lines.to_move();
+        let q = 1 - p;
+        if self.lines.class(m, p) == Class::Five || self.lines.empties() <= 1 {
+            return None;
+        }
+        let (totals, key) = self.lines.peek(m);
+        let ply_score = i32::try_from(ply).unwrap_or(0);
+        if totals.has(q, Class::Five) {
+            return Some(WIN - ply_score - 1);
+        }
+        if totals.has(p, Class::Five) {
+            return None;
+        }
+        if totals.has(q, Class::OpenFour) {
+            return Some(WIN - ply_score - 3);
+        }
+        Some(self.jittered(self.lines.eval_of(&totals, q), key))
+    }
+
+    /// The score of the position for its side to move, searched `depth`
+    /// deep (a principal-variation alpha-beta), once its node is counted;
+    /// with its table entry when [`Engine::child`] has read it (`probed`).
+    fn node(&mut self, depth: i32, mut alpha: i32, beta: i32, ply: usize, probed: Probe) -> i32 {
         let ply_score = i32::try_from(ply).unwrap_or(0);
         let ply_u32 = u32::try_from(ply).unwrap_or(0);
         if self.lines.winner().is_some() {
@@ -242,10 +318,7 @@ impl<'m> Engine<'m> {
                 return -(WIN - ply_score - 2);
             }
             let forced = self.spots[0];
-            self.lines.play(forced);
-            let score = -self.negamax(depth, -beta, -alpha, ply + 1);
-            self.lines.undo(forced);
-            return score;
+            return -self.child(forced, depth, -beta, -alpha, ply + 1);
         }
         if self.lines.has(me, Class::OpenFour) {
             return WIN - ply_score - 3;
@@ -255,17 +328,15 @@ impl<'m> Engine<'m> {
         }
         let key = self.lines.key();
         let mut hint = None;
-        if let Some(e) = self.table.get(key) {
-            hint = e.mv;
-            if i32::from(e.depth) >= depth {
-                let score = from_table(e.score, ply_u32);
-                match e.bound {
-                    Bound::Exact => return score,
-                    Bound::Lower if score >= beta => return score,
-                    Bound::Upper if score <= alpha => return score,
-                    _ => {}
-                }
+        let entry = match probed {
+            Probe::Read(entry) => entry,
+            Probe::Unread => self.table.get(key),
+        };
+        if let Some(e) = entry {
+            if let Some(score) = settled(&e, depth, alpha, beta, ply) {
+                return score;
             }
+            hint = e.mv;
         }
         // Every candidate, in order: past the first few only while each of
         // those loses.
@@ -288,25 +359,23 @@ impl<'m> Engine<'m> {
             let quiet = !defending
                 && self.lines.class(m, me) < Class::Three
                 && self.lines.class(m, opp) < Class::Three;
-            self.lines.play(m);
             let score = if i == 0 {
-                -self.negamax(depth - 1, -beta, -alpha, ply + 1)
+                -self.child(m, depth - 1, -beta, -alpha, ply + 1)
             } else {
                 let reduce = if quiet && depth >= 3 && i >= 3 {
                     if i >= 8 { 2 } else { 1 }
                 } else {
                     0
                 };
-                let mut s = -self.negamax(depth - 1 - reduce, -alpha - 1, -alpha, ply + 1);
+                let mut s = -self.child(m, depth - 1 - reduce, -alpha - 1, -alpha, ply + 1);
                 if s > alpha && reduce > 0 {
-                    s = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1);
+                    s = -self.child(m, depth - 1, -alpha - 1, -alpha, ply + 1);
                 }
                 if s > alpha && s < beta {
-                    s = -self.negamax(depth - 1, -beta, -alpha, ply + 1);
+                    s = -self.child(m, depth - 1, -beta, -alpha, ply + 1);
                 }
                 s
             };
-            self.lines.undo(m);
             if self.meter.stopped() {
                 self.lists[ply] = moves;
                 return 0;
@@ -379,10 +448,16 @@ impl<'m> Engine<'m> {
     /// The static evaluation for the side to move: the learned evaluation
     /// ([`Lines::pattern_eval`]) plus the seeded jitter.
     fn evaluate(&self) -> i32 {
-        let mut score = self.lines.pattern_eval() * EVAL_NUM / EVAL_DEN;
+        self.jittered(self.lines.pattern_eval(), self.lines.key())
+    }
+
+    /// A learned evaluation in the search's units, with the jitter of the
+    /// position `key`.
+    fn jittered(&self, eval: i32, key: u64) -> i32 {
+        let mut score = eval * EVAL_NUM / EVAL_DEN;
         if self.jitter > 0 {
             let span = 2 * self.jitter.unsigned_abs() + 1;
-            let j = mix(self.lines.key() ^ self.seed) % u64::from(span);
+            let j = mix(key ^ self.seed) % u64::from(span);
             score += i32::try_from(j).unwrap_or(0) - self.jitter;
         }
         score
@@ -525,8 +600,44 @@ mod tests {
             .collect();
         first.sort_unstable();
         assert_eq!(first, [(1, 2), (1, 12)]);
-        let score = engine.negamax(3, -WIN - 1, WIN + 1, 1);
+        let score = engine.node(3, -WIN - 1, WIN + 1, 1, Probe::Unread);
         assert!(score >= MATE, "{score}");
+    }
+
+    #[test]
+    fn a_leaf_scored_without_playing_scores_as_played() {
+        // Every candidate of positions with fours and threes about: the
+        // score read from the totals a move would leave is the score of
+        // the node after playing it.
+        let xs = [(7, 5), (7, 6), (7, 7), (6, 6), (5, 5), (9, 9)];
+        let os = [(8, 8), (6, 7), (7, 8), (8, 6), (4, 4), (10, 10)];
+        let (mut decided, mut left) = (0, 0);
+        for stones in 4..=xs.len() + os.len() {
+            let (x, o) = (stones.div_ceil(2), stones / 2);
+            let g = game(GomokuRule::Freestyle, &xs[..x], &os[..o]);
+            let mut meter = Meter::new(1_000_000, Duration::from_mins(1));
+            let mut engine = Engine::new(Lines::new(&g), &mut meter, 5, 4);
+            let mut spots = Vec::new();
+            engine.lines.candidates(&mut spots);
+            let mut peeked = 0;
+            for m in spots {
+                let leaf = engine.leaf(m, 3);
+                engine.lines.play(m);
+                let played = engine.node(0, -WIN - 1, WIN + 1, 3, Probe::Unread);
+                engine.lines.undo(m);
+                if let Some(score) = leaf {
+                    assert_eq!(score, played, "{:?}", engine.lines.row_col(m));
+                    peeked += 1;
+                    decided += i32::from(score.abs() >= MATE);
+                } else {
+                    left += 1;
+                }
+            }
+            assert!(peeked > 10, "{peeked}");
+        }
+        // Some leaves were won on the totals, some left to the node (a four
+        // to block).
+        assert!(decided > 0 && left > 0, "{decided} {left}");
     }
 
     #[test]

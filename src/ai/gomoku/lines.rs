@@ -14,7 +14,8 @@
 //!
 //! This is most of `hard`'s time a node; making it 2.5 times cheaper (same
 //! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
-//! 1,500 (docs/benchmarks.md).
+//! 1,500 (docs/benchmarks.md). A leaf needs only the totals a move would
+//! leave: [`Lines::peek`] adds them up without playing it.
 
 use std::sync::LazyLock;
 
@@ -183,7 +184,7 @@ pub(super) struct Lines {
 
 /// The sums over the empty cells that the evaluation reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Totals {
+pub(super) struct Totals {
     /// Per side to move, the pattern weights summed over the empty cells'
     /// lines ([`patterns`]).
     pattern_sum: [i32; 2],
@@ -296,6 +297,11 @@ impl Lines {
         self.key
     }
 
+    /// The key after the side to move plays `spot`.
+    pub(super) fn key_after(&self, spot: Spot) -> u64 {
+        self.key ^ self.frame.zobrist[usize::from(spot)][self.to_move]
+    }
+
     pub(super) fn winner(&self) -> Option<usize> {
         self.winner
     }
@@ -304,16 +310,14 @@ impl Lines {
         self.frame.size * self.frame.size - self.stones
     }
 
-    /// How many empty cells have class `class` or better for `colour`.
+    /// Whether any empty cell has class `class` or better for `colour`.
     pub(super) fn has(&self, colour: usize, class: Class) -> bool {
-        self.totals.counts[colour][class as usize..]
-            .iter()
-            .any(|&n| n > 0)
+        self.totals.has(colour, class)
     }
 
     /// How many empty cells have exactly class `class` for `colour`.
     pub(super) fn count(&self, colour: usize, class: Class) -> i32 {
-        i32::from(self.totals.counts[colour][class as usize])
+        self.totals.count(colour, class)
     }
 
     /// The class of `spot` (empty) for `colour`.
@@ -432,98 +436,67 @@ impl Lines {
     /// states are put back as they were before it, saved from `at` on (by
     /// the play, in this same order).
     fn relink(&mut self, s: usize, v: u32, mut at: usize) {
-        let reach = self.reach.cast_signed();
-        for d in 0..4 {
-            let step = self.frame.steps[d];
-            for sign in [-1isize, 1] {
-                for k in 1..=reach {
-                    let n = s.wrapping_add_signed(sign * k * step);
-                    let content = self.cells[n];
-                    if content == WALL as u8 {
-                        break;
-                    }
-                    // `n` sees `s` at offset `-sign * k`.
-                    let shift = 2 * slot(-sign * k);
-                    let old = self.keys[n][d];
-                    let key = (old & !(3 << shift)) | v << shift;
-                    self.keys[n][d] = key;
-                    if k <= 2 {
-                        if v == 0 {
-                            self.near[n] -= 1;
-                        } else {
-                            self.near[n] += 1;
-                        }
-                        if content == 0 {
-                            self.mark(n);
-                        }
-                    }
-                    if content != 0 {
-                        continue;
-                    }
-                    if v == 0 {
-                        if let Some(&state) = self.saved.get(at) {
-                            self.per[n] = state;
-                        }
-                        at += 1;
-                    } else {
-                        self.saved.push(self.per[n]);
-                        let weights = &self.weights.key;
-                        let (before, after) = (weights[pattern(old)], weights[pattern(key)]);
-                        for p in 0..2 {
-                            self.totals.pattern_sum[p] +=
-                                i32::from(after[p]) - i32::from(before[p]);
-                        }
-                        let (for_x, for_o) = self.table.pair(key);
-                        self.reshape(n, 0, d, for_x);
-                        self.reshape(n, 1, d, for_o);
-                    }
+        let Lines {
+            table,
+            weights,
+            combos,
+            totals,
+            cells,
+            keys,
+            per,
+            near,
+            open,
+            saved,
+            ..
+        } = self;
+        around(cells, &self.frame.steps, self.reach, s, |n, d, k, shift| {
+            let old = keys[n][d];
+            let key = (old & !(3 << shift)) | v << shift;
+            keys[n][d] = key;
+            if k <= 2 {
+                if v == 0 {
+                    near[n] -= 1;
+                } else {
+                    near[n] += 1;
+                }
+                mark(open, cells, near, n);
+            }
+            if cells[n] != 0 {
+                return;
+            }
+            if v == 0 {
+                if let Some(&state) = saved.get(at) {
+                    per[n] = state;
+                }
+                at += 1;
+                return;
+            }
+            saved.push(per[n]);
+            totals.repattern(weights, old, key);
+            let (for_x, for_o) = table.pair(key);
+            for (p, shape) in [(0, for_x), (1, for_o)] {
+                let cell = &mut per[n][p];
+                if let Some(combo) = cell.reshaped(d, shape) {
+                    let (old, new) = (combos[usize::from(cell.combo)], combos[usize::from(combo)]);
+                    cell.combo = combo;
+                    cell.shapes[d] = shape;
+                    cell.class = new.class;
+                    cell.value = i32::from(new.value);
+                    totals.recount(p, old, new);
                 }
             }
-        }
+        });
     }
 
     /// Sets `s`'s bit in [`Lines::open`]: whether it is empty and near.
-    #[inline]
     fn mark(&mut self, s: usize) {
-        let bit = 1u64 << (s % 64);
-        if self.cells[s] == 0 && self.near[s] > 0 {
-            self.open[s / 64] |= bit;
-        } else {
-            self.open[s / 64] &= !bit;
-        }
-    }
-
-    /// Sets the shape for `p` of the empty cell `n` along line `d`, and
-    /// what follows from it (its class, value and quad, in the counts and
-    /// sums) when it changed.
-    #[inline]
-    fn reshape(&mut self, n: usize, p: usize, d: usize, shape: Shape) {
-        let c = &mut self.per[n][p];
-        let was = c.shapes[d];
-        if shape == was {
-            return;
-        }
-        let old = self.combos[usize::from(c.combo)];
-        let combo = i32::from(c.combo) + (shape as i32 - was as i32) * DIGIT[d];
-        c.combo = u16::try_from(combo).unwrap_or(0);
-        c.shapes[d] = shape;
-        let new = self.combos[usize::from(c.combo)];
-        c.class = new.class;
-        c.value = i32::from(new.value);
-        self.totals.counts[p][usize::from(old.class)] -= 1;
-        self.totals.counts[p][usize::from(new.class)] += 1;
-        for side in 0..2 {
-            self.totals.quad_sum[p][side] +=
-                i32::from(new.quad_weights[side]) - i32::from(old.quad_weights[side]);
-        }
+        mark(&mut self.open, &self.cells, &self.near, s);
     }
 
     /// Takes an empty cell's class for `p` out of the counts.
     fn unsettle(&mut self, s: usize, p: usize) {
-        let c = self.combos[usize::from(self.per[s][p].combo)];
-        self.totals.counts[p][usize::from(c.class)] -= 1;
-        self.totals.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
-        self.totals.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
+        self.totals
+            .take_out(p, self.combos[usize::from(self.per[s][p].combo)]);
     }
 
     /// Adds (`sign` 1) or takes out (-1) the pattern weights of the empty
@@ -539,13 +512,16 @@ impl Lines {
     /// The learned evaluation ([`patterns`]) for the side to move, in
     /// thousandths of a logit.
     pub(super) fn pattern_eval(&self) -> i32 {
-        let me = self.to_move;
+        self.eval_of(&self.totals, self.to_move)
+    }
+
+    /// The learned evaluation for `me` to move of a position with these
+    /// totals (this one's, or [`Lines::peek`]'s).
+    pub(super) fn eval_of(&self, totals: &Totals, me: usize) -> i32 {
         let opp = 1 - me;
         let w = &self.weights.scalars;
-        let mut score = w[0]
-            + self.totals.pattern_sum[me]
-            + self.totals.quad_sum[me][0]
-            + self.totals.quad_sum[opp][1];
+        let mut score =
+            w[0] + totals.pattern_sum[me] + totals.quad_sum[me][0] + totals.quad_sum[opp][1];
         let mut mask = 0;
         let mut bit = 0;
         for (colour, classes) in [
@@ -553,13 +529,56 @@ impl Lines {
             (opp, &patterns::THEIRS_COUNTED[..]),
         ] {
             for &c in classes {
-                let n = self.count(colour, c);
+                let n = totals.count(colour, c);
                 score += w[1 + bit] * n;
                 mask |= usize::from(n > 0) << bit;
                 bit += 1;
             }
         }
         score + self.weights.masks[mask]
+    }
+
+    /// The totals after the side to move plays `spot`, worked out without
+    /// playing it: what [`Lines::play`] would add up, read only (a leaf's
+    /// evaluation needs nothing else, and then there is nothing to take
+    /// back). With the key after it.
+    pub(super) fn peek(&self, spot: Spot) -> (Totals, u64) {
+        let s = usize::from(spot);
+        let p = self.to_move;
+        let v = u32::try_from(p + 1).unwrap_or(1);
+        let mut after = self.totals;
+        for c in 0..2 {
+            after.take_out(c, self.combos[usize::from(self.per[s][c].combo)]);
+        }
+        let weights = self.weights;
+        for &key in &self.keys[s] {
+            let weight = weights.key[pattern(key)];
+            after.pattern_sum[0] -= i32::from(weight[0]);
+            after.pattern_sum[1] -= i32::from(weight[1]);
+        }
+        around(
+            &self.cells,
+            &self.frame.steps,
+            self.reach,
+            s,
+            |n, d, _, shift| {
+                if self.cells[n] != 0 {
+                    return;
+                }
+                let old = self.keys[n][d];
+                let key = (old & !(3 << shift)) | v << shift;
+                after.repattern(weights, old, key);
+                let (for_x, for_o) = self.table.pair(key);
+                for (c, shape) in [(0, for_x), (1, for_o)] {
+                    let cell = &self.per[n][c];
+                    if let Some(combo) = cell.reshaped(d, shape) {
+                        let old = self.combos[usize::from(cell.combo)];
+                        after.recount(c, old, self.combos[usize::from(combo)]);
+                    }
+                }
+            },
+        );
+        (after, self.key_after(spot))
     }
 
     /// The pattern key ([`patterns`]) of `spot` (empty) along line `d`.
@@ -582,6 +601,95 @@ impl Lines {
         self.totals.counts[p][usize::from(combo.class)] += 1;
         self.totals.quad_sum[p][0] += i32::from(combo.quad_weights[0]);
         self.totals.quad_sum[p][1] += i32::from(combo.quad_weights[1]);
+    }
+}
+
+impl Totals {
+    /// A cell of combo `c` for `p` filled.
+    #[inline]
+    fn take_out(&mut self, p: usize, c: Combo) {
+        self.counts[p][usize::from(c.class)] -= 1;
+        self.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
+        self.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
+    }
+
+    /// A cell's combo for `p` changed from `old` to `new`.
+    #[inline]
+    fn recount(&mut self, p: usize, old: Combo, new: Combo) {
+        self.counts[p][usize::from(old.class)] -= 1;
+        self.counts[p][usize::from(new.class)] += 1;
+        for side in 0..2 {
+            self.quad_sum[p][side] +=
+                i32::from(new.quad_weights[side]) - i32::from(old.quad_weights[side]);
+        }
+    }
+
+    /// An empty cell's line key changed from `old` to `new`.
+    #[inline]
+    fn repattern(&mut self, weights: &Weights, old: Key, new: Key) {
+        let (before, after) = (weights.key[pattern(old)], weights.key[pattern(new)]);
+        for p in 0..2 {
+            self.pattern_sum[p] += i32::from(after[p]) - i32::from(before[p]);
+        }
+    }
+    /// Whether any empty cell has class `class` or better for `colour`.
+    pub(super) fn has(&self, colour: usize, class: Class) -> bool {
+        self.counts[colour][class as usize..].iter().any(|&n| n > 0)
+    }
+
+    /// How many empty cells have exactly class `class` for `colour`.
+    pub(super) fn count(&self, colour: usize, class: Class) -> i32 {
+        i32::from(self.counts[colour][class as usize])
+    }
+}
+
+impl CellShapes {
+    /// Its combo with `shape` along line `d`, when that is a change.
+    #[inline]
+    fn reshaped(&self, d: usize, shape: Shape) -> Option<u16> {
+        let was = self.shapes[d];
+        if shape == was {
+            return None;
+        }
+        let combo = i32::from(self.combo) + (shape as i32 - was as i32) * DIGIT[d];
+        Some(u16::try_from(combo).unwrap_or(0))
+    }
+}
+
+/// Calls `f(n, d, k, shift)` for each cell `n` `k` steps (1 to `reach`)
+/// from `s` along line `d`, up to the edge, with the place of `s` in its
+/// key (`shift`: its two bits).
+#[inline]
+fn around(
+    cells: &[u8],
+    steps: &[isize; 4],
+    reach: usize,
+    s: usize,
+    mut f: impl FnMut(usize, usize, isize, u32),
+) {
+    let reach = reach.cast_signed();
+    for (d, &step) in steps.iter().enumerate() {
+        for sign in [-1isize, 1] {
+            for k in 1..=reach {
+                let n = s.wrapping_add_signed(sign * k * step);
+                if cells[n] == WALL as u8 {
+                    break;
+                }
+                // `n` sees `s` at offset `-sign * k`.
+                f(n, d, k, 2 * slot(-sign * k));
+            }
+        }
+    }
+}
+
+/// Sets `s`'s bit in `open`: whether it is empty and near a stone.
+#[inline]
+fn mark(open: &mut [u64], cells: &[u8], near: &[u8], s: usize) {
+    let bit = 1u64 << (s % 64);
+    if cells[s] == 0 && near[s] > 0 {
+        open[s / 64] |= bit;
+    } else {
+        open[s / 64] &= !bit;
     }
 }
 
@@ -647,7 +755,9 @@ mod tests {
                         continue;
                     }
                     let spot = Spot::try_from(lines.spot(r as usize, c as usize)).unwrap();
+                    let peeked = lines.peek(spot);
                     lines.play(spot);
+                    assert_eq!(peeked, (lines.totals, lines.key()));
                     moves.push(spot);
                     same(&lines, &Lines::new(&g));
                     assert_eq!(lines.winner(), g.winner().map(Player::index));
