@@ -15,7 +15,8 @@
 //! This is most of `hard`'s time a node; making it 2.5 times cheaper (same
 //! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
 //! 1,500 (docs/benchmarks.md). A leaf needs only the totals a move would
-//! leave: [`Lines::peek`] adds them up without playing it.
+//! leave: [`Lines::peek`] adds them up without playing it (7% less time a
+//! move, and 1,600).
 
 use std::sync::LazyLock;
 
