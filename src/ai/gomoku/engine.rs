@@ -247,6 +247,7 @@ impl<'m> Engine<'m> {
     /// after playing `m`. A leaf is scored from [`Lines::peek`] without
     /// playing `m` when the position needs nothing more (most leaves):
     /// the same score, the same nodes counted.
+    ///
     /// An inner position whose table entry settles it is not played
     /// either: a position is stored only by a node past the checks that
     /// come before the table, so the same position passes them again.

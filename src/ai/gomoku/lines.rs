@@ -452,7 +452,7 @@ impl Lines {
         } = self;
         around(cells, &self.frame.steps, self.reach, s, |n, d, k, shift| {
             let old = keys[n][d];
-            let key = (old & !(3 << shift)) | v << shift;
+            let key = rekey(old, shift, v);
             keys[n][d] = key;
             if k <= 2 {
                 if v == 0 {
@@ -503,11 +503,7 @@ impl Lines {
     /// Adds (`sign` 1) or takes out (-1) the pattern weights of the empty
     /// cell `s`'s four lines.
     fn add_patterns(&mut self, s: usize, sign: i32) {
-        for d in 0..4 {
-            let w = self.weights.key[pattern(self.keys[s][d])];
-            self.totals.pattern_sum[0] += sign * i32::from(w[0]);
-            self.totals.pattern_sum[1] += sign * i32::from(w[1]);
-        }
+        self.totals.add_patterns(self.weights, &self.keys[s], sign);
     }
 
     /// The learned evaluation ([`patterns`]) for the side to move, in
@@ -552,11 +548,7 @@ impl Lines {
             after.take_out(c, self.combos[usize::from(self.per[s][c].combo)]);
         }
         let weights = self.weights;
-        for &key in &self.keys[s] {
-            let weight = weights.key[pattern(key)];
-            after.pattern_sum[0] -= i32::from(weight[0]);
-            after.pattern_sum[1] -= i32::from(weight[1]);
-        }
+        after.add_patterns(weights, &self.keys[s], -1);
         around(
             &self.cells,
             &self.frame.steps,
@@ -567,7 +559,7 @@ impl Lines {
                     return;
                 }
                 let old = self.keys[n][d];
-                let key = (old & !(3 << shift)) | v << shift;
+                let key = rekey(old, shift, v);
                 after.repattern(weights, old, key);
                 let (for_x, for_o) = self.table.pair(key);
                 for (c, shape) in [(0, for_x), (1, for_o)] {
@@ -633,6 +625,18 @@ impl Totals {
             self.pattern_sum[p] += i32::from(after[p]) - i32::from(before[p]);
         }
     }
+
+    /// Adds (`sign` 1) or takes out (-1) the pattern weights of a cell's
+    /// four line keys.
+    #[inline]
+    fn add_patterns(&mut self, weights: &Weights, keys: &[Key; 4], sign: i32) {
+        for &key in keys {
+            let weight = weights.key[pattern(key)];
+            self.pattern_sum[0] += sign * i32::from(weight[0]);
+            self.pattern_sum[1] += sign * i32::from(weight[1]);
+        }
+    }
+
     /// Whether any empty cell has class `class` or better for `colour`.
     pub(super) fn has(&self, colour: usize, class: Class) -> bool {
         self.counts[colour][class as usize..].iter().any(|&n| n > 0)
@@ -681,6 +685,12 @@ fn around(
             }
         }
     }
+}
+
+/// `key` with the cell at `shift` (its two bits) set to `v`.
+#[inline]
+fn rekey(key: Key, shift: u32, v: u32) -> Key {
+    (key & !(3 << shift)) | v << shift
 }
 
 /// Sets `s`'s bit in `open`: whether it is empty and near a stone.
