@@ -13,7 +13,9 @@
 //! (`--level`, default `hard`) thinks as the service does: `ai::choose`
 //! with the time budget `--budget-ms` (default 300) and the work derived
 //! from it. Rapfi drops a command that arrives as it finishes a move, so
-//! each `TURN` waits 10 ms. Prints one line per game and the score;
+//! each `TURN` waits 10 ms; an engine that fails anyway (an `ERROR` for
+//! its move, or its output closed) is started again with the position, at
+//! most twice a game. Prints one line per game and the score;
 //! `--seed N` (default 1) picks other openings, `--from N` skips the first
 //! N of them (`--openings 24 --from 12`: the second half of 24, each game
 //! as in the whole run), `--show true` prints each
@@ -126,6 +128,9 @@ fn opening(rng: &mut ChaCha8Rng) -> Vec<(i64, i64)> {
     stones
 }
 
+/// How many times a game starts the engine again after it fails.
+const RESTARTS: u32 = 2;
+
 enum Outcome {
     Won,
     Lost,
@@ -151,6 +156,7 @@ fn play(
     }
     let mut engine = Engine::start(&o.engine, o.nodes)?;
     let mut told = false;
+    let mut restarts = 0;
     let mut thinking = Duration::ZERO;
     let mut ours = 0u32;
     while !game.is_over() {
@@ -187,7 +193,19 @@ fn play(
             engine.send("DONE")?;
             told = true;
         }
-        let ((x, y), eval) = engine.reply()?;
+        let ((x, y), eval) = match engine.reply() {
+            Ok(reply) => reply,
+            Err(e) if restarts < RESTARTS => {
+                // Rapfi has answered a `TURN` with `ERROR Unknown command`
+                // (once in ~2,000 games): a new process, told the position.
+                eprintln!("the engine failed ({e}): started again with the position");
+                restarts += 1;
+                engine = Engine::start(&o.engine, o.nodes)?;
+                told = false;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if game.play_input(MoveInput::Cell { row: y, col: x }).is_err() {
             eprintln!("the engine played an illegal move {x},{y}: it loses");
             return Ok((Outcome::Won, history.len(), thinking / ours.max(1)));
