@@ -263,7 +263,7 @@ impl Lines {
                 c.combo = combo_of(c.shapes);
                 lines.settle(s, p);
             }
-            lines.add_patterns(s, 1);
+            lines.totals.add_patterns(lines.weights, &lines.keys[s], 1);
         }
         for player in Player::BOTH {
             for (r, &bits) in game.rows(player).iter().enumerate() {
@@ -406,9 +406,7 @@ impl Lines {
             self.winner = Some(p);
         }
         self.history.push((self.totals, self.saved.len()));
-        self.unsettle(s, 0);
-        self.unsettle(s, 1);
-        self.add_patterns(s, -1);
+        self.totals = self.filled(s);
         self.cells[s] = u8::try_from(p + 1).unwrap_or(1);
         self.mark(s);
         self.relink(s, u32::try_from(p + 1).unwrap_or(1), self.saved.len());
@@ -494,16 +492,15 @@ impl Lines {
         mark(&mut self.open, &self.cells, &self.near, s);
     }
 
-    /// Takes an empty cell's class for `p` out of the counts.
-    fn unsettle(&mut self, s: usize, p: usize) {
-        self.totals
-            .take_out(p, self.combos[usize::from(self.per[s][p].combo)]);
-    }
-
-    /// Adds (`sign` 1) or takes out (-1) the pattern weights of the empty
-    /// cell `s`'s four lines.
-    fn add_patterns(&mut self, s: usize, sign: i32) {
-        self.totals.add_patterns(self.weights, &self.keys[s], sign);
+    /// The totals with the empty cell `s` taken out (both colours' classes
+    /// and quads, and its lines' pattern weights), as a stone on it does.
+    fn filled(&self, s: usize) -> Totals {
+        let mut totals = self.totals;
+        for c in 0..2 {
+            totals.take_out(c, self.combos[usize::from(self.per[s][c].combo)]);
+        }
+        totals.add_patterns(self.weights, &self.keys[s], -1);
+        totals
     }
 
     /// The learned evaluation ([`patterns`]) for the side to move, in
@@ -543,12 +540,8 @@ impl Lines {
         let s = usize::from(spot);
         let p = self.to_move;
         let v = u32::try_from(p + 1).unwrap_or(1);
-        let mut after = self.totals;
-        for c in 0..2 {
-            after.take_out(c, self.combos[usize::from(self.per[s][c].combo)]);
-        }
+        let mut after = self.filled(s);
         let weights = self.weights;
-        after.add_patterns(weights, &self.keys[s], -1);
         around(
             &self.cells,
             &self.frame.steps,
@@ -591,9 +584,7 @@ impl Lines {
         let combo = self.combos[usize::from(c.combo)];
         c.class = combo.class;
         c.value = i32::from(combo.value);
-        self.totals.counts[p][usize::from(combo.class)] += 1;
-        self.totals.quad_sum[p][0] += i32::from(combo.quad_weights[0]);
-        self.totals.quad_sum[p][1] += i32::from(combo.quad_weights[1]);
+        self.totals.put_in(p, combo);
     }
 }
 
@@ -604,6 +595,14 @@ impl Totals {
         self.counts[p][usize::from(c.class)] -= 1;
         self.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
         self.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
+    }
+
+    /// An empty cell of combo `c` for `p` counted ([`Totals::take_out`]
+    /// undone).
+    fn put_in(&mut self, p: usize, c: Combo) {
+        self.counts[p][usize::from(c.class)] += 1;
+        self.quad_sum[p][0] += i32::from(c.quad_weights[0]);
+        self.quad_sum[p][1] += i32::from(c.quad_weights[1]);
     }
 
     /// A cell's combo for `p` changed from `old` to `new`.
