@@ -9,8 +9,11 @@
 //! lines (four under freestyle, five under standard: see
 //! [`shapes`](super::shapes)); only those cells' shapes are read again, and
 //! what follows from a cell's four shapes is one lookup ([`Combo`]), so
-//! playing costs a few dozen table lookups. Taking back looks up nothing:
-//! the play saved what it changed, and it is put back.
+//! playing costs a few dozen table lookups. A line key's shapes for both
+//! colours and its pattern weights are one lookup too ([`Link`]), and a
+//! cell keeps what its keys and shapes gave last time, so a change reads
+//! only what is new. Taking back looks up nothing: the play saved what it
+//! changed, and it is put back.
 //!
 //! This is most of `hard`'s time a node; making it 2.5 times cheaper (same
 //! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
@@ -20,7 +23,7 @@
 
 use std::sync::LazyLock;
 
-use crate::rules::gomoku::Gomoku;
+use crate::rules::gomoku::{Gomoku, GomokuRule};
 use crate::rules::{Game, Player};
 
 use super::super::mix;
@@ -63,16 +66,17 @@ const CLASS_VALUE: [i32; CLASSES] = [0, 0, 100, 0, 150, 250, 0];
 struct CellShapes {
     shapes: [Shape; 4],
     /// Its four shapes as the digits of a number in base 10 (the line
-    /// `d`'s times `10^d`): its [`Combo`].
+    /// `d`'s times `10^d`): the index of [`CellShapes::now`].
     combo: u16,
-    class: u8,
-    value: i32,
+    /// What its shapes make ([`COMBO`] at `combo`), kept here so that a
+    /// change reads only the new one.
+    now: Combo,
 }
 
 /// What follows from a cell's four shapes for one colour, the same for
 /// every cell: looked up by the shapes ([`CellShapes::combo`]) instead of
 /// worked out at each change.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Combo {
     class: u8,
     value: i16,
@@ -100,6 +104,39 @@ static COMBO: LazyLock<Box<[Combo]>> = LazyLock::new(|| {
         })
         .collect()
 });
+
+/// What a line key gives its cell, in one lookup: both colours' shapes
+/// along the line and the key's pattern weights ([`Weights::key`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Link {
+    weight: [i16; 2],
+    shapes: [Shape; 2],
+}
+
+/// Every key's [`Link`], by the index of the rule's shape table.
+fn links(table: &Table) -> Box<[Link]> {
+    (0..table.len())
+        .map(|i| {
+            let (x, o) = table.pair_at(i);
+            // The table reads four or five cells each side; the pattern,
+            // the inner four.
+            let pattern = if table.half() == 4 {
+                i
+            } else {
+                i >> 2 & 0xffff
+            };
+            Link {
+                weight: WEIGHTS.key[pattern],
+                shapes: [x, o],
+            }
+        })
+        .collect()
+}
+
+static FREESTYLE_LINKS: LazyLock<Box<[Link]>> =
+    LazyLock::new(|| links(shapes::table(GomokuRule::Freestyle)));
+static STANDARD_LINKS: LazyLock<Box<[Link]>> =
+    LazyLock::new(|| links(shapes::table(GomokuRule::Standard)));
 
 /// The combo of four shapes.
 fn combo_of(shapes: [Shape; 4]) -> u16 {
@@ -158,6 +195,8 @@ pub(super) struct Lines {
     /// keys hold no others.
     reach: usize,
     weights: &'static Weights,
+    /// Per index of `table`, its key's [`Link`].
+    links: &'static [Link],
     combos: &'static [Combo],
     totals: Totals,
     frame: Frame,
@@ -180,7 +219,10 @@ pub(super) struct Lines {
     history: Vec<(Totals, usize)>,
     /// The states of the empty neighbours of the stones played, before
     /// each play, in the order [`Lines::relink`] visits them.
-    saved: Vec<[CellShapes; 2]>,
+    saved: Vec<([CellShapes; 2], [i16; 2])>,
+    /// Per padded cell and line, the pattern weights of its key
+    /// ([`Link::weight`]; meaningful while the cell is empty).
+    weights_of: Vec<[[i16; 2]; 4]>,
 }
 
 /// The sums over the empty cells that the evaluation reads.
@@ -232,6 +274,10 @@ impl Lines {
             table,
             reach: table.half(),
             weights: &WEIGHTS,
+            links: match game.rule() {
+                GomokuRule::Freestyle => &FREESTYLE_LINKS,
+                GomokuRule::Standard => &STANDARD_LINKS,
+            },
             combos: &COMBO,
             totals: Totals::default(),
             frame: Frame {
@@ -252,6 +298,7 @@ impl Lines {
             winner: None,
             history: Vec::new(),
             saved: Vec::new(),
+            weights_of: vec![[[0; 2]; 4]; cells],
         };
         for i in 0..lines.frame.on_board.len() {
             let s = usize::from(lines.frame.on_board[i]);
@@ -263,7 +310,11 @@ impl Lines {
                 c.combo = combo_of(c.shapes);
                 lines.settle(s, p);
             }
-            lines.totals.add_patterns(lines.weights, &lines.keys[s], 1);
+            for d in 0..4 {
+                let weight = lines.link(lines.keys[s][d]).weight;
+                lines.weights_of[s][d] = weight;
+                lines.totals.add_pattern(weight, 1);
+            }
         }
         for player in Player::BOTH {
             for (r, &bits) in game.rows(player).iter().enumerate() {
@@ -323,12 +374,12 @@ impl Lines {
 
     /// The class of `spot` (empty) for `colour`.
     pub(super) fn class(&self, spot: Spot, colour: usize) -> Class {
-        CLASS_OF[usize::from(self.per[usize::from(spot)][colour].class)]
+        CLASS_OF[usize::from(self.per[usize::from(spot)][colour].now.class)]
     }
 
     /// The value of `spot` (empty) for `colour`.
     pub(super) fn value(&self, spot: Spot, colour: usize) -> i32 {
-        self.per[usize::from(spot)][colour].value
+        i32::from(self.per[usize::from(spot)][colour].now.value)
     }
 
     /// The shapes of `spot` (empty) for `colour`, one a line.
@@ -437,7 +488,7 @@ impl Lines {
     fn relink(&mut self, s: usize, v: u32, mut at: usize) {
         let Lines {
             table,
-            weights,
+            links,
             combos,
             totals,
             cells,
@@ -446,6 +497,7 @@ impl Lines {
             near,
             open,
             saved,
+            weights_of,
             ..
         } = self;
         around(cells, &self.frame.steps, self.reach, s, |n, d, k, shift| {
@@ -464,24 +516,25 @@ impl Lines {
                 return;
             }
             if v == 0 {
-                if let Some(&state) = saved.get(at) {
+                if let Some(&(state, weight)) = saved.get(at) {
                     per[n] = state;
+                    weights_of[n][d] = weight;
                 }
                 at += 1;
                 return;
             }
-            saved.push(per[n]);
-            totals.repattern(weights, old, key);
-            let (for_x, for_o) = table.pair(key);
-            for (p, shape) in [(0, for_x), (1, for_o)] {
+            saved.push((per[n], weights_of[n][d]));
+            let now = links[table.index(key)];
+            totals.relinked(weights_of[n][d], now.weight);
+            weights_of[n][d] = now.weight;
+            for (p, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
                 let cell = &mut per[n][p];
                 if let Some(combo) = cell.reshaped(d, shape) {
-                    let (old, new) = (combos[usize::from(cell.combo)], combos[usize::from(combo)]);
+                    let new = combos[usize::from(combo)];
+                    totals.recount(p, cell.now, new);
                     cell.combo = combo;
                     cell.shapes[d] = shape;
-                    cell.class = new.class;
-                    cell.value = i32::from(new.value);
-                    totals.recount(p, old, new);
+                    cell.now = new;
                 }
             }
         });
@@ -497,10 +550,18 @@ impl Lines {
     fn filled(&self, s: usize) -> Totals {
         let mut totals = self.totals;
         for c in 0..2 {
-            totals.take_out(c, self.combos[usize::from(self.per[s][c].combo)]);
+            totals.take_out(c, self.per[s][c].now);
         }
-        totals.add_patterns(self.weights, &self.keys[s], -1);
+        for &weight in &self.weights_of[s] {
+            totals.add_pattern(weight, -1);
+        }
         totals
+    }
+
+    /// The [`Link`] of a line key.
+    #[inline]
+    fn link(&self, key: Key) -> Link {
+        self.links[self.table.index(key)]
     }
 
     /// The learned evaluation ([`patterns`]) for the side to move, in
@@ -541,7 +602,6 @@ impl Lines {
         let p = self.to_move;
         let v = u32::try_from(p + 1).unwrap_or(1);
         let mut after = self.filled(s);
-        let weights = self.weights;
         around(
             &self.cells,
             &self.frame.steps,
@@ -553,13 +613,12 @@ impl Lines {
                 }
                 let old = self.keys[n][d];
                 let key = rekey(old, shift, v);
-                after.repattern(weights, old, key);
-                let (for_x, for_o) = self.table.pair(key);
-                for (c, shape) in [(0, for_x), (1, for_o)] {
+                let now = self.link(key);
+                after.relinked(self.weights_of[n][d], now.weight);
+                for (c, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
                     let cell = &self.per[n][c];
                     if let Some(combo) = cell.reshaped(d, shape) {
-                        let old = self.combos[usize::from(cell.combo)];
-                        after.recount(c, old, self.combos[usize::from(combo)]);
+                        after.recount(c, cell.now, self.combos[usize::from(combo)]);
                     }
                 }
             },
@@ -577,14 +636,12 @@ impl Lines {
         patterns::quad(self.shapes(spot, colour).map(|s| s as u8))
     }
 
-    /// Counts an empty cell's class for `p` (from its combo) and sets its
-    /// class and value.
+    /// Sets an empty cell's [`CellShapes::now`] for `p` from its combo,
+    /// and counts it.
     fn settle(&mut self, s: usize, p: usize) {
         let c = &mut self.per[s][p];
-        let combo = self.combos[usize::from(c.combo)];
-        c.class = combo.class;
-        c.value = i32::from(combo.value);
-        self.totals.put_in(p, combo);
+        c.now = self.combos[usize::from(c.combo)];
+        self.totals.put_in(p, c.now);
     }
 }
 
@@ -616,24 +673,21 @@ impl Totals {
         }
     }
 
-    /// An empty cell's line key changed from `old` to `new`.
+    /// An empty cell's line key changed, from one of pattern weights `old`
+    /// to one of `new`.
     #[inline]
-    fn repattern(&mut self, weights: &Weights, old: Key, new: Key) {
-        let (before, after) = (weights.key[pattern(old)], weights.key[pattern(new)]);
+    fn relinked(&mut self, old: [i16; 2], new: [i16; 2]) {
         for p in 0..2 {
-            self.pattern_sum[p] += i32::from(after[p]) - i32::from(before[p]);
+            self.pattern_sum[p] += i32::from(new[p]) - i32::from(old[p]);
         }
     }
 
-    /// Adds (`sign` 1) or takes out (-1) the pattern weights of a cell's
-    /// four line keys.
+    /// Adds (`sign` 1) or takes out (-1) the pattern weights of one of an
+    /// empty cell's line keys.
     #[inline]
-    fn add_patterns(&mut self, weights: &Weights, keys: &[Key; 4], sign: i32) {
-        for &key in keys {
-            let weight = weights.key[pattern(key)];
-            self.pattern_sum[0] += sign * i32::from(weight[0]);
-            self.pattern_sum[1] += sign * i32::from(weight[1]);
-        }
+    fn add_pattern(&mut self, weight: [i16; 2], sign: i32) {
+        self.pattern_sum[0] += sign * i32::from(weight[0]);
+        self.pattern_sum[1] += sign * i32::from(weight[1]);
     }
 
     /// Whether any empty cell has class `class` or better for `colour`.
@@ -740,6 +794,7 @@ mod tests {
             let s = usize::from(s);
             if a.cells[s] == 0 {
                 assert_eq!(a.per[s], b.per[s]);
+                assert_eq!(a.weights_of[s], b.weights_of[s]);
             }
         }
         assert_eq!(a.near, b.near);

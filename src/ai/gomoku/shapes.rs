@@ -102,13 +102,18 @@ impl Table {
     /// The shape that a stone of `colour` (0 = X, 1 = O) on the cell makes.
     #[inline]
     pub(super) fn shape(&self, key: Key, colour: usize) -> Shape {
-        SHAPES[usize::from(self.pairs[self.index(key)] >> (4 * colour) & 15)]
+        let (x, o) = self.pair_at(self.index(key));
+        if colour == 0 { x } else { o }
     }
 
-    /// The shapes of both colours (X's, O's) at once.
-    #[inline]
-    pub(super) fn pair(&self, key: Key) -> (Shape, Shape) {
-        let both = self.pairs[self.index(key)];
+    /// How many keys the table tells apart ([`Table::index`] is below).
+    pub(super) fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The shapes of both colours (X's, O's) at an index of the table.
+    pub(super) fn pair_at(&self, index: usize) -> (Shape, Shape) {
+        let both = self.pairs[index];
         (
             SHAPES[usize::from(both & 15)],
             SHAPES[usize::from(both >> 4)],
@@ -122,7 +127,7 @@ impl Table {
     }
 
     #[inline]
-    fn index(&self, key: Key) -> usize {
+    pub(super) fn index(&self, key: Key) -> usize {
         (if self.half == 4 {
             (key >> 2) & 0xffff
         } else {
