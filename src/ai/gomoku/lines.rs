@@ -184,16 +184,26 @@ struct Frame {
     on_board: Vec<Spot>,
     /// Per padded cell, a random number per colour.
     zobrist: Vec<[u64; 2]>,
-    /// The four line steps.
-    steps: [isize; 4],
+    /// Per padded cell on the board, its neighbours along its lines
+    /// (`rays[ray_start[s]..ray_start[s + 1]]`), in the order of
+    /// [`around`].
+    rays: Vec<Ray>,
+    ray_start: Vec<u32>,
+}
+
+/// A cell `n` `k` steps from a cell along line `d`, which sees that cell
+/// at `shift` in its key ([`around`]).
+#[derive(Clone, Copy, Debug)]
+struct Ray {
+    n: u16,
+    d: u8,
+    k: u8,
+    shift: u8,
 }
 
 /// A gomoku position with its shapes (see the module docs).
 pub(super) struct Lines {
     table: &'static Table,
-    /// The cells each side whose content decides a shape ([`Table::half`]);
-    /// keys hold no others.
-    reach: usize,
     weights: &'static Weights,
     /// Per index of `table`, its key's [`Link`].
     links: &'static [Link],
@@ -270,9 +280,27 @@ impl Lines {
                 }
             }
         }
+        let mut rays = Vec::new();
+        let mut ray_start = vec![0; cells + 1];
+        let mut on = vec![false; cells];
+        for &s in &on_board {
+            on[usize::from(s)] = true;
+        }
+        for s in 0..cells {
+            if on[s] {
+                around(&grid, &steps, table.half(), s, |n, d, k, shift| {
+                    rays.push(Ray {
+                        n: u16::try_from(n).unwrap_or(0),
+                        d: u8::try_from(d).unwrap_or(0),
+                        k: u8::try_from(k).unwrap_or(0),
+                        shift: u8::try_from(shift).unwrap_or(0),
+                    });
+                });
+            }
+            ray_start[s + 1] = u32::try_from(rays.len()).unwrap_or(u32::MAX);
+        }
         let mut lines = Lines {
             table,
-            reach: table.half(),
             weights: &WEIGHTS,
             links: match game.rule() {
                 GomokuRule::Freestyle => &FREESTYLE_LINKS,
@@ -285,7 +313,8 @@ impl Lines {
                 width,
                 on_board,
                 zobrist,
-                steps,
+                rays,
+                ray_start,
             },
             cells: grid,
             keys,
@@ -500,7 +529,7 @@ impl Lines {
             weights_of,
             ..
         } = self;
-        around(cells, &self.frame.steps, self.reach, s, |n, d, k, shift| {
+        self.frame.around(s, |n, d, k, shift| {
             let old = keys[n][d];
             let key = rekey(old, shift, v);
             keys[n][d] = key;
@@ -602,27 +631,21 @@ impl Lines {
         let p = self.to_move;
         let v = u32::try_from(p + 1).unwrap_or(1);
         let mut after = self.filled(s);
-        around(
-            &self.cells,
-            &self.frame.steps,
-            self.reach,
-            s,
-            |n, d, _, shift| {
-                if self.cells[n] != 0 {
-                    return;
+        self.frame.around(s, |n, d, _, shift| {
+            if self.cells[n] != 0 {
+                return;
+            }
+            let old = self.keys[n][d];
+            let key = rekey(old, shift, v);
+            let now = self.link(key);
+            after.relinked(self.weights_of[n][d], now.weight);
+            for (c, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
+                let cell = &self.per[n][c];
+                if let Some(combo) = cell.reshaped(d, shape) {
+                    after.recount(c, cell.now, self.combos[usize::from(combo)]);
                 }
-                let old = self.keys[n][d];
-                let key = rekey(old, shift, v);
-                let now = self.link(key);
-                after.relinked(self.weights_of[n][d], now.weight);
-                for (c, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
-                    let cell = &self.per[n][c];
-                    if let Some(combo) = cell.reshaped(d, shape) {
-                        after.recount(c, cell.now, self.combos[usize::from(combo)]);
-                    }
-                }
-            },
-        );
+            }
+        });
         (after, self.key_after(spot))
     }
 
@@ -711,6 +734,23 @@ impl CellShapes {
         }
         let combo = i32::from(self.combo) + (shape as i32 - was as i32) * DIGIT[d];
         Some(u16::try_from(combo).unwrap_or(0))
+    }
+}
+
+impl Frame {
+    /// Calls `f(n, d, k, shift)` for each neighbour of `s` (on the board)
+    /// as [`around`] does, from the list made once.
+    #[inline]
+    fn around(&self, s: usize, mut f: impl FnMut(usize, usize, usize, u32)) {
+        let (from, to) = (self.ray_start[s] as usize, self.ray_start[s + 1] as usize);
+        for r in &self.rays[from..to] {
+            f(
+                usize::from(r.n),
+                usize::from(r.d),
+                usize::from(r.k),
+                u32::from(r.shift),
+            );
+        }
     }
 }
 
