@@ -87,23 +87,26 @@ struct Combo {
 
 /// Four shapes, each a digit: [`CellShapes::combo`].
 const COMBOS: usize = 10_000;
+/// The combo table's length: a power of two above [`COMBOS`], so that a
+/// masked index needs no bounds check.
+const COMBO_SLOTS: usize = 1 << 14;
 /// A line's digit in a combo.
-const DIGIT: [i32; 4] = [1, 10, 100, 1_000];
+const DIGIT: [i16; 4] = [1, 10, 100, 1_000];
 
-/// Every combo of four shapes.
-static COMBO: LazyLock<Box<[Combo]>> = LazyLock::new(|| {
-    (0..COMBOS)
-        .map(|i| {
-            let shapes = DIGIT.map(|d| SHAPES[i / d.unsigned_abs() as usize % 10]);
-            let (class, value) = class_and_value(shapes);
-            let quad = patterns::quad(shapes.map(|s| s as u8));
-            Combo {
-                class: class as u8,
-                value: i16::try_from(value).unwrap_or(i16::MAX),
-                quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
-            }
-        })
-        .collect()
+/// Every combo of four shapes (and unused slots past them).
+static COMBO: LazyLock<Box<[Combo; COMBO_SLOTS]>> = LazyLock::new(|| {
+    let mut combos = Box::new([Combo::default(); COMBO_SLOTS]);
+    for (i, slot) in combos.iter_mut().enumerate().take(COMBOS) {
+        let shapes = DIGIT.map(|d| SHAPES[i / d.unsigned_abs() as usize % 10]);
+        let (class, value) = class_and_value(shapes);
+        let quad = patterns::quad(shapes.map(|s| s as u8));
+        *slot = Combo {
+            class: class as u8,
+            value: i16::try_from(value).unwrap_or(i16::MAX),
+            quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
+        };
+    }
+    combos
 });
 
 /// What a line key gives its cell, in one lookup: both colours' shapes
@@ -141,7 +144,7 @@ static STANDARD_LINKS: LazyLock<Box<[Link]>> =
 
 /// The combo of four shapes.
 fn combo_of(shapes: [Shape; 4]) -> u16 {
-    let n: i32 = (0..4).map(|d| shapes[d] as i32 * DIGIT[d]).sum();
+    let n: i32 = (0..4).map(|d| shapes[d] as i32 * i32::from(DIGIT[d])).sum();
     u16::try_from(n).unwrap_or(0)
 }
 
@@ -247,7 +250,7 @@ pub(super) struct Lines {
     weights: &'static Weights,
     /// Per index of `table`, its key's [`Link`].
     links: &'static [Link],
-    combos: &'static [Combo],
+    combos: &'static [Combo; COMBO_SLOTS],
     totals: Totals,
     frame: Frame,
     /// 0 empty, 1 X, 2 O, 3 off the board.
@@ -598,7 +601,7 @@ impl Lines {
             for (p, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
                 let cell = &mut per[n][p];
                 if let Some(combo) = cell.reshaped(d, shape) {
-                    let new = combos[usize::from(combo)];
+                    let new = combos[usize::from(combo) & (COMBO_SLOTS - 1)];
                     totals.recount(p, cell.now, new);
                     cell.combo = combo;
                     cell.shapes[d] = shape;
@@ -681,7 +684,8 @@ impl Lines {
             for (c, shape) in [(0, now.shapes[0]), (1, now.shapes[1])] {
                 let cell = &self.per[n][c];
                 if let Some(combo) = cell.reshaped(d, shape) {
-                    after.recount(c, cell.now, self.combos[usize::from(combo)]);
+                    let new = self.combos[usize::from(combo) & (COMBO_SLOTS - 1)];
+                    after.recount(c, cell.now, new);
                 }
             }
         });
@@ -767,12 +771,13 @@ impl CellShapes {
     /// Its combo with `shape` along line `d`, when that is a change.
     #[inline]
     fn reshaped(&self, d: usize, shape: Shape) -> Option<u16> {
-        let was = self.shapes[d];
+        let was = self.shapes[d & 3];
         if shape == was {
             return None;
         }
-        let combo = i32::from(self.combo) + (shape as i32 - was as i32) * DIGIT[d];
-        Some(u16::try_from(combo).unwrap_or(0))
+        // The digit goes from `was` to `shape`; the sum stays in 0..10,000.
+        let step = (shape as i16 - was as i16) * DIGIT[d & 3];
+        Some(self.combo.wrapping_add_signed(step))
     }
 }
 
@@ -785,7 +790,7 @@ impl Frame {
         for r in &self.rays[from..to] {
             f(
                 usize::from(r.n),
-                usize::from(r.d),
+                usize::from(r.d & 3),
                 usize::from(r.k),
                 u32::from(r.shift),
             );
