@@ -19,7 +19,10 @@
 //! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
 //! 1,500 (docs/benchmarks.md). A leaf needs only the totals a move would
 //! leave: [`Lines::peek`] adds them up without playing it (7% less time a
-//! move, and 1,600).
+//! move, and 1,600). Each cell's neighbours are listed once ([`Frame`]),
+//! and the per-cell arrays are indexed masked, without bounds checks
+//! ([`Grid`]): with the one lookup a key, 22% fewer instructions (and
+//! 1,800).
 
 use std::ops::{Index, IndexMut};
 use std::sync::LazyLock;
