@@ -60,6 +60,11 @@ impl Meter {
         self.deadline
     }
 
+    /// The work still allowed: the allowance less what was counted.
+    pub(super) fn left(&self) -> u64 {
+        self.allowance.saturating_sub(self.used)
+    }
+
     /// The whole allowance.
     pub(super) fn allowance(&self) -> u64 {
         self.allowance

@@ -16,6 +16,11 @@
 //!   few moves kept proves nothing (and would make the opponent's move
 //!   before it look like a win).
 //!
+//! The root deepens one ply an iteration while the work left is enough for
+//! the next one at [`GROWTH`] times the cost of the last: an iteration cut
+//! short by the meter had taken over a third of the work and nearly never
+//! changed the move.
+//!
 //! Late moves that make no threat are searched one ply shallower first
 //! (and again at full depth if they look better). At the horizon the
 //! evaluation is the learned one over line patterns ([`Lines::pattern_eval`],
@@ -45,6 +50,10 @@ const MAX_PLY: usize = 128;
 const WIDTH: usize = 10;
 /// Moves searched at the root.
 const ROOT_WIDTH: usize = 28;
+/// What an iteration is expected to cost at most, as a multiple of the one
+/// before it (5/2: the median is ~2.2, docs/benchmarks.md): the next one
+/// starts only when that much work is left.
+const GROWTH: (u64, u64) = (5, 2);
 /// The evaluation's scale: the learned evaluation's thousandths of a logit
 /// to the search's units (300 a logit, as the window evaluation had).
 const EVAL_NUM: i32 = 3;
@@ -190,6 +199,7 @@ impl<'m> Engine<'m> {
             proven: None,
         };
         for depth in 1..=max_depth.max(1) {
+            let before = self.meter.left();
             let Some((mv, score)) = self.root(&mut root, i32::try_from(depth).unwrap_or(1)) else {
                 break;
             };
@@ -199,6 +209,12 @@ impl<'m> Engine<'m> {
                 proven: None,
             };
             if score.abs() >= MATE || root.len() == 1 && depth >= 4 {
+                break;
+            }
+            // Not deeper when what is left would not pay for the next
+            // iteration: one cut short nearly never changes the move.
+            let cost = before.saturating_sub(self.meter.left());
+            if self.meter.left().saturating_mul(GROWTH.1) < cost.saturating_mul(GROWTH.0) {
                 break;
             }
         }
@@ -646,10 +662,26 @@ mod tests {
         let xs = [(7, 6), (7, 7), (6, 6)];
         let os = [(8, 8), (6, 7)];
         let g = game(GomokuRule::Freestyle, &xs, &os);
-        let mut meter = Meter::new(50, Duration::from_mins(1));
+        // Less work than the first iteration's moves: it is cut short.
+        let mut meter = Meter::new(20, Duration::from_mins(1));
         let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
         assert!(engine.search(None, 64).is_some());
         assert!(meter.stopped());
+    }
+
+    #[test]
+    fn no_iteration_starts_that_the_work_left_cannot_pay_for() {
+        let xs = [(7, 6), (7, 7), (6, 6), (9, 9)];
+        let os = [(8, 8), (6, 7), (5, 5)];
+        let g = game(GomokuRule::Freestyle, &xs, &os);
+        let mut meter = Meter::new(100_000, Duration::from_mins(1));
+        let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
+        let found = engine.search(None, 64).expect("a move");
+        // Not ended by a forced result: it stopped deepening, before the
+        // meter cut an iteration short, with work left.
+        assert!(found.score.abs() < MATE && found.proven.is_none());
+        assert!(!meter.stopped());
+        assert!(meter.left() > 0);
     }
 
     #[test]
