@@ -75,7 +75,7 @@ impl Meter {
     /// with [`Meter::absorb`].
     pub(super) fn child(&self, share: u64) -> Meter {
         Meter {
-            allowance: share.min(self.allowance.saturating_sub(self.used)),
+            allowance: share.min(self.left()),
             used: 0,
             deadline: self.deadline,
             out_of_work: false,
