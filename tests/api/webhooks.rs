@@ -735,9 +735,8 @@ async fn on_two_instances_every_event_is_delivered_and_duplicates_are_only_retri
     }
     // Quick retries (duplicates across instances show), then patient ones.
     let retry = quick_then_patient(10);
-    let retry = retry.as_str();
-    let one = with_webhooks(retry).await;
-    let two = spawn_app_on(one.db.clone(), webhooks_on(retry)).await;
+    let one = with_webhooks(&retry).await;
+    let two = spawn_app_on(one.db.clone(), webhooks_on(&retry)).await;
     let receiver = Receiver::start().await;
     // Unanswered at first: the first attempts fail and are retried.
     receiver.answer(0);
