@@ -189,10 +189,12 @@ test("the form offers each kind only its levels, and a refused create keeps the 
   await page.getByLabel("Game", { exact: true }).selectOption("connect_four");
   assert.ok((await page.getByLabel("Bot level").locator("option").allTextContents()).includes("perfect"));
   await page.goto("/play/new?kind=gomoku&opponent=bot&level=perfect");
+  // The refusal comes back after the page loads: the form, then its reason.
+  await until(page, () => document.querySelector("[role=status]")?.textContent === "The game could not be created");
+  await until(page, () => (document.querySelector("[role=alert]")?.textContent ?? "").length > 0);
   await page.getByRole("button", { name: "Create game" }).waitFor();
   const error = await page.getByRole("alert").textContent();
   assert.ok(error.length > 0 && !error.includes("`"), error);
-  assert.equal(await statusText(page), "The game could not be created");
   await page.context().close();
 });
 

@@ -72,10 +72,11 @@ test("two people play Connect Four to a win, each move appearing in the other's 
 
   const o = await newPage();
   await o.goto(invite);
-  assert.match(await statusText(o), /Waiting for O to join/);
+  // The status is written once the game is read, after the page loads.
+  await until(o, () => /Waiting for O to join/.test(document.querySelector("[role=status]")?.textContent ?? ""));
   await o.getByRole("button", { name: "Join" }).click();
   await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
-  assert.equal(await statusText(o), "X to move");
+  await until(o, () => document.querySelector("[role=status]").textContent === "X to move");
 
   const moves = [
     [x, 1],
