@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, startService, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, startService, statusIs, until } from "./helpers.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let service;
@@ -82,7 +82,7 @@ for (const scheme of ["light", "dark"]) {
     const o = await person(PHONE, scheme);
     await o.goto(url);
     await o.getByRole("button", { name: "Join" }).click();
-    await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+    await statusIs(x, "X to move (you)");
     await x.getByRole("button", { name: "Offer draw" }).click();
     await o.getByRole("alertdialog").waitFor();
     await findings(o, "an offer received, on a phone");
@@ -90,7 +90,7 @@ for (const scheme of ["light", "dark"]) {
     await x.getByRole("dialog").waitFor();
     await findings(x, "the resign dialog");
     await x.getByRole("dialog").getByRole("button", { name: "Resign" }).click();
-    await until(o, () => /^You won/.test(document.querySelector("[role=status]").textContent));
+    await statusIs(o, /^You won/);
     await findings(o, "a finished game");
     // A finished game's analysis, a position of it shown.
     await x.goto("/play/new?kind=tic_tac_toe&opponent=hotseat&moves=15243");

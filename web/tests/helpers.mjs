@@ -101,6 +101,32 @@ export async function statusText(page) {
   return (await page.getByRole("status").textContent()) ?? "";
 }
 
+/**
+ * Waits until the page's status line reads `expected` (a string: the whole
+ * text) or matches it (a RegExp), failing after `ms` with what it reads.
+ * The page writes its status after it has read the game, which may come
+ * after the load event or the board: read it through this, not at once.
+ */
+export async function statusIs(page, expected, ms = 5000) {
+  const want = typeof expected === "string" ? { text: expected } : { source: expected.source, flags: expected.flags };
+  try {
+    await page.waitForFunction(
+      (w) => {
+        const text = document.querySelector("[role=status]")?.textContent ?? "";
+        return w.text !== undefined ? text === w.text : new RegExp(w.source, w.flags).test(text);
+      },
+      want,
+      { timeout: ms },
+    );
+  } catch (e) {
+    const now = await page
+      .locator("[role=status]")
+      .textContent({ timeout: 1000 })
+      .catch(() => null);
+    throw new Error(`the status never read ${expected} within ${ms} ms; it reads ${JSON.stringify(now)}`, { cause: e });
+  }
+}
+
 /** Waits until the page can play (a legal cell) or the round is over. */
 export async function readyOrOver(page) {
   await until(

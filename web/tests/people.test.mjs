@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusText, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -44,7 +44,7 @@ async function joinAs(page, url, name) {
   await page.getByRole("button", { name: "Join" }).waitFor();
   if (name) await page.getByLabel("Your name").fill(name);
   await page.getByRole("button", { name: "Join" }).click();
-  await until(page, () => /\(you\)|to move/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(page, /\(you\)|to move/);
 }
 
 test("joining your own waiting game from the lobby is never offered, and a reload keeps your seat", async () => {
@@ -122,9 +122,9 @@ test("two people with names and a clock play, offer both ways, resign after conf
   const dialog = o.getByRole("dialog");
   await dialog.getByRole("button", { name: "Cancel" }).waitFor();
   await dialog.getByRole("button", { name: "Resign" }).click();
-  await until(x, () => /^You won/.test(document.querySelector("[role=status]").textContent));
-  await until(o, () => /^You lost/.test(document.querySelector("[role=status]").textContent));
-  await until(watcher, () => /X wins/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(x, /^You won/);
+  await statusIs(o, /^You lost/);
+  await statusIs(watcher, /X wins/);
   assert.doesNotMatch(await statusText(watcher), /You/);
   await x.screenshot({ path: join(screenshotDir, "people-desktop.png"), fullPage: true });
   await o.screenshot({ path: join(screenshotDir, "people-phone.png"), fullPage: true });
@@ -143,7 +143,7 @@ test("a private game is joined by its link and refused without the invite", asyn
   await until(stranger, () => /invite/.test(document.getElementById("error").textContent));
   const friend = await person();
   await joinAs(friend, link);
-  await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  await statusIs(x, "X to move (you)");
   for (const page of [x, stranger, friend]) await page.context().close();
 });
 
@@ -154,9 +154,9 @@ test("a per-move clock runs out and the round is lost on time", async () => {
   const url = x.url();
   const o = await person();
   await joinAs(o, url);
-  await until(x, () => /ran out of time/.test(document.querySelector("[role=status]").textContent), undefined, 8000);
+  await statusIs(x, /ran out of time/, 8000);
   assert.match(await statusText(x), /^You lost: O wins \(X ran out of time\)/);
-  await until(o, () => /^You won/.test(document.querySelector("[role=status]").textContent), undefined, 8000);
+  await statusIs(o, /^You won/, 8000);
   assert.equal(await x.getByRole("timer", { name: "X clock" }).textContent(), "0:00");
   for (const page of [x, o]) await page.context().close();
 });
@@ -174,8 +174,8 @@ test("quick match pairs two people", async () => {
   await b.getByRole("button", { name: "Quick match" }).click();
   await b.waitForURL(/\/play\/games\//);
   assert.equal(new URL(a.url()).pathname, new URL(b.url()).pathname);
-  await until(a, () => document.querySelector("[role=status]").textContent === "X to move (you)");
-  await until(b, () => document.querySelector("[role=status]").textContent === "X to move");
+  await statusIs(a, "X to move (you)");
+  await statusIs(b, "X to move");
   for (const page of [a, b]) await page.context().close();
 });
 
@@ -190,7 +190,7 @@ test("the form offers each kind only its levels, and a refused create keeps the 
   assert.ok((await page.getByLabel("Bot level").locator("option").allTextContents()).includes("perfect"));
   await page.goto("/play/new?kind=gomoku&opponent=bot&level=perfect");
   // The refusal comes back after the page loads: the form, then its reason.
-  await until(page, () => document.querySelector("[role=status]")?.textContent === "The game could not be created");
+  await statusIs(page, "The game could not be created");
   await until(page, () => (document.querySelector("[role=alert]")?.textContent ?? "").length > 0);
   await page.getByRole("button", { name: "Create game" }).waitFor();
   const error = await page.getByRole("alert").textContent();
@@ -205,7 +205,7 @@ test("another address under /play is a 404 page with the way back to the lobby",
   await page.getByRole("link", { name: "Lobby" }).click();
   await page.getByRole("button", { name: "Create game" }).waitFor();
   await page.goto("/play/games/00000000-0000-4000-8000-000000000000");
-  await until(page, () => document.querySelector("[role=status]").textContent === "No such game");
+  await statusIs(page, "No such game");
   await page.getByRole("main").getByRole("link", { name: "Lobby" }).waitFor();
   await page.context().close();
 });
@@ -269,7 +269,7 @@ test("after a game its analysis shows every move against the best one and the mo
     const page = await person(viewport);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto("/play/new?kind=tic_tac_toe&opponent=hotseat&moves=15243");
-    await until(page, () => /X wins/.test(document.querySelector("[role=status]").textContent));
+    await statusIs(page, /X wins/);
     await page.getByRole("button", { name: "Analyze the game" }).click();
     const list = page.getByRole("list", { name: "Move evaluations" });
     await until(page, () => /lost at move/.test(document.querySelector(".verdict-line")?.textContent ?? ""), undefined, 15000);
@@ -278,7 +278,7 @@ test("after a game its analysis shows every move against the best one and the mo
     assert.match(await list.getByRole("listitem").nth(3).textContent(), /^4\. O 4: loses in \d+; best 3: draws$/);
     // A click shows the position before that move, with the best move marked.
     await list.getByRole("button").nth(3).click();
-    await until(page, () => /after move 3 of 5/.test(document.querySelector("[role=status]").textContent));
+    await statusIs(page, /after move 3 of 5/);
     assert.match(await page.locator(".threats").textContent(), /Best here: 3 \(draws\); played 4/);
     assert.equal(await page.locator(".board .cell.hint").count(), 1);
     assert.equal(await page.getByRole("button", { name: "Row 1, column 3", exact: true }).evaluate((e) => e.classList.contains("hint")), true);

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, readyOrOver, screenshotDir, startService, statusText, stones, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, readyOrOver, screenshotDir, startService, statusIs, statusText, stones, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -73,10 +73,10 @@ test("two people play Connect Four to a win, each move appearing in the other's 
   const o = await newPage();
   await o.goto(invite);
   // The status is written once the game is read, after the page loads.
-  await until(o, () => /Waiting for O to join/.test(document.querySelector("[role=status]")?.textContent ?? ""));
+  await statusIs(o, /Waiting for O to join/);
   await o.getByRole("button", { name: "Join" }).click();
-  await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
-  await until(o, () => document.querySelector("[role=status]").textContent === "X to move");
+  await statusIs(x, "X to move (you)");
+  await statusIs(o, "X to move");
 
   const moves = [
     [x, 1],
@@ -95,7 +95,7 @@ test("two people play Connect Four to a win, each move appearing in the other's 
     assert.ok(Date.now() - started < 2000);
   }
   for (const page of [x, o]) {
-    await until(page, () => /X wins/.test(document.querySelector("[role=status]").textContent));
+    await statusIs(page, /X wins/);
     assert.equal(await page.locator(".board .win").count(), 4);
     // Each of the four discs wears the win ring, the last one played too.
     const rings = await page.evaluate(() => [...document.querySelectorAll(".board .win .stone")].map((s) => getComputedStyle(s).boxShadow));
@@ -161,7 +161,7 @@ test("a page whose event stream drops catches up on the moves it missed, without
   const o = await newPage();
   await o.goto(url);
   await o.getByRole("button", { name: "Join" }).click();
-  await until(x, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  await statusIs(x, "X to move (you)");
   await until(o, () => document.querySelector(".live.live") !== null);
 
   // The service goes away and comes back: the stream drops, and X moves
@@ -179,7 +179,7 @@ test("a page whose event stream drops catches up on the moves it missed, without
   });
   assert.equal(res.status, 201);
   // Last-Event-ID brings the missed move.
-  await until(o, () => document.querySelector("[role=status]").textContent === "O to move (you)", undefined, 15000);
+  await statusIs(o, "O to move (you)", 15000);
   assert.equal(await stones(o), 1);
   await until(o, () => document.querySelector(".live.live") !== null);
 
@@ -216,7 +216,7 @@ test("a threat is highlighted, a hint shown, the history stepped through, the ro
   assert.match(await page.locator(".threats").textContent(), /Hint \(easy\): column \d/);
 
   await page.getByRole("button", { name: "First position" }).click();
-  await until(page, () => /after move 0 of 5/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(page, /after move 0 of 5/);
   assert.equal(await stones(page), 0);
   await page.getByRole("button", { name: "Next move" }).click();
   await until(page, () => document.querySelectorAll(".board .stone").length === 1);
@@ -232,13 +232,13 @@ test("a threat is highlighted, a hint shown, the history stepped through, the ro
   assert.equal(await statusText(page), "O to move (you)");
   await page.getByRole("button", { name: "Resign" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Resign" }).click();
-  await until(page, () => /wins \(. resigned\)/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(page, /wins \(. resigned\)/);
   await page.getByRole("button", { name: "Restart" }).click();
-  await until(page, () => document.querySelector("[role=status]").textContent === "X to move (you)");
+  await statusIs(page, "X to move (you)");
   assert.equal(await stones(page), 0);
   // The first round stays readable.
   await page.getByLabel("Round").selectOption("1");
-  await until(page, () => /Round 1, after move 5 of 5/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(page, /Round 1, after move 5 of 5/);
   assert.equal(await stones(page), 5);
   await page.context().close();
 });
@@ -250,7 +250,7 @@ test("the board is played with the keyboard, and errors show the problem's detai
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
-  await until(page, () => document.querySelector("[role=status]").textContent === "O to move (you)");
+  await statusIs(page, "O to move (you)");
   assert.equal(await page.getByRole("button", { name: "Row 2, column 2, X" }).count(), 1);
 
   await page.goto("/play/games/00000000-0000-4000-8000-000000000000");

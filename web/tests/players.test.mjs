@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusText, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -69,9 +69,9 @@ test("two players play a rated game from the page: ratings move and show, the pl
     await drop(bob, 1);
   }
   await drop(ann, 0);
-  await until(ann, () => /You won/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(ann, /You won/);
   assert.match(await statusText(ann), /your rating 1500 → 1662/);
-  await until(bob, () => /You lost/.test(document.querySelector("[role=status]").textContent));
+  await statusIs(bob, /You lost/);
   assert.match(await statusText(bob), /your rating 1500 → 1338/);
   await until(ann, () => /\(1662\)/.test(document.querySelector(".seats")?.textContent ?? ""));
   await ann.screenshot({ path: join(screenshotDir, "players-rated-result-desktop.png"), fullPage: true });
