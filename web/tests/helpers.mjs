@@ -105,7 +105,7 @@ export async function statusText(page) {
  * Waits until the page's status line reads `expected` (a string: the whole
  * text) or matches it (a RegExp), failing after `ms` with what it reads.
  * The page writes its status after it has read the game, which may come
- * after the load event or the board: read it through this, not at once.
+ * after the load event: read it through this, not at once.
  */
 export async function statusIs(page, expected, ms = 5000) {
   const want = typeof expected === "string" ? { text: expected } : { source: expected.source, flags: expected.flags };
