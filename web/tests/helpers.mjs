@@ -96,9 +96,9 @@ export async function until(page, check, arg, ms = 5000) {
   await page.waitForFunction(check, arg, { timeout: ms });
 }
 
-/** The text of the page's one status element. */
-export async function statusText(page) {
-  return (await page.getByRole("status").textContent()) ?? "";
+/** The text of the page's one status element (waiting for it at most `ms`, when given). */
+export async function statusText(page, ms) {
+  return (await page.getByRole("status").textContent(ms === undefined ? {} : { timeout: ms })) ?? "";
 }
 
 /**
@@ -119,10 +119,7 @@ export async function statusIs(page, expected, ms = 5000) {
       { timeout: ms },
     );
   } catch (e) {
-    const now = await page
-      .locator("[role=status]")
-      .textContent({ timeout: 1000 })
-      .catch(() => null);
+    const now = await statusText(page, 1000).catch(() => null);
     throw new Error(`the status never read ${expected} within ${ms} ms; it reads ${JSON.stringify(now)}`, { cause: e });
   }
 }
