@@ -158,6 +158,15 @@ impl Problem {
     }
 }
 
+/// Every kind's API name, quoted: `tic_tac_toe`, `connect_four`, ….
+fn kind_names() -> String {
+    crate::rules::GameKind::ALL
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// An error of the HTTP layer.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -165,6 +174,9 @@ pub enum ApiError {
     Malformed(String),
     #[error("not found")]
     NotFound,
+    /// A kind in the path that is none of the four (answered as `not_found`).
+    #[error("no game kind `{0}`: the kinds are {kinds}", kinds = kind_names())]
+    KindNotFound(String),
     /// The path exists but not with this method; carries the allowed ones.
     #[error("method not allowed: use {0}")]
     MethodNotAllowed(String),
@@ -203,7 +215,7 @@ impl ApiError {
     fn code(&self) -> ErrorCode {
         match self {
             ApiError::Malformed(_) => ErrorCode::MalformedRequest,
-            ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::NotFound | ApiError::KindNotFound(_) => ErrorCode::NotFound,
             ApiError::MethodNotAllowed(_) => ErrorCode::MethodNotAllowed,
             ApiError::PayloadTooLarge(_) => ErrorCode::PayloadTooLarge,
             ApiError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType,

@@ -138,11 +138,9 @@ pub async fn leaderboard(
     req: HttpRequest,
     query: web::Query<LeaderboardQuery>,
 ) -> ApiResult {
-    let kind: Kind = req
-        .match_info()
-        .get("kind")
-        .and_then(|k| serde_json::from_value(serde_json::Value::String(k.to_owned())).ok())
-        .ok_or(ApiError::NotFound)?;
+    let name = req.match_info().get("kind").unwrap_or_default();
+    let kind: Kind = serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|_| ApiError::KindNotFound(name.to_owned()))?;
     let limit = page_limit(query.into_inner().limit)?;
     let ranked = state.service.leaderboard(kind.into(), limit).await?;
     Ok(HttpResponse::Ok().json(Leaderboard {

@@ -536,12 +536,17 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
         app.get_json("/v1/kinds/connect_four/leaderboard").await["items"],
         json!([])
     );
-    assert_problem(
+    let unknown = assert_problem(
         app.get("/v1/kinds/chess/leaderboard").await,
         404,
         "not_found",
     )
     .await;
+    let detail = unknown["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("`chess`") && detail.contains("`ultimate_tic_tac_toe`"),
+        "{detail}"
+    );
     assert_problem(
         app.get("/v1/kinds/tic_tac_toe/leaderboard?limit=0").await,
         400,
