@@ -263,7 +263,7 @@ async function showLobby(): Promise<void> {
           "li",
           {},
           h("a", { href: `/play/players/${encodeURIComponent(row.player)}`, "data-link": "" }, row.name),
-          h("small", {}, ` ${Math.round(row.rating)} · ${row.games} rated games`),
+          h("small", {}, ` ${Math.round(row.rating)} · ${ratedGames(row.games)}`),
         ),
       ),
     );
@@ -372,6 +372,11 @@ async function quickMatch(kind: Kind, name: string, rated = false): Promise<void
 
 function openSeat(g: Game): Side | null {
   return !g.seats.X.taken ? "X" : !g.seats.O.taken ? "O" : null;
+}
+
+/** "1 rated game", "18 rated games". */
+function ratedGames(n: number): string {
+  return `${n} rated game${n === 1 ? "" : "s"}`;
 }
 
 function ago(when: string): string {
@@ -1140,7 +1145,7 @@ async function showPlayer(id: string): Promise<void> {
         "li",
         {},
         h("span", {}, KIND_NAMES[kind as Kind] ?? kind),
-        h("small", {}, ` ${Math.round(r.rating)} ± ${Math.round(r.deviation)} · ${r.games} rated games${r.provisional ? " · provisional" : ""}`),
+        h("small", {}, ` ${Math.round(r.rating)} ± ${Math.round(r.deviation)} · ${ratedGames(r.games)}${r.provisional ? " · provisional" : ""}`),
       ),
     ),
   );

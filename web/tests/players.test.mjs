@@ -82,7 +82,7 @@ test("two players play a rated game from the page: ratings move and show, the pl
   await ann.waitForURL(/\/play\/players\//);
   const ratings = ann.getByRole("list", { name: "Ratings" });
   await ratings.getByRole("listitem").filter({ hasText: "Connect Four" }).waitFor();
-  assert.match(await ratings.textContent(), /1662 ± 290 · 1 rated games · provisional/);
+  assert.match(await ratings.textContent(), /1662 ± 290 · 1 rated game · provisional/);
   const games = ann.getByRole("list", { name: "Games" });
   await games.getByRole("link", { name: /Connect Four \(rated\) against Bob · X won/ }).waitFor();
   await ann.screenshot({ path: join(screenshotDir, "players-page-desktop.png"), fullPage: true });
