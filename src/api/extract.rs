@@ -127,10 +127,26 @@ impl Body {
     /// Parses the body, a JSON object (see [`Body::object`]), as `T`.
     ///
     /// # Errors
-    /// `Malformed` with serde's message, also for an empty body.
+    /// `Malformed` with serde's message, also for an empty body, after the
+    /// path of the field it is about (``at `opponent`: missing field `type` ``):
+    /// serde's own names only the innermost field.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        T::deserialize(Value::Object(self.object()?))
-            .map_err(|e| ApiError::Malformed(format!("invalid body: {e}")))
+        serde_path_to_error::deserialize(Value::Object(self.object()?)).map_err(|e| {
+            let mut path = e.path().to_string();
+            let error = e.into_inner().to_string();
+            if error.starts_with("unknown field") {
+                // The path ends at the unknown field, which the message names.
+                path = path
+                    .rsplit_once('.')
+                    .map_or(".", |(parent, _)| parent)
+                    .to_owned();
+            }
+            ApiError::Malformed(if path == "." {
+                format!("invalid body: {error}")
+            } else {
+                format!("invalid body: at `{path}`: {error}")
+            })
+        })
     }
 
     /// Parses the body as `T`; an empty body gives `T::default()`.

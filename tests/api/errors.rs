@@ -67,6 +67,34 @@ async fn unknown_fields_and_wrong_types_are_400() {
 }
 
 #[tokio::test]
+async fn a_body_error_names_the_field_it_is_about() {
+    let app = spawn_app().await;
+    for (body, detail) in [
+        (
+            json!({"kind": "connect_four", "opponent": {"bot": "hard"}}),
+            "invalid body: at `opponent`: missing field `type`",
+        ),
+        (
+            json!({"kind": "gomoku", "options": {"size": 9, "sides": 3}}),
+            "invalid body: at `options`: unknown field `sides`, expected one of",
+        ),
+        (
+            json!({"kind": "gomoku", "options": {"size": "big"}}),
+            "invalid body: at `options.size`: ",
+        ),
+        (
+            json!({"kind": "connect_four", "colour": "red"}),
+            "invalid body: unknown field `colour`, expected one of",
+        ),
+    ] {
+        let res = app.post("/v1/games", None, &body).await;
+        let problem = assert_problem(res, 400, "malformed_request").await;
+        let got = problem["detail"].as_str().unwrap_or_default();
+        assert!(got.starts_with(detail), "{body}: {got}");
+    }
+}
+
+#[tokio::test]
 async fn a_move_of_another_kinds_shape_is_400() {
     let app = spawn_app().await;
     let (x, _) = app.pair("connect_four").await;
