@@ -34,7 +34,7 @@ use utoipa_actix_web::{AppExt, scope};
 
 pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
-pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config, query_config};
+pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 pub use rendered::RenderedGames;
 pub use webhooks::EventData;

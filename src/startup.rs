@@ -121,7 +121,6 @@ impl Application {
                 .app_data(limiter.clone())
                 .app_data(BodyLimit(limit))
                 .app_data(body_timeout)
-                .app_data(api::query_config())
                 .app_data(api::path_config())
                 .configure(api::configure)
                 .into_app();

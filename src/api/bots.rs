@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, get, post, web};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer, Query};
 use super::reply;
 use super::responses::{
     AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
@@ -49,7 +49,7 @@ pub async fn get_hint(
     state: web::Data<AppState>,
     game: GameId,
     token: Bearer,
-    query: web::Query<HintQuery>,
+    query: Query<HintQuery>,
     client: ClientAddr,
 ) -> ApiResult {
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);
@@ -157,7 +157,7 @@ pub async fn get_analysis(
     state: web::Data<AppState>,
     game: GameId,
     token: Bearer,
-    query: web::Query<AnalysisQuery>,
+    query: Query<AnalysisQuery>,
     client: ClientAddr,
 ) -> ApiResult {
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);

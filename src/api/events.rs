@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::GameId;
+use super::extract::{GameId, Query};
 use super::responses::{BadRequest, GameNotFound, Internal, StreamUnavailable};
 use super::wire::{Game, MoveRecordView, OfferType, Side};
 use crate::domain::DeleteReason;
@@ -278,7 +278,7 @@ pub async fn game_events(
     state: web::Data<AppState>,
     req: HttpRequest,
     game: GameId,
-    query: web::Query<EventsQuery>,
+    query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game.id;
     let header_id = req

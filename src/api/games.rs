@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, page_cursor, page_limit};
+use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, Query, page_cursor, page_limit};
 use super::reply;
 use super::responses::{
     BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
@@ -83,7 +83,7 @@ pub async fn create_game(
     ),
 )]
 #[get("/games")]
-pub async fn list_games(state: web::Data<AppState>, query: web::Query<ListQuery>) -> ApiResult {
+pub async fn list_games(state: web::Data<AppState>, query: Query<ListQuery>) -> ApiResult {
     let query = query.into_inner();
     let limit = page_limit(query.limit)?;
     let before = page_cursor(query.cursor.as_deref())?;

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer};
+use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer, Query};
 use super::reply;
 use super::responses::{
     BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, MoveUnavailable, PayloadTooLarge,
@@ -139,7 +139,7 @@ pub async fn play_move(
 pub async fn list_moves(
     state: web::Data<AppState>,
     game: GameId,
-    query: web::Query<RoundQuery>,
+    query: Query<RoundQuery>,
 ) -> ApiResult {
     let (_, moves) = state.service.history(game.id, query.round).await?;
     Ok(HttpResponse::Ok().json(MoveList {
@@ -166,7 +166,7 @@ pub async fn get_position(
     state: web::Data<AppState>,
     game: GameId,
     ply: Ply,
-    query: web::Query<RoundQuery>,
+    query: Query<RoundQuery>,
 ) -> ApiResult {
     let game = state
         .service
@@ -196,7 +196,7 @@ pub async fn get_position(
 pub async fn get_notation(
     state: web::Data<AppState>,
     game: GameId,
-    query: web::Query<RoundQuery>,
+    query: Query<RoundQuery>,
 ) -> ApiResult {
     let notation = state.service.notation(game.id, query.round).await?;
     Ok(HttpResponse::Ok().json(NotationView::from(&notation)))

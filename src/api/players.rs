@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Body, NoQuery, page_cursor, page_limit};
+use super::extract::{Body, NoQuery, Query, page_cursor, page_limit};
 use super::responses::{
     BadRequest, Internal, InvalidOption, KindNotFound, PayloadTooLarge, PlayerNotFound,
     RequestTimeout, Unavailable, UnsupportedMediaType,
@@ -104,7 +104,7 @@ pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery
 pub async fn player_games(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: web::Query<PlayerGamesQuery>,
+    query: Query<PlayerGamesQuery>,
 ) -> ApiResult {
     let id = player_id(&req)?;
     let query = query.into_inner();
@@ -136,7 +136,7 @@ pub async fn player_games(
 pub async fn leaderboard(
     state: web::Data<AppState>,
     req: HttpRequest,
-    query: web::Query<LeaderboardQuery>,
+    query: Query<LeaderboardQuery>,
 ) -> ApiResult {
     let name = req.match_info().get("kind").unwrap_or_default();
     let kind: Kind = serde_json::from_value(serde_json::Value::String(name.to_owned()))

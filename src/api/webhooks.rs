@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::extract::{Bearer, Body, NoQuery};
+use super::extract::{Bearer, Body, NoQuery, Query};
 use super::rendered::RenderedGames;
 use super::responses::{
     AdminForbidden, AdminNotFound, AdminUnauthorized, BadRequest, Internal, PayloadTooLarge,
@@ -177,7 +177,7 @@ pub async fn list_deliveries(
     state: web::Data<AppState>,
     req: actix_web::HttpRequest,
     bearer: Bearer,
-    query: web::Query<DeliveriesQuery>,
+    query: Query<DeliveriesQuery>,
 ) -> ApiResult {
     operator(&state, &bearer)?;
     let id = webhook_id(&req)?;

@@ -447,6 +447,31 @@ async fn bad_query_parameters_are_400() {
 }
 
 #[tokio::test]
+async fn a_query_error_names_the_parameter() {
+    let app = spawn_app().await;
+    for (path, detail) in [
+        ("/v1/games?limit=abc", "invalid query: `limit`: "),
+        ("/v1/games?open=maybe", "invalid query: `open`: "),
+        (
+            "/v1/games?kind=chess",
+            "invalid query: `kind`: unknown variant `chess`, expected one of",
+        ),
+        (
+            "/v1/games?colour=red",
+            "invalid query: unknown field `colour`, expected one of",
+        ),
+        (
+            "/v1/kinds/gomoku/leaderboard?limit=-1",
+            "invalid query: `limit`: ",
+        ),
+    ] {
+        let problem = assert_problem(app.get(path).await, 400, "malformed_request").await;
+        let got = problem["detail"].as_str().unwrap_or_default();
+        assert!(got.starts_with(detail), "{path}: {got}");
+    }
+}
+
+#[tokio::test]
 async fn unknown_paths_are_404_problems() {
     let app = spawn_app().await;
     let res = app.get("/v2/nothing").await;
