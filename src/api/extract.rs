@@ -127,26 +127,12 @@ impl Body {
     /// Parses the body, a JSON object (see [`Body::object`]), as `T`.
     ///
     /// # Errors
-    /// `Malformed` with serde's message, also for an empty body, after the
-    /// path of the field it is about (``at `opponent`: missing field `type` ``):
-    /// serde's own names only the innermost field.
+    /// `Malformed` with serde's message, also for an empty body, and the
+    /// path of the field it is about (``invalid body at `opponent`: missing
+    /// field `type` ``): serde's own names only the innermost field.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        serde_path_to_error::deserialize(Value::Object(self.object()?)).map_err(|e| {
-            let mut path = e.path().to_string();
-            let error = e.into_inner().to_string();
-            if error.starts_with("unknown field") {
-                // The path ends at the unknown field, which the message names.
-                path = path
-                    .rsplit_once('.')
-                    .map_or(".", |(parent, _)| parent)
-                    .to_owned();
-            }
-            ApiError::Malformed(if path == "." {
-                format!("invalid body: {error}")
-            } else {
-                format!("invalid body: at `{path}`: {error}")
-            })
-        })
+        serde_path_to_error::deserialize(Value::Object(self.object()?))
+            .map_err(|e| malformed_at("invalid body", &e))
     }
 
     /// Parses the body as `T`; an empty body gives `T::default()`.
@@ -566,8 +552,8 @@ pub fn preconditions(if_match: IfMatch, key: IdempotencyKey) -> Preconditions {
 }
 
 /// A query string parsed as `T`, as `web::Query` does, refused with 400
-/// `malformed_request` naming the parameter at fault (``invalid query:
-/// `limit`: invalid digit found in string``): actix's own message names none.
+/// `malformed_request` naming the parameter at fault (``invalid query at
+/// `limit`: invalid digit found in string``): actix's own names none.
 #[derive(Debug)]
 pub struct Query<T>(pub T);
 
@@ -592,17 +578,31 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let pairs = form_urlencoded::parse(req.query_string().as_bytes());
         let parsed = serde_path_to_error::deserialize(serde_urlencoded::Deserializer::new(pairs));
-        ready(parsed.map(Query).map_err(|e| {
-            let path = e.path().to_string();
-            let error = e.into_inner().to_string();
-            // An unknown parameter's message names it already.
-            ApiError::Malformed(if path == "." || error.starts_with("unknown field") {
-                format!("invalid query: {error}")
-            } else {
-                format!("invalid query: `{path}`: {error}")
-            })
-        }))
+        ready(
+            parsed
+                .map(Query)
+                .map_err(|e| malformed_at("invalid query", &e)),
+        )
     }
+}
+
+/// A body's or query's error as `Malformed`: `what`, where (``at
+/// `options.size` ``) unless at the top, and serde's message. An unknown
+/// field's path ends at the field, which the message names: its parent's
+/// is given.
+fn malformed_at<E: fmt::Display>(what: &str, e: &serde_path_to_error::Error<E>) -> ApiError {
+    let error = e.inner().to_string();
+    let path = e.path().to_string();
+    let path = if error.starts_with("unknown field") {
+        path.rsplit_once('.').map_or(".", |(parent, _)| parent)
+    } else {
+        &path
+    };
+    ApiError::Malformed(if path == "." {
+        format!("{what}: {error}")
+    } else {
+        format!("{what} at `{path}`: {error}")
+    })
 }
 
 /// Path errors as 400 problem+json.

@@ -72,15 +72,15 @@ async fn a_body_error_names_the_field_it_is_about() {
     for (body, detail) in [
         (
             json!({"kind": "connect_four", "opponent": {"bot": "hard"}}),
-            "invalid body: at `opponent`: missing field `type`",
+            "invalid body at `opponent`: missing field `type`",
         ),
         (
             json!({"kind": "gomoku", "options": {"size": 9, "sides": 3}}),
-            "invalid body: at `options`: unknown field `sides`, expected one of",
+            "invalid body at `options`: unknown field `sides`, expected one of",
         ),
         (
             json!({"kind": "gomoku", "options": {"size": "big"}}),
-            "invalid body: at `options.size`: ",
+            "invalid body at `options.size`: ",
         ),
         (
             json!({"kind": "connect_four", "colour": "red"}),
@@ -450,11 +450,11 @@ async fn bad_query_parameters_are_400() {
 async fn a_query_error_names_the_parameter() {
     let app = spawn_app().await;
     for (path, detail) in [
-        ("/v1/games?limit=abc", "invalid query: `limit`: "),
-        ("/v1/games?open=maybe", "invalid query: `open`: "),
+        ("/v1/games?limit=abc", "invalid query at `limit`: "),
+        ("/v1/games?open=maybe", "invalid query at `open`: "),
         (
             "/v1/games?kind=chess",
-            "invalid query: `kind`: unknown variant `chess`, expected one of",
+            "invalid query at `kind`: unknown variant `chess`, expected one of",
         ),
         (
             "/v1/games?colour=red",
@@ -462,7 +462,7 @@ async fn a_query_error_names_the_parameter() {
         ),
         (
             "/v1/kinds/gomoku/leaderboard?limit=-1",
-            "invalid query: `limit`: ",
+            "invalid query at `limit`: ",
         ),
     ] {
         let problem = assert_problem(app.get(path).await, 400, "malformed_request").await;
