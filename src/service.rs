@@ -63,8 +63,9 @@ pub enum ServiceError {
     /// The bots are at capacity, or already searching for this game.
     #[error("{0}")]
     Busy(&'static str),
-    #[error("no such position")]
-    PositionNotFound,
+    /// No such round, or no such ply in it: the detail says what there is.
+    #[error("{0}")]
+    PositionNotFound(String),
     #[error("a seat token is required: send `Authorization: Bearer <token>`")]
     MissingToken,
     #[error("the token is not a seat of this game")]

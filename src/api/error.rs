@@ -228,7 +228,7 @@ impl ApiError {
                 ServiceError::TooManyOffers(_) => ErrorCode::RateLimited,
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
                 ServiceError::Busy(_) => ErrorCode::Busy,
-                ServiceError::PositionNotFound => ErrorCode::PositionNotFound,
+                ServiceError::PositionNotFound(_) => ErrorCode::PositionNotFound,
                 ServiceError::MissingToken => ErrorCode::MissingToken,
                 ServiceError::InvalidToken | ServiceError::BadCredential => ErrorCode::InvalidToken,
                 ServiceError::NotYourTurn { .. } => ErrorCode::NotYourTurn,

@@ -306,7 +306,10 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::MissingToken => ServiceError::MissingToken.into(),
         ErrorCode::InvalidToken => ServiceError::InvalidToken.into(),
         ErrorCode::GameNotFound => ServiceError::GameNotFound.into(),
-        ErrorCode::PositionNotFound => ServiceError::PositionNotFound.into(),
+        ErrorCode::PositionNotFound => ServiceError::PositionNotFound(
+            "no position after move 12: round 1 has 9 moves (positions 0 to 9)".into(),
+        )
+        .into(),
         ErrorCode::NotFound => ApiError::NotFound,
         ErrorCode::MethodNotAllowed => ApiError::MethodNotAllowed("GET, DELETE".into()),
         ErrorCode::NotYourTurn => ServiceError::NotYourTurn { turn: Player::O }.into(),

@@ -49,7 +49,14 @@ impl Service {
         let game = self.game(id).await?;
         let round = round.unwrap_or(game.round);
         if round == 0 || round > game.round {
-            return Err(ServiceError::PositionNotFound);
+            return Err(ServiceError::PositionNotFound(if game.round == 1 {
+                format!("no round {round}: this game has only round 1")
+            } else {
+                format!(
+                    "no round {round}: this game's rounds are 1 to {}",
+                    game.round
+                )
+            }));
         }
         let moves = self.store.moves(id, game.kind(), round).await?;
         Ok((game, moves))
@@ -83,7 +90,11 @@ impl Service {
             None => moves.len(),
         };
         if ply > moves.len() {
-            return Err(ServiceError::PositionNotFound);
+            let n = moves.len();
+            return Err(ServiceError::PositionNotFound(format!(
+                "no position after move {ply}: round {round} has {n} move{} (positions 0 to {n})",
+                if n == 1 { "" } else { "s" }
+            )));
         }
         let replayed = replay(game.position.setup(), &moves[..ply])?;
         let last_of_round = ply == moves.len();

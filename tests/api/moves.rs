@@ -148,7 +148,11 @@ async fn positions_replay_the_history_ply_by_ply() {
         .await;
     assert_eq!(p2["board"][4], "...O...");
     let beyond = app.get(&format!("/v1/games/{}/positions/3", x.id)).await;
-    assert_problem(beyond, 404, "position_not_found").await;
+    let problem = assert_problem(beyond, 404, "position_not_found").await;
+    assert_eq!(
+        problem["detail"],
+        "no position after move 3: round 1 has 2 moves (positions 0 to 2)"
+    );
     let garbage = app.get(&format!("/v1/games/{}/positions/abc", x.id)).await;
     assert_problem(garbage, 400, "malformed_request").await;
 }

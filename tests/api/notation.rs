@@ -467,7 +467,8 @@ async fn unknown_rounds_and_games_are_not_found() {
     let res = app
         .get(&format!("/v1/games/{}/notation?round=0", seat.id))
         .await;
-    assert_problem(res, 404, "position_not_found").await;
+    let problem = assert_problem(res, 404, "position_not_found").await;
+    assert_eq!(problem["detail"], "no round 0: this game has only round 1");
     let res = app
         .get("/v1/games/3f0c8a56-7a4e-4f7e-9d55-2b8f0c1d9e10/notation")
         .await;
