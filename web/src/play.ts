@@ -253,7 +253,7 @@ async function showLobby(): Promise<void> {
   renderYou();
 
   // The leaderboard of a kind: players who are no longer provisional.
-  const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), "connect_four");
+  const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenBoardKind() ?? "connect_four");
   const board = h("ol", { class: "games leaderboard", "aria-label": "Leaderboard" });
   const loadBoard = async () => {
     const res = await ok(api.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: boardKind.value as Kind }, query: { limit: 10 } } }));
@@ -269,7 +269,10 @@ async function showLobby(): Promise<void> {
     );
     if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No ranked players yet: ratings settle after a few rated games."));
   };
-  boardKind.addEventListener("change", () => void loadBoard().catch(showError));
+  boardKind.addEventListener("change", () => {
+    localStorage.setItem(BOARD_KIND_KEY, boardKind.value);
+    void loadBoard().catch(showError);
+  });
 
   const mine = heldGames();
   const yours = h("ul", { class: "games", "aria-label": "Your games" });
@@ -281,7 +284,15 @@ async function showLobby(): Promise<void> {
     mine.length ? h("section", { class: "card" }, h("h2", {}, "Your games"), yours) : "",
     h("section", { class: "card" }, h("h2", {}, "Leaderboard"), field("Leaderboard kind", boardKind), board),
   );
-  await Promise.all([load(0), listMine(mine, yours), loadBoard()]);
+  const firstBoard = async () => {
+    if (!chosenBoardKind()) {
+      const kind = await mostPlayedKind();
+      // Unless one was chosen meanwhile.
+      if (!chosenBoardKind()) boardKind.value = kind;
+    }
+    await loadBoard();
+  };
+  await Promise.all([load(0), listMine(mine, yours), firstBoard()]);
 }
 
 /** The games this browser holds a seat in: kind, status and seat, newest first. */
@@ -338,6 +349,26 @@ function clockOf(choice: string | null): { initial_ms: number; increment_ms: num
 
 function levelsOf(info: KindInfo[], kind: Kind): Level[] {
   return info.find((k) => k.kind === kind)?.levels ?? LEVELS;
+}
+
+const BOARD_KIND_KEY = "tabula.leaderboard-kind";
+
+/** The leaderboard's kind chosen last in this browser, if any. */
+function chosenBoardKind(): Kind | null {
+  const chosen = localStorage.getItem(BOARD_KIND_KEY) as Kind | null;
+  return chosen && KINDS.includes(chosen) ? chosen : null;
+}
+
+/** The kind this browser's player has played most rated games of; else Connect Four. */
+async function mostPlayedKind(): Promise<Kind> {
+  const player = me();
+  let most: [Kind, number] = ["connect_four", 0];
+  if (!player) return most[0];
+  const res = await api.GET("/v1/players/{id}", { params: { path: { id: player.id } } }).catch(() => undefined);
+  for (const [kind, rating] of Object.entries(res?.data?.ratings ?? {})) {
+    if (KINDS.includes(kind as Kind) && rating && rating.games > most[1]) most = [kind as Kind, rating.games];
+  }
+  return most[0];
 }
 
 const NAME_KEY = "tabula.name";

@@ -139,16 +139,29 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
     ];
     for (const [p, row, col] of moves) await api(`/v1/games/${id}/moves`, { row, col }, p.key);
   }
+  // Cy's browser: Cy has played only tic-tac-toe, so the lobby's leaderboard
+  // starts there.
   const page = await openPage(browser, service.base, { viewport: PHONE });
   await page.goto("/play");
-  await page.getByLabel("Leaderboard kind").selectOption("tic_tac_toe");
+  await page.evaluate(
+    ([id, key]) => localStorage.setItem("tabula.player", JSON.stringify({ id, key, name: "Cy" })),
+    [cy.player.id, cy.key],
+  );
+  await page.reload();
   const board = page.getByRole("list", { name: "Leaderboard" });
   await board.getByRole("link", { name: "Cy" }).waitFor();
+  assert.equal(await page.getByLabel("Leaderboard kind").inputValue(), "tic_tac_toe");
   const rows = await board.getByRole("listitem").allTextContents();
   assert.equal(rows.length, 2, rows.join("|"));
   assert.match(rows[0], /^Cy 1\d{3} · 18 rated games$/);
   assert.match(rows[1], /^Di 1\d{3} · 18 rated games$/);
   await board.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(screenshotDir, "players-leaderboard-phone.png"), fullPage: true });
+  // A kind chosen is the one shown next time.
+  await page.getByLabel("Leaderboard kind").selectOption("gomoku");
+  await board.getByText("No ranked players yet").waitFor();
+  await page.reload();
+  await board.getByText("No ranked players yet").waitFor();
+  assert.equal(await page.getByLabel("Leaderboard kind").inputValue(), "gomoku");
   await page.context().close();
 });
