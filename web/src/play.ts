@@ -372,8 +372,9 @@ async function mostPlayedKind(): Promise<Kind> {
 }
 
 const NAME_KEY = "tabula.name";
+/** The name last used in this browser, else its player's. */
 function savedName(): string {
-  return localStorage.getItem(NAME_KEY) ?? "";
+  return localStorage.getItem(NAME_KEY) ?? me()?.name ?? "";
 }
 function saveName(name: string | null | undefined): void {
   if (name) localStorage.setItem(NAME_KEY, name);

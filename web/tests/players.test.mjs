@@ -151,6 +151,8 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
   const board = page.getByRole("list", { name: "Leaderboard" });
   await board.getByRole("link", { name: "Cy" }).waitFor();
   assert.equal(await page.getByLabel("Leaderboard kind").inputValue(), "tic_tac_toe");
+  // The name to play under is the player's, though this page never saved one.
+  assert.equal(await page.getByLabel("Your name").first().inputValue(), "Cy");
   const rows = await board.getByRole("listitem").allTextContents();
   assert.equal(rows.length, 2, rows.join("|"));
   assert.match(rows[0], /^Cy 1\d{3} · 18 rated games$/);
