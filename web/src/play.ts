@@ -213,8 +213,9 @@ async function showLobby(): Promise<void> {
     void load(0).catch(showError);
   });
 
-  // Quick match: a seat in the next game of a kind, with whoever asks next.
-  const matchKind = select("match-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), "connect_four");
+  // Quick match: a seat in the next game of a kind, with whoever asks next;
+  // the kind asked for last in this browser comes up again.
+  const matchKind = select("match-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenKind(MATCH_KIND_KEY) ?? "connect_four");
   const ratedMatch = h("input", { name: "rated-match", type: "checkbox" });
   const ratedMatchField = h("div", { class: "field check" }, ratedMatch, h("label", { for: (ratedMatch.id ||= `field-${++fields}`) }, "Rated match"));
   const quick = h(
@@ -225,6 +226,7 @@ async function showLobby(): Promise<void> {
   );
   quick.addEventListener("submit", (e) => {
     e.preventDefault();
+    localStorage.setItem(MATCH_KIND_KEY, matchKind.value);
     void quickMatch(matchKind.value as Kind, name.value.trim(), ratedMatch.checked).catch(showError);
   });
 
@@ -253,7 +255,7 @@ async function showLobby(): Promise<void> {
   renderYou();
 
   // The leaderboard of a kind: players who are no longer provisional.
-  const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenBoardKind() ?? "connect_four");
+  const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenKind(BOARD_KIND_KEY) ?? "connect_four");
   const board = h("ol", { class: "games leaderboard", "aria-label": "Leaderboard" });
   const loadBoard = async () => {
     const res = await ok(api.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: boardKind.value as Kind }, query: { limit: 10 } } }));
@@ -285,10 +287,10 @@ async function showLobby(): Promise<void> {
     h("section", { class: "card" }, h("h2", {}, "Leaderboard"), field("Leaderboard kind", boardKind), board),
   );
   const firstBoard = async () => {
-    if (!chosenBoardKind()) {
+    if (!chosenKind(BOARD_KIND_KEY)) {
       const kind = await mostPlayedKind();
       // Unless one was chosen meanwhile.
-      if (!chosenBoardKind()) boardKind.value = kind;
+      if (!chosenKind(BOARD_KIND_KEY)) boardKind.value = kind;
     }
     await loadBoard();
   };
@@ -351,11 +353,13 @@ function levelsOf(info: KindInfo[], kind: Kind): Level[] {
   return info.find((k) => k.kind === kind)?.levels ?? LEVELS;
 }
 
+/** Where this browser keeps the leaderboard's kind chosen last, and quick match's. */
 const BOARD_KIND_KEY = "tabula.leaderboard-kind";
+const MATCH_KIND_KEY = "tabula.match-kind";
 
-/** The leaderboard's kind chosen last in this browser, if any. */
-function chosenBoardKind(): Kind | null {
-  const chosen = localStorage.getItem(BOARD_KIND_KEY) as Kind | null;
+/** The kind kept under `key` in this browser, if any. */
+function chosenKind(key: string): Kind | null {
+  const chosen = localStorage.getItem(key) as Kind | null;
   return chosen && KINDS.includes(chosen) ? chosen : null;
 }
 

@@ -176,6 +176,9 @@ test("quick match pairs two people", async () => {
   assert.equal(new URL(a.url()).pathname, new URL(b.url()).pathname);
   await statusIs(a, "X to move (you)");
   await statusIs(b, "X to move");
+  // Back in the lobby, the kind asked for last is chosen again.
+  await a.goto("/play");
+  assert.equal(await a.getByLabel("Kind", { exact: true }).inputValue(), "gomoku");
   for (const page of [a, b]) await page.context().close();
 });
 
