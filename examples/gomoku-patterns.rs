@@ -29,7 +29,9 @@
 //! 10,000 nodes a move. Played and fitted again on a second machine, of
 //! another make, they came out byte for byte. The weights before were
 //! fitted to games at 2,000 nodes; fits to games at 20,000 nodes were
-//! tried and played no better: docs/benchmarks.md.)
+//! tried and played no better: docs/benchmarks.md. The evaluation's
+//! network is fitted on top of these weights by `gomoku-net`: fit it again
+//! after them.)
 
 // The fit names its quantities as the formulas do (w, m, v, g, n).
 #![allow(clippy::many_single_char_names)]
@@ -155,20 +157,9 @@ fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
 }
 
 fn main() -> ExitCode {
-    let mut files = Vec::new();
-    let mut out = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--out" {
-            out = args.next();
-        } else {
-            files.push(a);
-        }
-    }
-    if files.is_empty() {
-        eprintln!("usage: gomoku-patterns [--out FILE] GAMES...");
+    let Some((files, out)) = fit::files_and_out("gomoku-patterns") else {
         return ExitCode::FAILURE;
-    }
+    };
     let (train, test) = match read(&files) {
         Ok(sets) => sets,
         Err(e) => {
@@ -199,7 +190,8 @@ fn main() -> ExitCode {
         mean(&test, &window, &target),
         mean(&test, &window, &result),
     );
-    let embedded = |p: &Scored| sigmoid(f64::from(p.terms.embedded) / 1000.0);
+    // The weights as embedded, without the network (`gomoku-net`).
+    let embedded = |p: &Scored| sigmoid(f64::from(p.terms.linear) / 1000.0);
     println!(
         "embedded weights: target loss held out {:.4}, result loss held out {:.4}",
         mean(&test, &embedded, &target),

@@ -149,3 +149,24 @@ pub fn engine_scale<T>(
             .sum()
     })
 }
+
+/// The command line of a fitting example, `[--out FILE] GAMES...`: the
+/// games' files and the file to write. `None`, the usage printed, when no
+/// games are named.
+pub fn files_and_out(name: &str) -> Option<(Vec<String>, Option<String>)> {
+    let mut files = Vec::new();
+    let mut out = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--out" {
+            out = args.next();
+        } else {
+            files.push(a);
+        }
+    }
+    if files.is_empty() {
+        eprintln!("usage: {name} [--out FILE] GAMES...");
+        return None;
+    }
+    Some((files, out))
+}

@@ -28,6 +28,7 @@
 mod board;
 mod engine;
 mod lines;
+mod net;
 mod patterns;
 mod shapes;
 pub(super) mod tuning;
@@ -49,10 +50,12 @@ use board::{Board, Cell};
 /// 600, and takes about the same at 2,400 since its nodes cost 2.5 times
 /// less, then 7% and ~11% less again, and the main search no longer
 /// starts an iteration it cannot finish, 22% less again; docs/benchmarks.md).
+/// 2,100 since the evaluation's network ([`net`]) made a node ~11% dearer,
+/// so that a move takes the time it took before.
 /// A host 2.2 times slower (an EPYC at 2.45 GHz) reaches the 300 ms cap on
 /// a move that spends its whole allowance; it then searches what the clock
 /// lets.
-pub(super) const NODES_PER_MILLI: u64 = 2_400;
+pub(super) const NODES_PER_MILLI: u64 = 2_100;
 
 /// Heuristic scores are divided by this for the public evaluation.
 const SCORE_SCALE: i32 = 4;

@@ -25,7 +25,8 @@
 //! (and again at full depth if they look better). At the horizon the
 //! evaluation is the learned one over line patterns ([`Lines::pattern_eval`],
 //! `patterns.rs`: weights fitted to a stronger engine's evaluations, kept
-//! up to date with the shapes), plus a small seeded jitter. A leaf is
+//! up to date with the shapes, and a small network over the cells' quads
+//! of shapes and the threat counts, `net.rs`), plus a small seeded jitter. A leaf is
 //! scored from the totals its move would leave, without playing it, and a
 //! position whose table entry settles it is not played either: the same
 //! scores as playing them, for less.

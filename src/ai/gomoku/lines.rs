@@ -23,7 +23,8 @@
 //! and the per-cell arrays are indexed masked, without bounds checks
 //! ([`Grid`]): with the one lookup a key, 22% fewer instructions (and
 //! 1,800; 2,400 once the main search stopped starting iterations it could
-//! not finish).
+//! not finish). Each cell's quad also carries the evaluation network's
+//! vectors ([`net`]), summed per colour as the quad weights are (2,100).
 
 use std::ops::{Index, IndexMut};
 use std::sync::LazyLock;
@@ -32,6 +33,7 @@ use crate::rules::gomoku::{Gomoku, GomokuRule};
 use crate::rules::{Game, Player};
 
 use super::super::mix;
+use super::net::{self, NET, ROWS, Row};
 use super::patterns::{self, WEIGHTS, Weights};
 use super::shapes::{self, EMPTY, HALF, Key, SHAPES, Shape, Table, WALL, slot};
 
@@ -87,6 +89,8 @@ struct Combo {
     value: i16,
     /// The quad's weights ([`Weights::quad`]).
     quad_weights: [i16; 2],
+    /// The quad's vectors in the network ([`net::Net::rows`]).
+    row: u16,
 }
 
 /// Four shapes, each a digit: [`CellShapes::combo`].
@@ -108,6 +112,7 @@ static COMBO: LazyLock<Box<[Combo; COMBO_SLOTS]>> = LazyLock::new(|| {
             class: class as u8,
             value: i16::try_from(value).unwrap_or(i16::MAX),
             quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
+            row: NET.row_of[quad & (patterns::QUAD_SLOTS - 1)],
         };
     }
     combos
@@ -183,6 +188,9 @@ fn class_and_value(shapes: [Shape; 4]) -> (Class, i32) {
     (class, value + CLASS_VALUE[class as usize])
 }
 
+/// The threat classes the evaluation counts, both sides.
+const COUNTED: usize = patterns::MINE_COUNTED.len() + patterns::THEIRS_COUNTED.len();
+
 /// Padded cells a board may have (35 × 35 at size 25), to a power of two.
 const GRID: usize = 2048;
 
@@ -255,6 +263,8 @@ pub(super) struct Lines {
     /// Per index of `table`, its key's [`Link`].
     links: &'static [Link],
     combos: &'static [Combo; COMBO_SLOTS],
+    /// The network's vectors per [`Combo::row`].
+    rows: &'static [Row; ROWS],
     totals: Totals,
     frame: Frame,
     /// 0 empty, 1 X, 2 O, 3 off the board.
@@ -293,6 +303,9 @@ pub(super) struct Totals {
     quad_sum: [[i32; 2]; 2],
     /// Per colour, the empty cells of each class.
     counts: [[u16; CLASSES]; 2],
+    /// Per colour, the network's vectors of its quads summed over the
+    /// empty cells, that colour to move then its opponent to move.
+    vectors: [Row; 2],
 }
 
 impl Lines {
@@ -353,6 +366,7 @@ impl Lines {
                 GomokuRule::Standard => &STANDARD_LINKS,
             },
             combos: &COMBO,
+            rows: &NET.rows,
             totals: Totals::default(),
             frame: Frame {
                 size,
@@ -565,6 +579,7 @@ impl Lines {
             table,
             links,
             combos,
+            rows,
             totals,
             cells,
             keys,
@@ -606,7 +621,7 @@ impl Lines {
                 let cell = &mut per[n][p];
                 if let Some(combo) = cell.reshaped(d, shape) {
                     let new = combos[usize::from(combo) & (COMBO_SLOTS - 1)];
-                    totals.recount(p, cell.now, new);
+                    totals.recount(rows, p, cell.now, new);
                     cell.combo = combo;
                     cell.shapes[d] = shape;
                     cell.now = new;
@@ -625,7 +640,7 @@ impl Lines {
     fn filled(&self, s: usize) -> Totals {
         let mut totals = self.totals;
         for c in 0..2 {
-            totals.take_out(c, self.per[s][c].now);
+            totals.take_out(self.rows, c, self.per[s][c].now);
         }
         for &weight in &self.weights_of[s] {
             totals.add_pattern(weight, -1);
@@ -648,12 +663,35 @@ impl Lines {
     /// The learned evaluation for `me` to move of a position with these
     /// totals (this one's, or [`Lines::peek`]'s).
     pub(super) fn eval_of(&self, totals: &Totals, me: usize) -> i32 {
+        let (linear, counts) = self.linear_of(totals, me);
+        let opp = 1 - me;
+        let mut sum = [0; net::D];
+        let (mine, theirs) = (
+            &totals.vectors[me][..net::D],
+            &totals.vectors[opp][net::D..],
+        );
+        for ((s, &a), &b) in sum.iter_mut().zip(mine).zip(theirs) {
+            *s = a + b;
+        }
+        linear + NET.eval(&sum, &counts)
+    }
+
+    /// The learned evaluation without the network ([`patterns`] alone),
+    /// for the side to move.
+    pub(super) fn linear_eval(&self) -> i32 {
+        self.linear_of(&self.totals, self.to_move).0
+    }
+
+    /// The linear part of [`Lines::eval_of`], with the counts of the
+    /// threat classes it read (the mover's, then the opponent's).
+    fn linear_of(&self, totals: &Totals, me: usize) -> (i32, [i32; COUNTED]) {
         let opp = 1 - me;
         let w = &self.weights.scalars;
         let mut score =
             w[0] + totals.pattern_sum[me] + totals.quad_sum[me][0] + totals.quad_sum[opp][1];
         let mut mask = 0;
         let mut bit = 0;
+        let mut counts = [0; COUNTED];
         for (colour, classes) in [
             (me, &patterns::MINE_COUNTED[..]),
             (opp, &patterns::THEIRS_COUNTED[..]),
@@ -662,10 +700,11 @@ impl Lines {
                 let n = totals.count(colour, c);
                 score += w[1 + bit] * n;
                 mask |= usize::from(n > 0) << bit;
+                counts[bit] = n;
                 bit += 1;
             }
         }
-        score + self.weights.masks[mask]
+        (score + self.weights.masks[mask], counts)
     }
 
     /// The totals after the side to move plays `spot`, worked out without
@@ -689,7 +728,7 @@ impl Lines {
                 let cell = &self.per[n][c];
                 if let Some(combo) = cell.reshaped(d, shape) {
                     let new = self.combos[usize::from(combo) & (COMBO_SLOTS - 1)];
-                    after.recount(c, cell.now, new);
+                    after.recount(self.rows, c, cell.now, new);
                 }
             }
         });
@@ -711,35 +750,55 @@ impl Lines {
     fn settle(&mut self, s: usize, p: usize) {
         let c = &mut self.per[s][p];
         c.now = self.combos[usize::from(c.combo)];
-        self.totals.put_in(p, c.now);
+        self.totals.put_in(self.rows, p, c.now);
     }
 }
 
 impl Totals {
     /// A cell of combo `c` for `p` filled.
     #[inline]
-    fn take_out(&mut self, p: usize, c: Combo) {
+    fn take_out(&mut self, rows: &[Row; ROWS], p: usize, c: Combo) {
         self.counts[p][usize::from(c.class)] -= 1;
         self.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
         self.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
+        if c.row != 0 {
+            self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], -1);
+        }
     }
 
     /// An empty cell of combo `c` for `p` counted ([`Totals::take_out`]
     /// undone).
-    fn put_in(&mut self, p: usize, c: Combo) {
+    fn put_in(&mut self, rows: &[Row; ROWS], p: usize, c: Combo) {
         self.counts[p][usize::from(c.class)] += 1;
         self.quad_sum[p][0] += i32::from(c.quad_weights[0]);
         self.quad_sum[p][1] += i32::from(c.quad_weights[1]);
+        if c.row != 0 {
+            self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], 1);
+        }
+    }
+
+    /// Adds (`sign` 1) or takes out (-1) a quad's vectors for colour `p`.
+    #[inline]
+    fn add_vectors(&mut self, p: usize, row: &Row, sign: i32) {
+        for (s, &x) in self.vectors[p].iter_mut().zip(row) {
+            *s += sign * x;
+        }
     }
 
     /// A cell's combo for `p` changed from `old` to `new`.
     #[inline]
-    fn recount(&mut self, p: usize, old: Combo, new: Combo) {
+    fn recount(&mut self, rows: &[Row; ROWS], p: usize, old: Combo, new: Combo) {
         self.counts[p][usize::from(old.class)] -= 1;
         self.counts[p][usize::from(new.class)] += 1;
         for side in 0..2 {
             self.quad_sum[p][side] +=
                 i32::from(new.quad_weights[side]) - i32::from(old.quad_weights[side]);
+        }
+        // Row 0 is zeros: no branch to mispredict.
+        let was = &rows[usize::from(old.row) & (ROWS - 1)];
+        let now = &rows[usize::from(new.row) & (ROWS - 1)];
+        for ((s, &a), &b) in self.vectors[p].iter_mut().zip(now).zip(was) {
+            *s += a - b;
         }
     }
 
@@ -938,6 +997,9 @@ mod tests {
         let o_to_move = Lines::new(&game(15, f, &moves));
         assert!(x_to_move.pattern_eval() > 0, "{}", x_to_move.pattern_eval());
         assert!(o_to_move.pattern_eval() < 0, "{}", o_to_move.pattern_eval());
+        // The network's vectors are summed, and it moves the evaluation.
+        assert_ne!(x_to_move.totals.vectors, [[0; 2 * net::D]; 2]);
+        assert_ne!(x_to_move.pattern_eval(), x_to_move.linear_eval());
     }
 
     #[test]

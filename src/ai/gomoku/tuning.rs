@@ -163,6 +163,9 @@ pub struct PatternTerms {
     pub mask: usize,
     /// The evaluation with the embedded weights (thousandths of a logit).
     pub embedded: i32,
+    /// Its linear part: the pattern weights without the network
+    /// (`net.rs`).
+    pub linear: i32,
 }
 
 /// The number of pattern keys, shape quads, scalar terms and threat masks.
@@ -170,6 +173,13 @@ pub const PATTERN_KEYS: usize = super::patterns::KEYS;
 pub const PATTERN_QUADS: usize = super::patterns::QUADS;
 pub const PATTERN_SCALARS: usize = super::patterns::SCALARS;
 pub const PATTERN_MASKS: usize = super::patterns::MASKS;
+
+/// The network's vector length and hidden units (`net.rs`), the integer
+/// unit of its vectors, and the scale of the counts in its inputs.
+pub const NET_D: usize = super::net::D;
+pub const NET_H: usize = super::net::H;
+pub const NET_SCALE: f32 = super::net::SCALE;
+pub const NET_COUNT_SCALE: f32 = super::net::COUNT_SCALE;
 
 /// [`PatternTerms`] of `game` when `hard`'s search would evaluate it (as
 /// [`evaluation_terms`]).
@@ -213,6 +223,7 @@ pub fn pattern_terms(game: &Gomoku) -> Option<PatternTerms> {
         scalars,
         mask,
         embedded: lines.pattern_eval(),
+        linear: lines.linear_eval(),
     })
 }
 
