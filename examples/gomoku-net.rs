@@ -29,9 +29,9 @@
 use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
-#[allow(dead_code)]
+#[allow(dead_code)] // `adam`, `best_scale`: this fit has its own minibatch Adam
 mod fit;
-use fit::{chance, cross_entropy, engine_scale, read_positions, sigmoid};
+use fit::{chance, cross_entropy, engine_scale, env, read_positions, sigmoid};
 
 use tabula::ai::gomoku_tuning::{
     NET_COUNT_SCALE, NET_D as D, NET_H as H, NET_SCALE, PATTERN_QUADS, PatternTerms, pattern_terms,
@@ -52,13 +52,6 @@ struct Scored {
     terms: PatternTerms,
     target: f64,
     result: f64,
-}
-
-fn env(name: &str, default: f64) -> f64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// A seeded generator of numbers in [-0.5, 0.5).
@@ -85,7 +78,7 @@ fn features<'a>(p: &'a PatternTerms, kept: &'a [bool]) -> impl Iterator<Item = u
     mine.chain(theirs).filter(|&f| kept[f])
 }
 
-/// The network's inputs for `p` with the vectors `embed`.
+/// The network's inputs for `p` under the parameters `w`.
 fn inputs(w: &[f32], p: &PatternTerms, kept: &[bool]) -> [f32; INPUTS] {
     let mut x = [0.0f32; INPUTS];
     for f in features(p, kept) {

@@ -40,7 +40,10 @@ use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
 mod fit;
-use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
+use fit::{
+    adam, best_scale, chance, cross_entropy, engine_scale, env, files_and_out, read_positions,
+    sigmoid,
+};
 
 use tabula::ai::gomoku_tuning::{
     PATTERN_KEYS, PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, evaluation_terms,
@@ -64,13 +67,6 @@ struct Scored {
     window: f64,
     engine: String,
     result: f64,
-}
-
-fn env(name: &str, default: f64) -> f64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// The logit of `p` under the weights `w`.
@@ -157,7 +153,7 @@ fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
 }
 
 fn main() -> ExitCode {
-    let Some((files, out)) = fit::files_and_out("gomoku-patterns") else {
+    let Some((files, out)) = files_and_out("gomoku-patterns") else {
         return ExitCode::FAILURE;
     };
     let (train, test) = match read(&files) {

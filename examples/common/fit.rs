@@ -170,3 +170,11 @@ pub fn files_and_out(name: &str) -> Option<(Vec<String>, Option<String>)> {
     }
     Some((files, out))
 }
+
+/// A setting read from the environment variable `name`, else `default`.
+pub fn env(name: &str, default: f64) -> f64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

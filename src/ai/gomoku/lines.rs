@@ -761,9 +761,7 @@ impl Totals {
         self.counts[p][usize::from(c.class)] -= 1;
         self.quad_sum[p][0] -= i32::from(c.quad_weights[0]);
         self.quad_sum[p][1] -= i32::from(c.quad_weights[1]);
-        if c.row != 0 {
-            self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], -1);
-        }
+        self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], -1);
     }
 
     /// An empty cell of combo `c` for `p` counted ([`Totals::take_out`]
@@ -772,12 +770,11 @@ impl Totals {
         self.counts[p][usize::from(c.class)] += 1;
         self.quad_sum[p][0] += i32::from(c.quad_weights[0]);
         self.quad_sum[p][1] += i32::from(c.quad_weights[1]);
-        if c.row != 0 {
-            self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], 1);
-        }
+        self.add_vectors(p, &rows[usize::from(c.row) & (ROWS - 1)], 1);
     }
 
-    /// Adds (`sign` 1) or takes out (-1) a quad's vectors for colour `p`.
+    /// Adds (`sign` 1) or takes out (-1) a quad's vectors for colour `p`
+    /// (row 0, zeros, for a quad without: no branch to mispredict).
     #[inline]
     fn add_vectors(&mut self, p: usize, row: &Row, sign: i32) {
         for (s, &x) in self.vectors[p].iter_mut().zip(row) {
@@ -794,7 +791,7 @@ impl Totals {
             self.quad_sum[p][side] +=
                 i32::from(new.quad_weights[side]) - i32::from(old.quad_weights[side]);
         }
-        // Row 0 is zeros: no branch to mispredict.
+        // Row 0 is zeros ([`Totals::add_vectors`]).
         let was = &rows[usize::from(old.row) & (ROWS - 1)];
         let now = &rows[usize::from(new.row) & (ROWS - 1)];
         for ((s, &a), &b) in self.vectors[p].iter_mut().zip(now).zip(was) {
