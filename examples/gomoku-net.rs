@@ -140,15 +140,8 @@ fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
 }
 
 fn main() -> ExitCode {
-    let Some((files, out)) = fit::files_and_out("gomoku-net") else {
+    let Some(((train, test), out)) = fit::load("gomoku-net", read) else {
         return ExitCode::FAILURE;
-    };
-    let (train, test) = match read(&files) {
-        Ok(sets) => sets,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
     };
     let losses = |set: &[Scored], f: &dyn Fn(&Scored) -> f64| {
         let n = set.len().max(1) as f64;

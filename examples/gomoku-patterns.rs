@@ -41,8 +41,7 @@ use std::process::ExitCode;
 #[path = "common/fit.rs"]
 mod fit;
 use fit::{
-    adam, best_scale, chance, cross_entropy, engine_scale, env, files_and_out, read_positions,
-    sigmoid,
+    adam, best_scale, chance, cross_entropy, engine_scale, env, load, read_positions, sigmoid,
 };
 
 use tabula::ai::gomoku_tuning::{
@@ -153,15 +152,8 @@ fn read(files: &[String]) -> Result<(Vec<Scored>, Vec<Scored>), String> {
 }
 
 fn main() -> ExitCode {
-    let Some((files, out)) = files_and_out("gomoku-patterns") else {
+    let Some(((train, test), out)) = load("gomoku-patterns", read) else {
         return ExitCode::FAILURE;
-    };
-    let (train, test) = match read(&files) {
-        Ok(sets) => sets,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
     };
     let n = train.len() as f64;
     // The engine's scale: the one that best predicts the results.

@@ -36,7 +36,7 @@
 use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
-#[allow(dead_code)] // `files_and_out`, `env`: this example reads its own settings
+#[allow(dead_code)] // `load`, `env`: this example reads its own settings
 mod fit;
 use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
 

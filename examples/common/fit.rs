@@ -150,10 +150,13 @@ pub fn engine_scale<T>(
     })
 }
 
-/// The command line of a fitting example, `[--out FILE] GAMES...`: the
-/// games' files and the file to write. `None`, the usage printed, when no
-/// games are named.
-pub fn files_and_out(name: &str) -> Option<(Vec<String>, Option<String>)> {
+/// The command line of a fitting example, `[--out FILE] GAMES...`: what
+/// `read` makes of the games' files, and the file to write. `None`, told
+/// on standard error, when no games are named or they cannot be read.
+pub fn load<T>(
+    name: &str,
+    read: impl FnOnce(&[String]) -> Result<T, String>,
+) -> Option<(T, Option<String>)> {
     let mut files = Vec::new();
     let mut out = None;
     let mut args = std::env::args().skip(1);
@@ -168,7 +171,13 @@ pub fn files_and_out(name: &str) -> Option<(Vec<String>, Option<String>)> {
         eprintln!("usage: {name} [--out FILE] GAMES...");
         return None;
     }
-    Some((files, out))
+    match read(&files) {
+        Ok(games) => Some((games, out)),
+        Err(e) => {
+            eprintln!("{e}");
+            None
+        }
+    }
 }
 
 /// A setting read from the environment variable `name`, else `default`.
