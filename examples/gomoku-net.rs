@@ -34,11 +34,10 @@ mod fit;
 use fit::{chance, cross_entropy, engine_scale, env, read_positions, sigmoid};
 
 use tabula::ai::gomoku_tuning::{
-    NET_COUNT_SCALE, NET_D as D, NET_H as H, NET_SCALE, PATTERN_QUADS, PatternTerms, pattern_terms,
+    NET_COUNT_SCALE, NET_D as D, NET_H as H, NET_INPUTS as INPUTS, NET_SCALE, PATTERN_QUADS,
+    PatternTerms, pattern_terms,
 };
 
-/// The hidden layer's inputs: the summed vector, 1, the nine counts.
-const INPUTS: usize = D + 10;
 /// Quads as the mover, then as the opponent.
 const FEATURES: usize = 2 * PATTERN_QUADS;
 const EMBED: usize = FEATURES * D;

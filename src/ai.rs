@@ -68,8 +68,9 @@ pub mod connect_four_solver {
 /// weights from games (`examples/gomoku-tune.rs`).
 pub mod gomoku_tuning {
     pub use super::gomoku::tuning::{
-        Candidate, NET_COUNT_SCALE, NET_D, NET_H, NET_SCALE, PATTERN_KEYS, PATTERN_MASKS,
-        PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, candidates, evaluation_terms, pattern_terms,
+        Candidate, NET_COUNT_SCALE, NET_D, NET_H, NET_INPUTS, NET_SCALE, PATTERN_KEYS,
+        PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, candidates, evaluation_terms,
+        pattern_terms,
     };
 }
 

@@ -33,7 +33,7 @@ use crate::rules::gomoku::{Gomoku, GomokuRule};
 use crate::rules::{Game, Player};
 
 use super::super::mix;
-use super::net::{self, NET, ROWS, Row};
+use super::net::{self, NET, Net, ROWS, Row};
 use super::patterns::{self, WEIGHTS, Weights};
 use super::shapes::{self, EMPTY, HALF, Key, SHAPES, Shape, Table, WALL, slot};
 
@@ -263,8 +263,8 @@ pub(super) struct Lines {
     /// Per index of `table`, its key's [`Link`].
     links: &'static [Link],
     combos: &'static [Combo; COMBO_SLOTS],
-    /// The network's vectors per [`Combo::row`].
-    rows: &'static [Row; ROWS],
+    /// The evaluation's network (its vectors per [`Combo::row`]).
+    net: &'static Net,
     totals: Totals,
     frame: Frame,
     /// 0 empty, 1 X, 2 O, 3 off the board.
@@ -366,7 +366,7 @@ impl Lines {
                 GomokuRule::Standard => &STANDARD_LINKS,
             },
             combos: &COMBO,
-            rows: &NET.rows,
+            net: &NET,
             totals: Totals::default(),
             frame: Frame {
                 size,
@@ -579,7 +579,7 @@ impl Lines {
             table,
             links,
             combos,
-            rows,
+            net,
             totals,
             cells,
             keys,
@@ -621,7 +621,7 @@ impl Lines {
                 let cell = &mut per[n][p];
                 if let Some(combo) = cell.reshaped(d, shape) {
                     let new = combos[usize::from(combo) & (COMBO_SLOTS - 1)];
-                    totals.recount(rows, p, cell.now, new);
+                    totals.recount(&net.rows, p, cell.now, new);
                     cell.combo = combo;
                     cell.shapes[d] = shape;
                     cell.now = new;
@@ -640,7 +640,7 @@ impl Lines {
     fn filled(&self, s: usize) -> Totals {
         let mut totals = self.totals;
         for c in 0..2 {
-            totals.take_out(self.rows, c, self.per[s][c].now);
+            totals.take_out(&self.net.rows, c, self.per[s][c].now);
         }
         for &weight in &self.weights_of[s] {
             totals.add_pattern(weight, -1);
@@ -673,7 +673,7 @@ impl Lines {
         for ((s, &a), &b) in sum.iter_mut().zip(mine).zip(theirs) {
             *s = a + b;
         }
-        linear + NET.eval(&sum, &counts)
+        linear + self.net.eval(&sum, &counts)
     }
 
     /// The learned evaluation without the network ([`patterns`] alone),
@@ -728,7 +728,7 @@ impl Lines {
                 let cell = &self.per[n][c];
                 if let Some(combo) = cell.reshaped(d, shape) {
                     let new = self.combos[usize::from(combo) & (COMBO_SLOTS - 1)];
-                    after.recount(self.rows, c, cell.now, new);
+                    after.recount(&self.net.rows, c, cell.now, new);
                 }
             }
         });
@@ -750,7 +750,7 @@ impl Lines {
     fn settle(&mut self, s: usize, p: usize) {
         let c = &mut self.per[s][p];
         c.now = self.combos[usize::from(c.combo)];
-        self.totals.put_in(self.rows, p, c.now);
+        self.totals.put_in(&self.net.rows, p, c.now);
     }
 }
 

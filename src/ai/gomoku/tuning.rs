@@ -174,10 +174,12 @@ pub const PATTERN_QUADS: usize = super::patterns::QUADS;
 pub const PATTERN_SCALARS: usize = super::patterns::SCALARS;
 pub const PATTERN_MASKS: usize = super::patterns::MASKS;
 
-/// The network's vector length and hidden units (`net.rs`), the integer
+/// The network's vector length and hidden units (`net.rs`), its inputs, the integer
 /// unit of its vectors, and the scale of the counts in its inputs.
 pub const NET_D: usize = super::net::D;
 pub const NET_H: usize = super::net::H;
+/// The network's inputs: the summed vector, 1 and the threat counts.
+pub const NET_INPUTS: usize = super::net::INPUTS;
 pub const NET_SCALE: f32 = super::net::SCALE;
 pub const NET_COUNT_SCALE: f32 = super::net::COUNT_SCALE;
 
