@@ -4,17 +4,21 @@
 //! The move ordering (the default): a softmax over each position's
 //! candidate cells (as `hard`'s move generation builds them,
 //! `tabula::ai::gomoku_tuning::candidates`) of a score that is a sum of
-//! weights, fitted to the move played (cross-entropy, L2, full-batch Adam).
-//! Prints how often the played move is first, in the best 10 (the inner
-//! width) and in the best 28 (the root's) under `hard`'s ordering and the
-//! fitted one (on held-out games: every fifth), what widths chosen by the
-//! softmax's mass would keep, then the fitted weights as Rust constants.
-//! The score of a cell for the mover: `ATTACK_CLASS[its class for the
-//! mover] + DEFEND_CLASS[for the opponent] + the sum over its four lines of
-//! ATTACK_SHAPE[mover's shape] and DEFEND_SHAPE[opponent's] +
-//! ATTACK_PAIR[mover's two best shapes, best * 10 + second] +
-//! DEFEND_PAIR[opponent's]`, in hundredths of a logit (`TUNE_NEAR=1` adds
-//! the distance to the last two moves).
+//! weights, fitted to the move played (cross-entropy, L2 1e-4, 300 steps of
+//! full-batch Adam). The score of a cell for the mover: `ATTACK_CLASS[its
+//! class for the mover] + DEFEND_CLASS[for the opponent] + the sum over its
+//! four lines of ATTACK_SHAPE[mover's shape] and DEFEND_SHAPE[opponent's] +
+//! ATTACK_PAIR[mover's two best shapes] + DEFEND_PAIR[opponent's] +
+//! ATTACK_QUAD[mover's four shapes, best first] + DEFEND_QUAD[opponent's]`
+//! (`TUNE_NEAR=1` adds the distance to the last two moves, which the
+//! engine does not read). All but the distances are functions of the
+//! quads, so the score is one number per quad for each side: the table
+//! `--out FILE` writes, in thousandths of a logit, as the engine's
+//! `src/ai/gomoku/policy.rs` reads it. Prints how often the played move is
+//! first, in the best 10 (the inner width) and in the best 28 (the root's)
+//! under `hard`'s ordering (the embedded table's) and the fitted one (on
+//! held-out games: every fifth), and what widths chosen by the softmax's
+//! mass would keep.
 //!
 //! `--eval`: the static evaluation, a weighted sum of
 //! `gomoku_tuning::evaluation_terms`, fitted as a logistic model of the
@@ -26,7 +30,7 @@
 //! result's share of the target (0.5).
 //!
 //! ```text
-//! cargo run --release --example gomoku-tune -- games.txt [more.txt ...]
+//! cargo run --release --example gomoku-tune -- --out src/ai/gomoku/policy.bin sp20*.txt sp30*.txt
 //! TUNE_L2=1e-3 cargo run --release --example gomoku-tune -- --eval games.txt perturbed.txt
 //! ```
 
@@ -40,7 +44,10 @@ use std::process::ExitCode;
 mod fit;
 use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
 
-use tabula::ai::gomoku_tuning::{Candidate, candidates, evaluation_terms};
+use tabula::ai::gomoku_tuning::{
+    Candidate, PATTERN_QUADS as QUADS, POLICY_SORTED, candidates, class_of, evaluation_terms,
+    is_sorted, quad,
+};
 use tabula::rules::gomoku::Gomoku;
 use tabula::rules::{Game, GomokuOptions, GomokuRule};
 
@@ -54,7 +61,9 @@ const A_PAIR: usize = D_SHAPE + SHAPES;
 const D_PAIR: usize = A_PAIR + SHAPES * SHAPES;
 const NEAR_LAST: usize = D_PAIR + SHAPES * SHAPES;
 const NEAR_OWN: usize = NEAR_LAST + 3;
-const PARAMS: usize = NEAR_OWN + 3;
+const A_QUAD: usize = NEAR_OWN + 3;
+const D_QUAD: usize = A_QUAD + QUADS;
+const PARAMS: usize = D_QUAD + QUADS;
 
 /// Whether the locality features are used (`TUNE_NEAR=1`).
 fn near_on() -> bool {
@@ -84,6 +93,8 @@ fn features(c: &Candidate, last: (i64, i64), own: (i64, i64)) -> Vec<usize> {
     ];
     f.extend(c.mine.iter().map(|&s| A_SHAPE + usize::from(s)));
     f.extend(c.theirs.iter().map(|&s| D_SHAPE + usize::from(s)));
+    f.push(A_QUAD + quad(c.mine));
+    f.push(D_QUAD + quad(c.theirs));
     if near_on() {
         f.push(NEAR_LAST + bucket(c, last));
         f.push(NEAR_OWN + bucket(c, own));
@@ -94,8 +105,10 @@ fn features(c: &Candidate, last: (i64, i64), own: (i64, i64)) -> Vec<usize> {
 struct Position {
     /// Per candidate, its features.
     cands: Vec<Vec<usize>>,
-    /// `hard`'s ordering scores.
+    /// `hard`'s ordering scores (the embedded one's).
     old: Vec<i32>,
+    /// Per candidate, the mover's quad and the opponent's.
+    quads: Vec<(usize, usize)>,
     played: usize,
 }
 
@@ -138,9 +151,13 @@ fn main() -> ExitCode {
     if files.first().is_some_and(|f| f == "--eval") {
         return fit_eval(&files[1..]);
     }
-    files.retain(|f| !f.starts_with("--"));
-    if files.is_empty() {
-        eprintln!("usage: gomoku-tune [--eval] GAMES...");
+    let mut out = None;
+    if let Some(at) = files.iter().position(|f| f == "--out") {
+        out = files.get(at + 1).cloned();
+        files.drain(at..(at + 2).min(files.len()));
+    }
+    if files.is_empty() || files.iter().any(|f| f.starts_with("--")) {
+        eprintln!("usage: gomoku-tune [--out FILE] GAMES... | gomoku-tune --eval GAMES...");
         return ExitCode::FAILURE;
     }
     let mut train = Vec::new();
@@ -179,6 +196,10 @@ fn main() -> ExitCode {
                             .map(|x| features(x, moves[i - 1], moves[i - 2]))
                             .collect(),
                         old: cands.iter().map(|x| x.score).collect(),
+                        quads: cands
+                            .iter()
+                            .map(|x| (quad(x.mine), quad(x.theirs)))
+                            .collect(),
                         played,
                     };
                     if games.is_multiple_of(5) {
@@ -206,7 +227,7 @@ fn main() -> ExitCode {
     let mut w = vec![0.0f64; PARAMS];
     let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
     let lr = 0.05;
-    for step in 1..=600 {
+    for step in 1..=300 {
         let mut grad = vec![0.0; PARAMS];
         let mut loss = 0.0;
         for p in &train {
@@ -229,28 +250,33 @@ fn main() -> ExitCode {
             eprintln!("step {step}: loss {:.4}", loss / n + reg);
         }
     }
-    // Integers, hundredths of a logit; the none class and shape at 0.
-    let int = |range: std::ops::Range<usize>| -> Vec<i32> {
-        let base = w[range.start];
-        range
-            .map(|i| ((w[i] - base) * 100.0).round() as i32)
-            .collect()
-    };
-    let fitted: Vec<i32> = [
-        int(A_CLASS..D_CLASS),
-        int(D_CLASS..A_SHAPE),
-        int(A_SHAPE..D_SHAPE),
-        int(D_SHAPE..A_PAIR),
-        int(A_PAIR..D_PAIR),
-        int(D_PAIR..NEAR_LAST),
-        int(NEAR_LAST..NEAR_OWN),
-        int(NEAR_OWN..PARAMS),
-    ]
-    .concat();
-    let score = |p: &Position| {
-        p.cands
+    // The scores per quad, thousandths of a logit, as the engine reads
+    // them: the class, shape and pair weights are functions of the quad,
+    // so each side's sum is one number a quad (each of those weights taken
+    // relative to its none: the same order).
+    let mut table = vec![[0i16; 2]; QUADS];
+    for (q, scores) in table.iter_mut().enumerate().filter(|(q, _)| is_sorted(*q)) {
+        let shapes = [q / 1000 % 10, q / 100 % 10, q / 10 % 10, q % 10].map(|x| x as u8);
+        let class = usize::from(class_of(shapes));
+        let side = |class_at: usize, shape_at: usize, pair_at: usize, quad_at: usize| {
+            let mut x = w[class_at + class] - w[class_at];
+            x += shapes
+                .iter()
+                .map(|&s| w[shape_at + usize::from(s)] - w[shape_at])
+                .sum::<f64>();
+            x += w[pair_at + pair(shapes)] - w[pair_at];
+            x += w[quad_at + q];
+            (x * 1000.0).round().clamp(-30_000.0, 30_000.0) as i16
+        };
+        *scores = [
+            side(A_CLASS, A_SHAPE, A_PAIR, A_QUAD),
+            side(D_CLASS, D_SHAPE, D_PAIR, D_QUAD),
+        ];
+    }
+    let score = |p: &Position| -> Vec<f64> {
+        p.quads
             .iter()
-            .map(|f| f.iter().map(|&i| f64::from(fitted[i])).sum())
+            .map(|&(mine, theirs)| f64::from(table[mine][0]) + f64::from(table[theirs][1]))
             .collect()
     };
     report("fitted ordering, train", &trains, score);
@@ -267,7 +293,7 @@ fn main() -> ExitCode {
                 let max = z[order[0]];
                 let e: Vec<f64> = order
                     .iter()
-                    .map(|&i| ((z[i] - max) / 100.0).exp())
+                    .map(|&i| ((z[i] - max) / 1000.0).exp())
                     .collect();
                 let total: f64 = e.iter().sum();
                 let mut cum = 0.0;
@@ -287,18 +313,25 @@ fn main() -> ExitCode {
             );
         }
     }
-    let show = |name: &str, r: std::ops::Range<usize>| {
-        println!("const {name}: [i32; {}] = {:?};", r.len(), &fitted[r]);
-    };
-    show("ATTACK_CLASS", A_CLASS..D_CLASS);
-    show("DEFEND_CLASS", D_CLASS..A_SHAPE);
-    show("ATTACK_SHAPE", A_SHAPE..D_SHAPE);
-    show("DEFEND_SHAPE", D_SHAPE..A_PAIR);
-    show("ATTACK_PAIR", A_PAIR..D_PAIR);
-    show("DEFEND_PAIR", D_PAIR..NEAR_LAST);
-    if near_on() {
-        show("NEAR_LAST", NEAR_LAST..NEAR_OWN);
-        show("NEAR_OWN", NEAR_OWN..PARAMS);
+    if let Some(out) = out {
+        let mut bytes = u16::try_from(POLICY_SORTED)
+            .expect("a count")
+            .to_le_bytes()
+            .to_vec();
+        for scores in table
+            .iter()
+            .enumerate()
+            .filter(|(q, _)| is_sorted(*q))
+            .map(|(_, s)| s)
+        {
+            bytes.extend(scores[0].to_le_bytes());
+            bytes.extend(scores[1].to_le_bytes());
+        }
+        if let Err(e) = std::fs::write(&out, bytes) {
+            eprintln!("{out}: {e}");
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {out}");
     }
     ExitCode::SUCCESS
 }

@@ -69,8 +69,8 @@ pub mod connect_four_solver {
 pub mod gomoku_tuning {
     pub use super::gomoku::tuning::{
         Candidate, NET_COUNT_SCALE, NET_D, NET_H, NET_INPUTS, NET_SCALE, PATTERN_KEYS,
-        PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, PatternTerms, candidates, evaluation_terms,
-        pattern_terms,
+        PATTERN_MASKS, PATTERN_QUADS, PATTERN_SCALARS, POLICY_SORTED, PatternTerms, candidates,
+        class_of, evaluation_terms, is_sorted, pattern_terms, quad,
     };
 }
 

@@ -30,6 +30,7 @@ mod engine;
 mod lines;
 mod net;
 mod patterns;
+mod policy;
 mod shapes;
 pub(super) mod tuning;
 mod vcf;

@@ -10,8 +10,9 @@
 //!   that can stop it: its own fours, and the cells where the opponent would
 //!   make a four (which include every cell of the threatened line);
 //! - else the moves are the empty cells near the stones, ordered by what
-//!   they make for the mover and take from the opponent (open fours, four-
-//!   threes, double threes, …, then the shapes' values), the best few; the
+//!   they make for the mover and take from the opponent (scores per quad of
+//!   shapes learned from a stronger engine's moves, `policy.rs`), the best
+//!   few; the
 //!   others only when each of those loses by force, as a loss found over a
 //!   few moves kept proves nothing (and would make the opponent's move
 //!   before it look like a win).
@@ -36,7 +37,8 @@
 //! holds stones of one colour only, the mover's counted half again), which
 //! did better than one summing the cells' shape values; a search of
 //! continuous fours at the leaves and one more ply for a horizon facing an
-//! open three did not help.
+//! open three did not help. The learned move ordering did better than a
+//! hand-set one by classes and shape values.
 
 use super::super::Outcome;
 use super::super::alpha_beta::{Bound, Entry, Found, MATE, Table, WIN, from_table, to_table};
@@ -60,11 +62,6 @@ const GROWTH: (u64, u64) = (5, 2);
 const EVAL_NUM: i32 = 3;
 const EVAL_DEN: i32 = 10;
 
-/// Move-ordering weights of a cell's class for the mover (attack) and for
-/// the opponent (defence, the cell taken from them).
-const ATTACK: [i32; 7] = [0, 1_500, 4_000, 1_000, 8_000, 20_000, 100_000];
-const DEFEND: [i32; 7] = [0, 1_000, 3_000, 800, 5_000, 10_000, 50_000];
-
 pub(super) struct Engine<'m> {
     pub lines: Lines,
     meter: &'m mut Meter,
@@ -87,14 +84,11 @@ fn by_score(&(score, s): &(i32, Spot)) -> (std::cmp::Reverse<i32>, Spot) {
     (std::cmp::Reverse(score), s)
 }
 
-/// The move-ordering score of the empty cell `s` for the mover `me`: what
-/// it makes for the mover and takes from the opponent.
+/// The move-ordering score of the empty cell `s` for the mover `me`, in
+/// thousandths of a logit ([`policy`](super::policy)): what it makes for
+/// the mover and takes from the opponent.
 pub(super) fn order_score(lines: &Lines, s: Spot, me: usize) -> i32 {
-    let opp = 1 - me;
-    ATTACK[lines.class(s, me) as usize]
-        + DEFEND[lines.class(s, opp) as usize]
-        + lines.value(s, me)
-        + lines.value(s, opp) * 3 / 4
+    lines.policy(s, me)[0] + lines.policy(s, 1 - me)[1]
 }
 
 /// A node's table entry, when its parent has read it already.
@@ -609,17 +603,26 @@ mod tests {
         let g = game(GomokuRule::Freestyle, &xs, &os);
         let mut meter = Meter::new(1_000_000, Duration::from_mins(1));
         let mut engine = Engine::new(Lines::new(&g), &mut meter, 1, 0);
-        engine.width = 2;
-        // The ordering puts the two cells to take first; each loses.
-        assert!(!engine.generate(1, None, 2));
-        let mut first: Vec<_> = engine.lists[1][..2]
-            .iter()
-            .map(|&(_, s)| engine.lines.row_col(s))
-            .collect();
-        first.sort_unstable();
-        assert_eq!(first, [(1, 2), (1, 12)]);
+        // One move searched unless it loses, and the table's move, first:
+        // taking (1,2), which loses.
+        engine.width = 1;
+        let take = Spot::try_from(engine.lines.spot(1, 2)).unwrap();
+        engine.table.put(Entry {
+            key: engine.lines.key(),
+            mv: Some(take),
+            score: 0,
+            depth: 0,
+            bound: Bound::Upper,
+        });
+        assert!(!engine.generate(1, Some(take), 1));
+        assert_eq!(engine.lists[1][0].1, take);
         let score = engine.node(3, -WIN - 1, WIN + 1, 1, Probe::Unread);
         assert!(score >= MATE, "{score}");
+        // Taking (1,2) does lose: X, to move after it, wins.
+        engine.lines.play(take);
+        let after = engine.node(2, -WIN - 1, WIN + 1, 2, Probe::Unread);
+        engine.lines.undo(take);
+        assert!(after >= MATE, "X wins after O takes (1,2): {after}");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The strong search's board: for every empty cell and each colour, the
 //! [`Shape`] a stone there would make along each of the four lines, kept up
 //! to date move by move, and from them the cell's [`Class`] (five, open
-//! four, four-three, …) and its value for ordering moves, with a count of
-//! the cells of each class per colour (so "can X make an open four?" is a
-//! lookup).
+//! four, four-three, …) and its scores for ordering moves
+//! ([`policy`](super::policy)), with a count of the cells of each class per
+//! colour (so "can X make an open four?" is a lookup).
 //!
 //! A move changes the keys of the cells on each side of it along its four
 //! lines (four under freestyle, five under standard: see
@@ -35,6 +35,7 @@ use crate::rules::{Game, Player};
 use super::super::mix;
 use super::net::{self, NET, Net, ROWS, Row};
 use super::patterns::{self, WEIGHTS, Weights};
+use super::policy::POLICY;
 use super::shapes::{self, EMPTY, HALF, Key, SHAPES, Shape, Table, WALL, slot};
 
 /// A cell of the padded board: `(row + HALF) * width + col + HALF`.
@@ -62,12 +63,6 @@ pub(super) enum Class {
 
 const CLASSES: usize = 7;
 
-/// The value of a shape at an empty cell, for ordering moves.
-const VALUE: [i32; 10] = [0, 1, 3, 6, 16, 20, 48, 56, 180, 600];
-
-/// A cell's extra value by its class (shapes that combine).
-const CLASS_VALUE: [i32; CLASSES] = [0, 0, 100, 0, 150, 250, 0];
-
 /// The per-colour state of one empty cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct CellShapes {
@@ -86,7 +81,9 @@ struct CellShapes {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Combo {
     class: u8,
-    value: i16,
+    /// The quad's ordering scores as the mover's and as the opponent's
+    /// ([`policy`](super::policy)).
+    policy: [i16; 2],
     /// The quad's weights ([`Weights::quad`]).
     quad_weights: [i16; 2],
     /// The quad's vectors in the network ([`net::Net::rows`]).
@@ -106,11 +103,11 @@ static COMBO: LazyLock<Box<[Combo; COMBO_SLOTS]>> = LazyLock::new(|| {
     let mut combos = Box::new([Combo::default(); COMBO_SLOTS]);
     for (i, slot) in combos.iter_mut().enumerate().take(COMBOS) {
         let shapes = DIGIT.map(|d| SHAPES[i / d.unsigned_abs() as usize % 10]);
-        let (class, value) = class_and_value(shapes);
+        let class = class_of(shapes);
         let quad = patterns::quad(shapes.map(|s| s as u8));
         *slot = Combo {
             class: class as u8,
-            value: i16::try_from(value).unwrap_or(i16::MAX),
+            policy: POLICY.get(quad).copied().unwrap_or_default(),
             quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
             row: NET.row_of[quad & (patterns::QUAD_SLOTS - 1)],
         };
@@ -157,11 +154,10 @@ fn combo_of(shapes: [Shape; 4]) -> u16 {
     u16::try_from(n).unwrap_or(0)
 }
 
-/// A cell's class and ordering value from its four shapes.
-fn class_and_value(shapes: [Shape; 4]) -> (Class, i32) {
-    let (mut fives, mut open_fours, mut fours, mut threes, mut value) = (0, 0, 0, 0, 0);
+/// A cell's class from its four shapes.
+pub(super) fn class_of(shapes: [Shape; 4]) -> Class {
+    let (mut fives, mut open_fours, mut fours, mut threes) = (0, 0, 0, 0);
     for shape in shapes {
-        value += VALUE[shape as usize];
         match shape {
             Shape::F5 => fives += 1,
             Shape::F4 => open_fours += 1,
@@ -170,7 +166,7 @@ fn class_and_value(shapes: [Shape; 4]) -> (Class, i32) {
             _ => {}
         }
     }
-    let class = if fives > 0 {
+    if fives > 0 {
         Class::Five
     } else if open_fours > 0 || fours > 1 {
         Class::OpenFour
@@ -184,8 +180,7 @@ fn class_and_value(shapes: [Shape; 4]) -> (Class, i32) {
         Class::Three
     } else {
         Class::None
-    };
-    (class, value + CLASS_VALUE[class as usize])
+    }
 }
 
 /// The threat classes the evaluation counts, both sides.
@@ -466,9 +461,14 @@ impl Lines {
         CLASS_OF[usize::from(self.per[usize::from(spot)][colour].now.class)]
     }
 
-    /// The value of `spot` (empty) for `colour`.
-    pub(super) fn value(&self, spot: Spot, colour: usize) -> i32 {
-        i32::from(self.per[usize::from(spot)][colour].now.value)
+    /// The ordering scores of `spot` (empty) for `colour`
+    /// ([`policy`](super::policy)): as the mover's move, and as the
+    /// opponent's cell.
+    pub(super) fn policy(&self, spot: Spot, colour: usize) -> [i32; 2] {
+        self.per[usize::from(spot)][colour]
+            .now
+            .policy
+            .map(i32::from)
     }
 
     /// The shapes of `spot` (empty) for `colour`, one a line.

@@ -9,7 +9,7 @@ use crate::rules::gomoku::Gomoku;
 use super::board::Board;
 use super::engine::order_score;
 use super::lines::{Class, Lines};
-use super::shapes::Shape;
+use super::shapes::{SHAPES, Shape};
 
 /// One candidate cell of the side to move.
 #[derive(Clone, Debug)]
@@ -67,6 +67,26 @@ pub fn candidates(game: &Gomoku) -> Option<Vec<Candidate>> {
             .collect(),
     )
 }
+
+/// The quad of four shapes (each 0..=9, as [`Candidate::mine`]): sorted,
+/// best first, as a number in base 10 (the index of the evaluation's quad
+/// weights and of the move ordering's scores).
+#[must_use]
+pub fn quad(shapes: [u8; 4]) -> usize {
+    super::patterns::quad(shapes)
+}
+
+/// The class (as [`Candidate::mine_class`]) of a cell with these four
+/// shapes.
+#[must_use]
+pub fn class_of(shapes: [u8; 4]) -> u8 {
+    super::lines::class_of(shapes.map(|s| SHAPES[usize::from(s.min(9))])) as u8
+}
+
+/// The quads the move ordering's table holds (`policy.bin`: those whose
+/// digits do not increase), and whether a quad is one of them.
+pub const POLICY_SORTED: usize = super::policy::SORTED;
+pub use super::policy::is_sorted;
 
 /// The number of [`evaluation_terms`].
 pub const EVAL_TERMS: usize = 31;
