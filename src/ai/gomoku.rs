@@ -18,8 +18,9 @@
 //! opponent would have one, keeps to the moves that stop it; then its main
 //! search ([`engine`]) deepens iteratively until its budget is spent, with
 //! moves generated from the line shapes of every empty cell ([`lines`],
-//! [`shapes`]): open fours and four-threes first, only the moves that can
-//! stop an open three when the opponent has one.
+//! [`shapes`]), ordered by scores per quad of shapes learned from a
+//! stronger engine's moves ([`policy`]), only the moves that can stop an
+//! open three when the opponent has one.
 //!
 //! The candidate pruning makes the main search's wins and losses
 //! unproven; the evaluations it reports as proven are the immediate ones

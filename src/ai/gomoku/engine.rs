@@ -12,10 +12,9 @@
 //! - else the moves are the empty cells near the stones, ordered by what
 //!   they make for the mover and take from the opponent (scores per quad of
 //!   shapes learned from a stronger engine's moves, `policy.rs`), the best
-//!   few; the
-//!   others only when each of those loses by force, as a loss found over a
-//!   few moves kept proves nothing (and would make the opponent's move
-//!   before it look like a win).
+//!   few; the others only when each of those loses by force, as a loss
+//!   found over a few moves kept proves nothing (and would make the
+//!   opponent's move before it look like a win).
 //!
 //! The root deepens one ply an iteration while the work left is enough for
 //! the next one at [`GROWTH`] times the cost of the last: an iteration cut
