@@ -35,7 +35,7 @@ use crate::rules::{Game, Player};
 use super::super::mix;
 use super::net::{self, NET, Net, ROWS, Row};
 use super::patterns::{self, WEIGHTS, Weights};
-use super::policy::POLICY;
+use super::policy;
 use super::shapes::{self, EMPTY, HALF, Key, SHAPES, Shape, Table, WALL, slot};
 
 /// A cell of the padded board: `(row + HALF) * width + col + HALF`.
@@ -101,13 +101,14 @@ const DIGIT: [i16; 4] = [1, 10, 100, 1_000];
 /// Every combo of four shapes (and unused slots past them).
 static COMBO: LazyLock<Box<[Combo; COMBO_SLOTS]>> = LazyLock::new(|| {
     let mut combos = Box::new([Combo::default(); COMBO_SLOTS]);
+    let scores = policy::table();
     for (i, slot) in combos.iter_mut().enumerate().take(COMBOS) {
         let shapes = DIGIT.map(|d| SHAPES[i / d.unsigned_abs() as usize % 10]);
         let class = class_of(shapes);
         let quad = patterns::quad(shapes.map(|s| s as u8));
         *slot = Combo {
             class: class as u8,
-            policy: POLICY.get(quad).copied().unwrap_or_default(),
+            policy: scores.get(quad).copied().unwrap_or_default(),
             quad_weights: WEIGHTS.quad[quad & (patterns::QUAD_SLOTS - 1)],
             row: NET.row_of[quad & (patterns::QUAD_SLOTS - 1)],
         };

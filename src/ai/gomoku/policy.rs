@@ -16,8 +16,6 @@
 //!
 //! [`patterns::quad`]: super::patterns::quad
 
-use std::sync::LazyLock;
-
 use super::patterns::QUADS;
 
 static BYTES: &[u8] = include_bytes!("policy.bin");
@@ -28,8 +26,10 @@ pub(super) const SORTED: usize = 715;
 
 /// Per quad (0..[`QUADS`]), its scores as the mover's and as the
 /// opponent's; zeros for a quad that is not sorted (none is looked up).
-pub(super) static POLICY: LazyLock<Box<[[i16; 2]]>> =
-    LazyLock::new(|| parse(BYTES).unwrap_or_else(|| vec![[0; 2]; QUADS].into_boxed_slice()));
+/// Read once, into the combos of `lines.rs`.
+pub(super) fn table() -> Box<[[i16; 2]]> {
+    parse(BYTES).unwrap_or_else(|| vec![[0; 2]; QUADS].into_boxed_slice())
+}
 
 /// Whether the quad `q`'s digits, read from the left, do not increase.
 #[must_use]
