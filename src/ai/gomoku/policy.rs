@@ -12,7 +12,7 @@
 //!
 //! Held out, the engine's move is among the best 10 by this ordering in
 //! 86.2% of positions (the hand-set one before it: 81.0%), and first in
-//! 31.7% (29.6%); docs/benchmarks.md has what it did in games.
+//! 31.8% (29.6%); docs/benchmarks.md has what it did in games.
 //!
 //! [`patterns::quad`]: super::patterns::quad
 
