@@ -40,9 +40,9 @@
 use std::process::ExitCode;
 
 #[path = "common/fit.rs"]
-#[allow(dead_code)] // `load`, `env`: this example reads its own settings
+#[allow(dead_code)] // `env`: this example reads its own settings
 mod fit;
-use fit::{adam, best_scale, chance, cross_entropy, engine_scale, read_positions, sigmoid};
+use fit::{adam, best_scale, chance, cross_entropy, engine_scale, load, read_positions, sigmoid};
 
 use tabula::ai::gomoku_tuning::{
     Candidate, PATTERN_QUADS as QUADS, POLICY_SORTED, candidates, class_of, evaluation_terms,
@@ -146,28 +146,14 @@ fn logits(w: &[f64], p: &Position) -> Vec<f64> {
         .collect()
 }
 
-fn main() -> ExitCode {
-    let mut files: Vec<String> = std::env::args().skip(1).collect();
-    if files.first().is_some_and(|f| f == "--eval") {
-        return fit_eval(&files[1..]);
-    }
-    let mut out = None;
-    if let Some(at) = files.iter().position(|f| f == "--out") {
-        out = files.get(at + 1).cloned();
-        files.drain(at..(at + 2).min(files.len()));
-    }
-    if files.is_empty() || files.iter().any(|f| f.starts_with("--")) {
-        eprintln!("usage: gomoku-tune [--out FILE] GAMES... | gomoku-tune --eval GAMES...");
-        return ExitCode::FAILURE;
-    }
+/// Reads the games of `files`: the positions to fit, those held out
+/// (every fifth game) and the number of games.
+fn read(files: &[String]) -> Result<(Vec<Position>, Vec<Position>, usize), String> {
     let mut train = Vec::new();
     let mut test = Vec::new();
     let mut games = 0usize;
-    for file in &files {
-        let Ok(text) = std::fs::read_to_string(file) else {
-            eprintln!("cannot read {file}");
-            return ExitCode::FAILURE;
-        };
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         for line in text.lines() {
             let mut words = line.split_whitespace();
             let Some(_result) = words.next() else {
@@ -215,6 +201,17 @@ fn main() -> ExitCode {
             }
         }
     }
+    Ok((train, test, games))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|f| f == "--eval") {
+        return fit_eval(&args[1..]);
+    }
+    let Some(((train, test, games), out)) = load("gomoku-tune", read) else {
+        return ExitCode::FAILURE;
+    };
     let trains: Vec<&Position> = train.iter().collect();
     let tests: Vec<&Position> = test.iter().collect();
     println!("{games} games");
