@@ -15,7 +15,6 @@ mod moves;
 mod offers;
 mod players;
 mod rate_limit;
-mod rendered;
 mod reply;
 mod responses;
 mod system;
@@ -36,7 +35,6 @@ pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
-pub use rendered::RenderedGames;
 pub use webhooks::EventData;
 
 use crate::service::Service;
@@ -57,8 +55,6 @@ pub struct AppState {
     pub proxies: client_ip::TrustedProxies,
     /// The operators' key (`--admin-key`); none: the operators' paths are 404.
     pub admin_key: Option<String>,
-    /// Games' JSON that webhook events rendered, for moves' answers.
-    pub rendered: std::sync::Arc<RenderedGames>,
 }
 
 struct BearerAuth;

@@ -32,12 +32,12 @@
 //!   (`tic_tac_toe`, `connect_four`, `gomoku` with its `board`, the
 //!   threat searches `vcf` and `vct` and the main search `engine` over the
 //!   line `shapes` that `lines` keeps, `ultimate`).
-//! - `store`: persistence behind one seam: `writer` (the single writer that
-//!   batches jobs into group commits) and `db` with its backends `sqlite`
-//!   (and the write `batch` it keeps in memory until commit, written row by
-//!   row by `bound`) and `postgres`,
-//!   and `rows` (the one list of a game's columns and the row structs),
-//!   `players` (players, ratings, their games), `outbox` and `webhooks`.
+//! - `store`: persistence behind one seam, one module per kind of record,
+//!   each with its SQL for both backends: `games`, `moves` (the history),
+//!   `idempotency`, `players`, `webhooks` and `outbox` (events recorded with
+//!   their change), `matches` (quick match's choice); `db` (the backends and
+//!   the write transaction) and `writer` (SQLite's single writer, batching
+//!   jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
 //!   listings, history, positions, event replay), `bots` (hints, analyses,

@@ -83,10 +83,7 @@ impl Application {
         .with_players(player_settings(settings)?);
         service.spawn_expiry(settings.expire_sweep);
         // Events are written as the API writes games; the deliverer sends them.
-        let rendered = Arc::new(api::RenderedGames::default());
-        store
-            .outbox()
-            .set_render(Arc::new(api::EventData::new(rendered.clone())));
+        store.outbox().set_render(Arc::new(api::EventData));
         service.spawn_deliverer()?;
         let state = web::Data::new(AppState {
             service: service.clone(),
@@ -99,7 +96,6 @@ impl Application {
             ),
             proxies: settings.trusted_proxies.clone(),
             admin_key: settings.admin_key.clone().filter(|k| !k.is_empty()),
-            rendered,
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
         let metrics = web::Data::new(metrics);

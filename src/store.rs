@@ -1,47 +1,51 @@
-//! Persistence: games, moves, seat tokens and idempotency records.
+//! Persistence: games, their history, idempotency records, players and
+//! ratings, webhooks and their outbox, on SQLite or PostgreSQL.
 //!
-//! The store has one seam, [`Store`] and its write transaction [`WriteTx`]:
-//! the service never touches SQL. SQL lives in `store/db.rs` (and, for the
-//! SQLite writer's batches, `store/db/batch.rs` and `store/db/bound.rs`),
-//! read into private `*Row`
-//! structs and converted to the records below, validating on the way in
-//! exactly as a request would be (a snapshot goes through the rules' decoder,
-//! names through their parsers).
+//! The store has one seam, [`Store`] for reads and [`WriteTx`] for what a
+//! write job does inside its transaction: the service never touches SQL.
+//! One module per kind of record holds that record's rows and its SQL for
+//! both backends side by side: `games` (games and seats), `moves` (moves and
+//! the other changes, the history), `idempotency`, `players` (players and
+//! ratings), `webhooks` and `outbox` (endpoints, and the events recorded
+//! with the change they report), `matches` (quick match's choice). `db`
+//! opens the backends and runs write jobs; `writer` is SQLite's single
+//! writer.
 //!
-//! Two backends share this seam: SQLite, the embedded default, and
-//! PostgreSQL, for many stateless instances on one database. Reads, and
-//! PostgreSQL's writes, are written once (`store/db.rs`), with `$N`
-//! placeholders that both accept, and run against whichever connection the
-//! backend has; no use case knows which backend it runs on.
+//! Every query is a runtime sqlx query with binds, written once with `$N`
+//! placeholders, which both backends accept, and run on whichever
+//! connection the backend has (the [`on_reader!`] and [`on_conn!`] macros).
+//! Multi-row writes use sqlx's `QueryBuilder`. The black-box API suite runs
+//! against both backends (CI starts a throwaway PostgreSQL), which is what
+//! catches a wrong query, on both.
 //!
-//! Queries are runtime `query`/`query_as` with `FromRow` row structs rather
-//! than the compile-time checked macros: the macros check a query against one
-//! database, so sharing a query between two backends would need two `.sqlx/`
-//! caches and a live server of each kind at build time. Instead the whole
-//! black-box API suite runs against both backends (CI starts a throwaway
-//! PostgreSQL), which is what catches a wrong query, on both.
-//!
-//! On SQLite, writes go through a single connection owned by one writer task
-//! on a thread of its own (SQLite allows one writer at a time; queueing is
-//! cheaper than retrying `SQLITE_BUSY`), which runs queued writes in
-//! batches, one transaction per batch (group commit, `store/writer.rs`). A
-//! batch takes the write lock first (`BEGIN IMMEDIATE`), reads games from a
-//! cache of committed games that is dropped whenever another connection has
-//! written, keeps its writes in memory and writes them with the COMMIT, row
-//! by row on the connection's handle (`store/db/batch.rs`,
-//! `store/db/bound.rs`). Reads go through a pool. On PostgreSQL each write
-//! is its own transaction that locks the game row (`SELECT … FOR UPDATE`);
-//! on both, an update names the version it replaces, so a lost race is seen
-//! as nothing changed, never as a silent overwrite.
+//! On SQLite one writer task owns the only write connection and runs queued
+//! jobs in batches, one `BEGIN IMMEDIATE … COMMIT` per batch (group
+//! commit); every job is answered after its batch's COMMIT. Inside a batch
+//! the writer keeps its cache of games (it is the only writer: a second
+//! process on the file is refused at start) and stages the rows the jobs
+//! write, to insert each table's in one statement; staged rows go into the
+//! transaction before anything is read through SQL, so a read never merges
+//! pending writes. On PostgreSQL each job is its own transaction that locks
+//! the game row it reads (`SELECT … FOR UPDATE`); instances learn of each
+//! other's changes through `NOTIFY`. On both, an update names the version it
+//! replaces, so a lost race is seen as nothing changed, never as a silent
+//! overwrite.
 //!
 //! A delete marks the game (`deleted_at`) rather than erasing it: from then
 //! on no read or write finds it, but its history stays [`KEEP_DELETED`] for
 //! event streams, which may learn of a move and the delete that followed it
-//! only once both have committed (on PostgreSQL, through `NOTIFY`, on any
-//! instance) and must still send the move before `deleted`. A background
-//! task of each store purges marked games, history and all, afterwards.
+//! only once both have committed and must still send the move before
+//! `deleted`. A background task of each store purges marked games, history
+//! and all, afterwards.
 
 mod db;
+mod games;
+mod idempotency;
+mod matches;
+mod moves;
+mod outbox;
+mod players;
+mod webhooks;
 mod writer;
 
 use std::time::Duration;
@@ -54,12 +58,11 @@ pub const KEEP_DELETED: Duration = Duration::from_mins(5);
 /// How often deleted games past [`KEEP_DELETED`] are purged.
 pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
-pub use db::outbox::{EventRender, Outbox};
-pub use db::{
-    AttemptRecord, Claimed, DeliveryState, MATCH_KEY_PREFIX, Nearest, Outcome, Store, Waiting,
-    WebhookRecord, WriteTx,
-};
-pub use writer::JobFn;
+pub use db::{JobFn, Store, WriteTx};
+pub use idempotency::MATCH_KEY_PREFIX;
+pub use matches::{Nearest, Waiting};
+pub use outbox::{EventRender, Outbox};
+pub use webhooks::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -77,10 +80,9 @@ pub enum StoreError {
     /// Migrations failed at start.
     #[error("migration failed")]
     Migrate(#[from] sqlx::migrate::MigrateError),
-    /// Another process wrote to the SQLite file while a batch ran on games
-    /// the writer had cached: nothing of the batch was written, retry.
-    #[error("the database was changed by another process during the write")]
-    Interfered,
+    /// Another process serves the SQLite file: this one must not open it.
+    #[error("{0}")]
+    InUse(String),
     /// The batch this write ran in could not commit: nothing of it was written.
     #[error("the write could not be committed")]
     Batch(#[source] std::sync::Arc<StoreError>),
@@ -133,9 +135,27 @@ impl StoreError {
     #[must_use]
     pub fn is_unavailable(&self) -> bool {
         match self {
-            StoreError::Unavailable(_) | StoreError::Interfered => true,
+            StoreError::Unavailable(_) => true,
             StoreError::Batch(inner) => inner.is_unavailable(),
             _ => false,
         }
     }
+}
+
+/// A timestamp as stored: RFC 3339, microseconds, `Z` (one fixed width, so
+/// that text order is time order).
+fn ts(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// A stored timestamp.
+fn parse_ts(s: &str) -> Result<chrono::DateTime<chrono::Utc>, StoreError> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| StoreError::Corrupt(format!("timestamp {s:?}: {e}")))
+}
+
+/// A stored id.
+fn parse_id(s: &str) -> Result<uuid::Uuid, StoreError> {
+    uuid::Uuid::parse_str(s).map_err(|e| StoreError::Corrupt(format!("id {s:?}: {e}")))
 }

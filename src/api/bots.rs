@@ -123,7 +123,7 @@ pub async fn play_bot_move(
         .service
         .bot_move(game.id, token.token(), pre, level, reply::render, client.0)
         .await?;
-    Ok(reply::played_as(result, prefer, &state.rendered))
+    Ok(reply::played_as(result, prefer))
 }
 
 /// Every legal move of the side to move, evaluated, best first.

@@ -104,7 +104,7 @@ pub fn webhook_event() -> Value {
     use crate::store::EventRender as _;
     let (game, moves) = after_first_move();
     let at = moves.last().map_or(game.updated_at, |m| m.at);
-    let body = super::EventData::default().body(
+    let body = super::EventData.body(
         crate::domain::webhook::WebhookEvent::MovePlayed,
         at,
         &game,

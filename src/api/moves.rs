@@ -118,7 +118,7 @@ pub async fn play_move(
         .service
         .play(game.id, token.token(), pre, input, reply::render)
         .await?;
-    Ok(reply::played_as(result, prefer, &state.rendered))
+    Ok(reply::played_as(result, prefer))
 }
 
 /// The moves of a round (default: the current one), in order.

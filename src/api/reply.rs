@@ -2,12 +2,10 @@
 //! answer (fresh or replayed for an `Idempotency-Key`), and the stored form
 //! of a move's answer.
 
+use actix_web::HttpResponse;
 use actix_web::http::{StatusCode, header};
-use actix_web::{HttpResponse, HttpResponseBuilder, ResponseError as _};
 
-use super::error::ApiError;
 use super::extract::Prefer;
-use super::rendered::RenderedGames;
 use super::wire::{self, Game, MoveResponse};
 use crate::domain::{GameRecord, StoredResponse};
 use crate::service::{MoveResult, Played, ServiceError};
@@ -20,54 +18,7 @@ pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
 
 /// 200 with the game and its `ETag`.
 pub(super) fn game(game: &GameRecord) -> HttpResponse {
-    let view = Game::from(game);
-    with_etag(
-        written(HttpResponse::Ok(), |body| view.write_json(body)),
-        game.version,
-    )
-}
-
-thread_local! {
-    /// The length of the last answer this thread wrote, to size the next.
-    static LAST_LENGTH: std::cell::Cell<usize> = const { std::cell::Cell::new(1024) };
-}
-
-/// `res` with `value` as its JSON body, as `HttpResponseBuilder::json`
-/// does, written into a buffer sized after the thread's last answer rather
-/// than one that doubles as it fills (a 25x25 Gomoku game is ~12 KB: a
-/// dozen copies of what was written so far).
-fn json(res: HttpResponseBuilder, value: &impl serde::Serialize) -> HttpResponse {
-    written(res, |body| serde_json::to_writer(body, value))
-}
-
-/// `res` with the JSON body `write` makes (sized as [`json`] sizes it).
-fn written(
-    mut res: HttpResponseBuilder,
-    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
-) -> HttpResponse {
-    let mut body = Vec::with_capacity(LAST_LENGTH.get() + LAST_LENGTH.get() / 8);
-    match write(&mut body) {
-        Ok(()) => {
-            LAST_LENGTH.set(body.len());
-            res.content_type(actix_web::http::header::ContentType::json())
-                .body(body)
-        }
-        Err(e) => ApiError::from(ServiceError::Internal(format!("writing an answer: {e}")))
-            .error_response(),
-    }
-}
-
-/// A move's answer as `MoveResponse` serialises, its game through
-/// [`Game::write_json`].
-fn move_answer(body: &mut Vec<u8>, answer: &MoveResponse) -> serde_json::Result<()> {
-    body.extend_from_slice(b"{\"move\":");
-    serde_json::to_writer(&mut *body, &answer.mv)?;
-    body.extend_from_slice(b",\"game\":");
-    answer.game.write_json(body)?;
-    body.extend_from_slice(b",\"replies\":");
-    serde_json::to_writer(&mut *body, &answer.replies)?;
-    body.push(b'}');
-    Ok(())
+    with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
 }
 
 /// The answer to a move as stored for its idempotency key.
@@ -82,53 +33,22 @@ pub(super) fn render(played: &Played) -> Result<StoredResponse, ServiceError> {
 }
 
 /// 201 with the move, the game and the bot replies; or the stored first
-/// answer, marked `Idempotent-Replayed`, with the `ETag` it had. The game
-/// is the one its webhook event rendered, when there is one and no bot
-/// replied (see `rendered.rs`).
-pub(super) fn played(result: MoveResult, rendered: &RenderedGames) -> HttpResponse {
+/// answer, marked `Idempotent-Replayed`, with the `ETag` it had.
+pub(super) fn played(result: MoveResult) -> HttpResponse {
     match result {
-        MoveResult::Played(played) => {
-            let res = if let Some(game) = rendered
-                .take(&played.game)
-                .filter(|_| played.replies.is_empty())
-            {
-                json(
-                    HttpResponse::Created(),
-                    &RenderedMove {
-                        mv: (&played.mv).into(),
-                        game: &game,
-                        replies: [],
-                    },
-                )
-            } else {
-                let answer = MoveResponse::from(played.as_ref());
-                written(HttpResponse::Created(), |body| move_answer(body, &answer))
-            };
-            with_etag(res, played.game.version)
-        }
+        MoveResult::Played(played) => with_etag(
+            HttpResponse::Created().json(MoveResponse::from(played.as_ref())),
+            played.game.version,
+        ),
         MoveResult::Replayed(stored) => replayed(stored),
     }
 }
 
-/// A move's answer as [`MoveResponse`] writes it, with its game already
-/// rendered (and no bot reply).
-#[derive(serde::Serialize)]
-struct RenderedMove<'a> {
-    #[serde(rename = "move")]
-    mv: wire::MoveRecordView,
-    game: &'a serde_json::value::RawValue,
-    replies: [wire::MoveRecordView; 0],
-}
-
 /// [`played`], or under `Prefer: return=minimal` 204 with the `ETag` and
 /// `Preference-Applied`, no body (`Idempotent-Replayed` as in [`played`]).
-pub(super) fn played_as(
-    result: MoveResult,
-    prefer: Prefer,
-    rendered: &RenderedGames,
-) -> HttpResponse {
+pub(super) fn played_as(result: MoveResult, prefer: Prefer) -> HttpResponse {
     if !prefer.minimal {
-        return played(result, rendered);
+        return played(result);
     }
     let mut res = HttpResponse::NoContent();
     res.insert_header(("Preference-Applied", "return=minimal"));

@@ -2,8 +2,6 @@
 //! `--admin-key`), and how events' `data` is written (the store records
 //! events with the write they report; see `store/db/outbox.rs`).
 
-use std::sync::Arc;
-
 use actix_web::{HttpResponse, delete, get, post, web};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -11,7 +9,6 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::ApiError;
 use super::extract::{Bearer, Body, NoQuery, Query};
-use super::rendered::RenderedGames;
 use super::responses::{
     AdminForbidden, AdminNotFound, AdminUnauthorized, BadRequest, Internal, PayloadTooLarge,
     RequestTimeout, Unavailable, UnsupportedMediaType, WebhookNotFound, WebhookRefused,
@@ -193,21 +190,12 @@ pub async fn list_deliveries(
     }))
 }
 
-/// Writes events' bodies as [`WebhookEventBody`]; a `move.played` event's
-/// game is rendered apart and staged for the move's answer (see
-/// `rendered.rs`).
+/// Writes events' bodies as [`WebhookEventBody`], when the deliverer
+/// sends them.
 #[derive(Debug, Default)]
-pub struct EventData {
-    rendered: Arc<RenderedGames>,
-}
+pub struct EventData;
 
 impl EventData {
-    /// Stages `move.played` games in `rendered`.
-    #[must_use]
-    pub fn new(rendered: Arc<RenderedGames>) -> EventData {
-        EventData { rendered }
-    }
-
     /// The `data` of an event.
     fn data(event: WebhookEvent, game: &GameRecord, mv: Option<&MoveRecord>) -> WebhookEventData {
         let ended = event == WebhookEvent::GameEnded;
@@ -240,42 +228,7 @@ impl EventRender for EventData {
             timestamp,
             data: EventData::data(event, game, mv),
         };
-        if let (WebhookEvent::MovePlayed, Some(mv)) = (event, &body.data.mv)
-            && let Ok(json) = serde_json::value::to_raw_value(&body.data.game)
-        {
-            let text = serde_json::to_string(&MovePlayedBody {
-                event_type: body.event_type,
-                timestamp,
-                data: MovePlayedData { game: &json, mv },
-            });
-            if let Ok(text) = text {
-                self.rendered.stage(game, json);
-                return text;
-            }
-        }
         // Serializing these types cannot fail (no map with non-string keys).
         serde_json::to_string(&body).unwrap_or_default()
     }
-
-    fn settled(&self, committed: bool) {
-        self.rendered.settle(committed);
-    }
-}
-
-/// A `move.played` event's body as [`WebhookEventBody`] writes it, with its
-/// game already rendered.
-#[derive(serde::Serialize)]
-struct MovePlayedBody<'a> {
-    #[serde(rename = "type")]
-    event_type: super::wire::WebhookEventType,
-    #[serde(serialize_with = "super::wire::stamp::time")]
-    timestamp: chrono::DateTime<chrono::Utc>,
-    data: MovePlayedData<'a>,
-}
-
-#[derive(serde::Serialize)]
-struct MovePlayedData<'a> {
-    game: &'a serde_json::value::RawValue,
-    #[serde(rename = "move")]
-    mv: &'a MoveRecordView,
 }

@@ -3,11 +3,11 @@
 //! an opponent under those terms, or in a new game that then waits for the
 //! next caller.
 //!
-//! The choice and the write are one job of the store's writer, so no two
-//! callers get the same seat and a caller creates a game only when none
-//! waits: on SQLite the writer holds the database's one write lock, and the
-//! batch sees the games its earlier jobs created or joined; on PostgreSQL
-//! the batch takes the key's advisory lock first, so that instances decide
+//! The choice and the write are one write job, so no two callers get the
+//! same seat and a caller creates a game only when none waits: on SQLite
+//! the writer holds the database's one write lock, and the batch sees the
+//! games its earlier jobs created or joined; on PostgreSQL the job's
+//! transaction takes the key's advisory lock first, so that instances decide
 //! one at a time (see [`WriteTx::oldest_waiting`]). A job that would have to
 //! wait for another instance writes nothing and is run again shortly.
 //!
@@ -202,7 +202,7 @@ impl Service {
                                     game.sync_clock(now);
                                     save(tx, &mut game, now).await?;
                                     if let Some(p) = &player {
-                                        p.record(tx, game.id);
+                                        p.record(tx, game.id).await?;
                                     }
                                     tx.insert_event(game.id, &event(&game, EventType::Join(seat)))
                                         .await?;
@@ -216,7 +216,7 @@ impl Service {
                                     }
                                     tx.insert_game(&game).await?;
                                     if let Some(p) = &player {
-                                        p.record(tx, game.id);
+                                        p.record(tx, game.id).await?;
                                     }
                                     tx.insert_event(game.id, &event(&game, EventType::Create))
                                         .await?;

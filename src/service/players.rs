@@ -223,11 +223,15 @@ impl Identified {
     /// Writes, with the game's write, what binding them changes beyond the
     /// game: a signed-in player new here is created, and the game is listed
     /// among theirs.
-    pub fn record(&self, tx: &mut WriteTx, game: uuid::Uuid) {
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn record(&self, tx: &mut WriteTx, game: uuid::Uuid) -> Result<()> {
         if self.new {
-            tx.insert_player(&self.player);
+            tx.insert_player(&self.player).await?;
         }
-        tx.player_game(&self.player.id, game);
+        tx.player_game(&self.player.id, game).await?;
+        Ok(())
     }
 }
 
@@ -363,7 +367,7 @@ impl Service {
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    tx.insert_player(&record);
+                    tx.insert_player(&record).await?;
                     Ok(())
                 })
             }),
@@ -449,8 +453,8 @@ pub(super) async fn rate_if_ended(tx: &mut WriteTx, game: &mut GameRecord) -> Re
     let kind = game.kind();
     let before = tx.ratings(kind, [&x, &o]).await?;
     let after = rate(before, x_score);
-    tx.set_rating(&x, kind, after[0]);
-    tx.set_rating(&o, kind, after[1]);
+    tx.set_rating(&x, kind, after[0]).await?;
+    tx.set_rating(&o, kind, after[1]).await?;
     game.players.change = Some(RatingChange {
         before: before.map(|r| r.rating),
         after: after.map(|r| r.rating),

@@ -106,7 +106,7 @@ impl Service {
                 Box::pin(async move {
                     tx.insert_game(&record).await?;
                     if let Some(player) = &player {
-                        player.record(tx, record.id);
+                        player.record(tx, record.id).await?;
                     }
                     tx.insert_event(record.id, &created).await?;
                     for m in &line {
@@ -185,7 +185,7 @@ impl Service {
                         game.sync_clock(now);
                         save(tx, &mut game, now).await?;
                         if let Some(player) = &player {
-                            player.record(tx, id);
+                            player.record(tx, id).await?;
                         }
                         tx.insert_event(id, &event(&game, EventType::Join(seat)))
                             .await?;

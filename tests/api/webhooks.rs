@@ -341,7 +341,8 @@ async fn events_arrive_signed_in_order_each_with_the_game_as_it_was() {
 
 #[tokio::test]
 async fn with_an_endpoint_a_moves_answer_shows_the_game_as_its_event_and_a_read_do() {
-    // The answer reuses the game its event rendered (`api/rendered.rs`).
+    // The event, rendered when it is sent from what was recorded with the
+    // move, shows the game as the answer did.
     let app = with_webhooks("1s").await;
     let receiver = Receiver::start().await;
     register(&app, &receiver.url, &["move.played"]).await;

@@ -1,23 +1,23 @@
 //! The webhook tables as the service uses them: endpoints, the outbox of
-//! deliveries (recorded by the writer, see `db/outbox.rs`), claims of the
+//! deliveries (recorded with each change, see `outbox.rs`), claims of the
 //! deliveries due, their results and the attempts' log.
 //!
-//! Every write goes through the writer, in its batches (on SQLite another
-//! connection's write would make the writer drop its cache of games); the
-//! reads and, on PostgreSQL, the claims use the pool. A claim on
-//! PostgreSQL is a lease (`lease_until`) taken with `FOR UPDATE SKIP
-//! LOCKED`, so that of several instances one delivers each event, and
-//! another takes it over when the lease runs out (an instance that died);
-//! on SQLite (one process) the deliverer keeps its claims in memory.
+//! Every write goes through a write job (on SQLite, the writer); the reads
+//! and, on PostgreSQL, the claims use the pool. A claim on PostgreSQL is a
+//! lease (`lease_until`) taken with `FOR UPDATE SKIP LOCKED`, so that of
+//! several instances one delivers each event, and another takes it over
+//! when the lease runs out (an instance that died); on SQLite (one process)
+//! the deliverer keeps its claims in memory.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::{Postgres, Sqlite};
+use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-use super::rows::ts;
-use super::{Backend, Store, StoreError, WriteTx, postgres, sqlite};
-use crate::domain::webhook::WebhookEvent;
+use super::db::{Backend, on_conn, on_reader};
+use super::outbox::Subscription;
+use super::{Store, StoreError, WriteTx, parse_ts, ts};
+use crate::domain::webhook::{EventSet, WebhookEvent};
 
 /// An endpoint as stored.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ pub struct Claimed {
     pub secret: String,
 }
 
-/// A claimed delivery as read: its body compressed.
+/// A claimed delivery as read: what its body is made of.
 #[derive(sqlx::FromRow)]
 struct ClaimedRow {
     seq: i64,
@@ -70,28 +70,12 @@ struct ClaimedRow {
     game_id: String,
     #[sqlx(rename = "type")]
     event_type: String,
+    /// The body as older builds stored it (empty since).
     body: Vec<u8>,
+    facts: Option<String>,
     attempts: i64,
     url: String,
     secret: String,
-}
-
-impl ClaimedRow {
-    fn into_claimed(self) -> Result<Claimed, StoreError> {
-        let body = super::event_body::unpack(&self.body)
-            .ok_or_else(|| StoreError::Corrupt(format!("the body of event {}", self.event_id)))?;
-        Ok(Claimed {
-            seq: self.seq,
-            webhook_id: self.webhook_id,
-            event_id: self.event_id,
-            game_id: self.game_id,
-            event_type: self.event_type,
-            body,
-            attempts: self.attempts,
-            url: self.url,
-            secret: self.secret,
-        })
-    }
 }
 
 /// Where a delivery stands after an attempt.
@@ -149,17 +133,6 @@ impl Outcome {
     }
 }
 
-/// A write of the webhook tables, run in a batch before its other writes.
-pub(super) enum WebhookOp {
-    Insert(WebhookRecord),
-    Delete(String),
-    /// Outcomes of attempts (a JSON array of [`Outcome`]).
-    Results(String),
-    /// Deliveries done before `.0`, attempts logged before `.1`, and what
-    /// belongs to endpoints that are gone.
-    Prune(String, String),
-}
-
 #[derive(sqlx::FromRow)]
 struct WebhookRow {
     id: String,
@@ -183,7 +156,7 @@ impl WebhookRow {
                 .collect::<Result<_, _>>()?,
             url: self.url.clone(),
             secret: self.secret.clone(),
-            created_at: parse(&self.created_at).ok_or_else(|| corrupt("created_at"))?,
+            created_at: parse_ts(&self.created_at)?,
             disabled: self.disabled,
         })
     }
@@ -201,40 +174,10 @@ struct AttemptRow {
     next_attempt_at: Option<String>,
 }
 
-fn parse(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
-
 const WEBHOOK_COLUMNS: &str = "id, url, events, secret, created_at, disabled";
 
-/// The pending deliveries of endpoints that exist, in the order recorded
-/// (`$1`: how many): the window in which the deliverer looks for the first
-/// of each game and endpoint. As one JSON array of `[seq, webhook_id,
-/// game_id, next_attempt_at, lease_until]`, in one row: each row of an
-/// answer is a hand-over between sqlx's thread and the deliverer, and a
-/// window of 2,048 such rows cost the deliverer more than the deliveries.
-const PENDING_SQLITE: &str = "\
-SELECT json_group_array(json_array(seq, webhook_id, game_id, next_attempt_at, lease_until)) FROM ( \
-  SELECT c.seq, c.webhook_id, c.game_id, c.next_attempt_at, c.lease_until \
-  FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
-  WHERE c.state = 'pending' AND NOT w.disabled ORDER BY c.seq LIMIT $1)";
-
-const PENDING_POSTGRES: &str = "\
-SELECT coalesce(json_agg(json_build_array(seq, webhook_id, game_id, next_attempt_at, lease_until) \
-  ORDER BY seq), '[]')::text FROM ( \
-  SELECT c.seq, c.webhook_id, c.game_id, c.next_attempt_at, c.lease_until \
-  FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
-  WHERE c.state = 'pending' AND NOT w.disabled ORDER BY c.seq LIMIT $1) AS c";
-
-/// What a claim returns of each delivery (`c` the delivery, `w` its
-/// endpoint, `e` its event).
-const CLAIMED_COLUMNS: &str =
-    "c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, c.attempts, w.url, w.secret";
-
-/// A pending delivery of the window, read from its JSON array.
-#[derive(serde::Deserialize)]
+/// A pending delivery of the window.
+#[derive(sqlx::FromRow)]
 struct PendingRow {
     seq: i64,
     webhook_id: String,
@@ -242,6 +185,10 @@ struct PendingRow {
     next_attempt_at: String,
     lease_until: Option<String>,
 }
+
+/// What a claim returns of each delivery (`c` the delivery, `w` its
+/// endpoint, `e` its event).
+const CLAIMED_COLUMNS: &str = "c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, e.facts, c.attempts, w.url, w.secret";
 
 /// Of the pending deliveries (in the order recorded), those to claim: the
 /// first of each game and endpoint, if it is due, not leased, not `held`
@@ -274,33 +221,6 @@ fn choose(
     chosen
 }
 
-/// Outcomes (`$1`, a JSON array of [`Outcome`]): each delivery's new
-/// state; a delivered one keeps its status and time on its row, a failed
-/// attempt goes to the log.
-const SQLITE_RESULTS: &str = "\
-UPDATE webhook_deliveries SET state = r.value->>'state', attempts = r.value->>'attempt', \
-  next_attempt_at = coalesce(r.value->>'next_attempt_at', next_attempt_at), lease_until = NULL, \
-  status = CASE WHEN r.value->>'state' = 'delivered' THEN r.value->>'status' END, \
-  done_at = CASE WHEN r.value->>'state' <> 'pending' THEN r.value->>'at' END \
-  FROM json_each($1) AS r WHERE webhook_deliveries.seq = r.value->>'seq';
-INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
-  SELECT value->>'webhook_id', value->>'event_id', value->>'type', value->>'attempt', value->>'status', \
-    value->>'error', value->>'at', value->>'next_attempt_at' FROM json_each($1) \
-  WHERE value->>'state' <> 'delivered' ORDER BY key";
-
-const PG_RESULTS: &str = "\
-WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(seq bigint, webhook_id text, \
-  event_id text, type text, attempt bigint, status bigint, error text, at text, \
-  next_attempt_at text, state text)), \
-u AS (UPDATE webhook_deliveries d SET state = r.state, attempts = r.attempt, \
-  next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = NULL, \
-  status = CASE WHEN r.state = 'delivered' THEN r.status END, \
-  done_at = CASE WHEN r.state <> 'pending' THEN r.at END \
-  FROM r WHERE d.seq = r.seq) \
-INSERT INTO webhook_attempts (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) \
-  SELECT webhook_id, event_id, type, attempt, status, error, at, next_attempt_at FROM r \
-  WHERE r.state <> 'delivered'";
-
 /// `$1`: deliveries done before it go, and events no delivery refers to;
 /// `$2`: the log before it; and what belongs to endpoints that are gone.
 const PRUNE: [&str; 5] = [
@@ -331,86 +251,6 @@ const DELETE: [&str; 3] = [
     "DELETE FROM webhook_attempts WHERE webhook_id = $1",
 ];
 
-/// Defines the function that runs a batch's webhook writes inside its
-/// transaction on one backend (the two differ in their connection type and
-/// the outcomes' statement only).
-macro_rules! run_ops {
-    ($(#[$doc:meta])* $name:ident, $conn:ty, $db:ty, $results:expr) => {
-        $(#[$doc])*
-        pub(super) async fn $name(conn: &mut $conn, ops: &[WebhookOp]) -> Result<(), StoreError> {
-            for op in ops {
-                match op {
-                    WebhookOp::Insert(w) => {
-                        insert::<$db>(w).execute(&mut *conn).await?;
-                    }
-                    WebhookOp::Delete(id) => {
-                        for sql in DELETE {
-                            sqlx::query(sql).bind(id).execute(&mut *conn).await?;
-                        }
-                    }
-                    WebhookOp::Results(json) => {
-                        sqlx::query($results).bind(json).execute(&mut *conn).await?;
-                    }
-                    WebhookOp::Prune(done, logged) => {
-                        for (i, sql) in PRUNE.into_iter().enumerate() {
-                            let query = sqlx::query(sql);
-                            let query = match i {
-                                1 => query.bind(logged),
-                                _ if sql.contains("$1") => query.bind(done),
-                                _ => query,
-                            };
-                            query.execute(&mut *conn).await?;
-                        }
-                    }
-                }
-            }
-            Ok(())
-        }
-    };
-}
-
-run_ops!(
-    /// Runs the batch's webhook writes on SQLite, inside its transaction.
-    run_sqlite,
-    sqlx::SqliteConnection,
-    Sqlite,
-    SQLITE_RESULTS
-);
-run_ops!(
-    /// Runs the batch's webhook writes on PostgreSQL, inside its transaction.
-    run_postgres,
-    sqlx::PgConnection,
-    Postgres,
-    PG_RESULTS
-);
-
-fn insert<'q, DB>(w: &'q WebhookRecord) -> sqlx::query::Query<'q, DB, DB::Arguments<'q>>
-where
-    DB: sqlx::Database,
-    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-{
-    let events: Vec<&str> = w.events.iter().map(|e| e.as_str()).collect();
-    let events = serde_json::to_string(&events).unwrap_or_else(|_| "[]".into());
-    sqlx::query::<DB>(
-        "INSERT INTO webhooks (id, url, events, secret, created_at, disabled) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(w.id.to_string())
-    .bind(w.url.clone())
-    .bind(events)
-    .bind(w.secret.clone())
-    .bind(ts(w.created_at))
-    .bind(w.disabled)
-}
-
-impl WriteTx {
-    fn webhook_op(&mut self, op: WebhookOp) {
-        self.conn.pending().ops.push(op);
-        self.writes += 1;
-    }
-}
-
 impl Store {
     /// Every endpoint, oldest first.
     ///
@@ -435,8 +275,8 @@ impl Store {
         row.map(WebhookRow::into_record).transpose()
     }
 
-    /// Reads the endpoints again, so that the writer records events for
-    /// those there are now.
+    /// Reads the endpoints again, so that events are recorded for those
+    /// there are now.
     ///
     /// # Errors
     /// Database errors.
@@ -446,9 +286,9 @@ impl Store {
             .await?
             .into_iter()
             .filter(|w| !w.disabled)
-            .map(|w| super::outbox::Subscription {
+            .map(|w| Subscription {
                 id: w.id,
-                events: crate::domain::webhook::EventSet::of(w.events),
+                events: EventSet::of(w.events),
             })
             .collect();
         self.outbox.set_subscriptions(subscriptions);
@@ -459,8 +299,30 @@ impl Store {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn add_webhook(&self, webhook: WebhookRecord) -> Result<(), StoreError> {
-        self.write_op(WebhookOp::Insert(webhook)).await?;
+    pub async fn add_webhook(&self, w: WebhookRecord) -> Result<(), StoreError> {
+        let events: Vec<&str> = w.events.iter().map(|e| e.as_str()).collect();
+        let events = serde_json::to_string(&events)
+            .map_err(|e| StoreError::Corrupt(format!("events as JSON: {e}")))?;
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                on_conn!(tx, |c| sqlx::query(
+                    "INSERT INTO webhooks (id, url, events, secret, created_at, disabled) \
+                     VALUES ($1, $2, $3, $4, $5, $6)"
+                )
+                .bind(w.id.to_string())
+                .bind(&w.url)
+                .bind(&events)
+                .bind(&w.secret)
+                .bind(ts(w.created_at))
+                .bind(w.disabled)
+                .execute(c)
+                .await
+                .map(|r| r.rows_affected()))?;
+                Ok(())
+            })
+        })
+        .await?;
         self.reload_webhooks().await
     }
 
@@ -473,7 +335,21 @@ impl Store {
         if self.webhook(id).await?.is_none() {
             return Ok(false);
         }
-        self.write_op(WebhookOp::Delete(id.to_string())).await?;
+        let id = id.to_string();
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                for sql in DELETE {
+                    on_conn!(tx, |c| sqlx::query(sql)
+                        .bind(&id)
+                        .execute(c)
+                        .await
+                        .map(|r| r.rows_affected()))?;
+                }
+                Ok(())
+            })
+        })
+        .await?;
         self.reload_webhooks().await?;
         Ok(true)
     }
@@ -494,16 +370,14 @@ impl Store {
             .await)?;
         rows.into_iter()
             .map(|r| {
-                let at = parse(&r.at)
-                    .ok_or_else(|| StoreError::Corrupt(format!("attempt at {:?}", r.at)))?;
                 Ok(AttemptRecord {
+                    at: parse_ts(&r.at)?,
+                    next_attempt_at: r.next_attempt_at.as_deref().map(parse_ts).transpose()?,
                     event_id: r.event_id,
                     event_type: r.event_type,
                     attempt: r.attempt,
                     status: r.status,
                     error: r.error,
-                    at,
-                    next_attempt_at: r.next_attempt_at.as_deref().and_then(parse),
                 })
             })
             .collect()
@@ -513,11 +387,12 @@ impl Store {
     /// game and endpoint among the `window` first pending (in the order
     /// recorded: a game's later events wait for its first, so those past
     /// the window wait for it to move), skipping those in `held` (claimed
-    /// already by this instance) and the endpoints in `full`. On
-    /// PostgreSQL they are leased to this instance until `lease_until`.
+    /// already by this instance) and the endpoints in `full`; each with its
+    /// body rendered. On PostgreSQL they are leased to this instance until
+    /// `lease_until`.
     ///
     /// # Errors
-    /// Database errors.
+    /// Database errors, or an event that does not decode.
     pub async fn claim_deliveries(
         &self,
         now: DateTime<Utc>,
@@ -528,75 +403,139 @@ impl Store {
         full: &[String],
     ) -> Result<Vec<Claimed>, StoreError> {
         let now = ts(now);
-        let rows = i64::try_from(window).unwrap_or(i64::MAX);
-        let window: String = match &self.backend {
-            Backend::Sqlite(sqlite) => {
-                sqlx::query_scalar(PENDING_SQLITE)
-                    .bind(rows)
-                    .fetch_one(&sqlite.reader)
-                    .await?
-            }
-            Backend::Postgres(postgres) => {
-                sqlx::query_scalar(PENDING_POSTGRES)
-                    .bind(rows)
-                    .fetch_one(&postgres.pool)
-                    .await?
-            }
-        };
-        let mut pending: Vec<PendingRow> = serde_json::from_str(&window)
-            .map_err(|e| StoreError::Corrupt(format!("the pending deliveries: {e}")))?;
-        pending.sort_by_key(|p| p.seq);
+        let window = i64::try_from(window).unwrap_or(i64::MAX);
+        let pending: Vec<PendingRow> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT c.seq, c.webhook_id, c.game_id, c.next_attempt_at, c.lease_until \
+             FROM webhook_deliveries c JOIN webhooks w ON w.id = c.webhook_id \
+             WHERE c.state = 'pending' AND NOT w.disabled ORDER BY c.seq LIMIT $1"
+        )
+        .bind(window)
+        .fetch_all(c)
+        .await)?;
         let chosen = choose(&pending, &now, held, full, limit);
         if chosen.is_empty() {
             return Ok(Vec::new());
         }
-        let rows: Vec<ClaimedRow> = match &self.backend {
+        let mut rows: Vec<ClaimedRow> = match &self.backend {
             Backend::Sqlite(sqlite) => {
-                let sql = format!(
+                let mut q = QueryBuilder::new(format!(
                     "SELECT {CLAIMED_COLUMNS} FROM webhook_deliveries c \
                      JOIN webhooks w ON w.id = c.webhook_id \
-                     JOIN webhook_events e ON e.seq = c.event_seq \
-                     WHERE c.seq IN (SELECT value FROM json_each($1)) ORDER BY c.seq"
-                );
-                sqlx::query_as(&sql)
-                    .bind(serde_json::to_string(&chosen).unwrap_or_else(|_| "[]".into()))
-                    .fetch_all(&sqlite.reader)
-                    .await?
+                     JOIN webhook_events e ON e.seq = c.event_seq WHERE c.seq IN ("
+                ));
+                let mut seqs = q.separated(", ");
+                for seq in &chosen {
+                    seqs.push_bind(*seq);
+                }
+                q.push(")");
+                q.build_query_as().fetch_all(&sqlite.reader).await?
             }
             Backend::Postgres(postgres) => {
                 // Leased only if still pending and not leased by another
                 // instance meanwhile; rows another instance is leasing
                 // right now are skipped, not waited for.
-                let sql = "UPDATE webhook_deliveries c SET lease_until = $3 \
+                let sql = format!(
+                    "UPDATE webhook_deliveries c SET lease_until = $3 \
                      FROM webhooks w, webhook_events e \
                      WHERE w.id = c.webhook_id AND e.seq = c.event_seq \
                        AND c.seq IN (SELECT seq FROM webhook_deliveries \
                          WHERE seq = ANY($1) AND state = 'pending' \
                            AND (lease_until IS NULL OR lease_until < $2) \
                          FOR UPDATE SKIP LOCKED) \
-                     RETURNING c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, \
-                       c.attempts, w.url, w.secret";
-                let mut rows: Vec<ClaimedRow> = sqlx::query_as(sql)
+                     RETURNING {CLAIMED_COLUMNS}"
+                );
+                sqlx::query_as(&sql)
                     .bind(&chosen)
                     .bind(&now)
                     .bind(ts(lease_until))
                     .fetch_all(&postgres.pool)
-                    .await?;
-                rows.sort_by_key(|c| c.seq);
-                rows
+                    .await?
             }
         };
-        rows.into_iter().map(ClaimedRow::into_claimed).collect()
+        rows.sort_by_key(|c| c.seq);
+        let render = self
+            .outbox
+            .render()
+            .ok_or_else(|| StoreError::Corrupt("no renderer for webhook events".into()))?;
+        rows.into_iter()
+            .map(|r| {
+                let body =
+                    super::outbox::body(&**render, &r.event_type, r.facts.as_deref(), &r.body)?;
+                Ok(Claimed {
+                    seq: r.seq,
+                    webhook_id: r.webhook_id,
+                    event_id: r.event_id,
+                    game_id: r.game_id,
+                    event_type: r.event_type,
+                    body,
+                    attempts: r.attempts,
+                    url: r.url,
+                    secret: r.secret,
+                })
+            })
+            .collect()
     }
 
-    /// Records attempts' outcomes.
+    /// Records attempts' outcomes: each delivery's new state (a delivered
+    /// one keeps its status and time on its row), and a failed attempt in
+    /// the log.
     ///
     /// # Errors
     /// Database errors.
     pub async fn record_outcomes(&self, outcomes: &[Outcome]) -> Result<(), StoreError> {
-        let json = serde_json::to_string(outcomes)
-            .map_err(|e| StoreError::Corrupt(format!("outcomes as JSON: {e}")))?;
-        self.write_op(WebhookOp::Results(json)).await
+        let outcomes = outcomes.to_vec();
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                for o in &outcomes {
+                    let state = match o.state {
+                        DeliveryState::Pending => "pending",
+                        DeliveryState::Delivered => "delivered",
+                        DeliveryState::Failed => "failed",
+                    };
+                    let delivered = o.state == DeliveryState::Delivered;
+                    on_conn!(tx, |c| sqlx::query(
+                        "UPDATE webhook_deliveries SET state = $1, attempts = $2, \
+                           next_attempt_at = coalesce($3, next_attempt_at), lease_until = NULL, \
+                           status = $4, done_at = $5 WHERE seq = $6"
+                    )
+                    .bind(state)
+                    .bind(o.attempt)
+                    .bind(&o.next_attempt_at)
+                    .bind(o.status.filter(|_| delivered))
+                    .bind((o.state != DeliveryState::Pending).then_some(&o.at))
+                    .bind(o.seq)
+                    .execute(c)
+                    .await
+                    .map(|r| r.rows_affected()))?;
+                }
+                let failed: Vec<&Outcome> = outcomes
+                    .iter()
+                    .filter(|o| o.state != DeliveryState::Delivered)
+                    .collect();
+                if !failed.is_empty() {
+                    on_conn!(tx, |c| {
+                        let mut q = QueryBuilder::new(
+                            "INSERT INTO webhook_attempts \
+                             (webhook_id, event_id, type, attempt, status, error, at, next_attempt_at) ",
+                        );
+                        q.push_values(&failed, |mut b, o| {
+                            b.push_bind(&o.webhook_id)
+                                .push_bind(&o.event_id)
+                                .push_bind(&o.event_type)
+                                .push_bind(o.attempt)
+                                .push_bind(o.status)
+                                .push_bind(&o.error)
+                                .push_bind(&o.at)
+                                .push_bind(&o.next_attempt_at);
+                        });
+                        q.build().execute(c).await.map(|r| r.rows_affected())
+                    })?;
+                }
+                Ok(())
+            })
+        })
+        .await
     }
 
     /// Deletes deliveries done before `done_before`, attempts logged before
@@ -609,8 +548,25 @@ impl Store {
         done_before: DateTime<Utc>,
         logged_before: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.write_op(WebhookOp::Prune(ts(done_before), ts(logged_before)))
-            .await
+        let (done, logged) = (ts(done_before), ts(logged_before));
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                for (i, sql) in PRUNE.into_iter().enumerate() {
+                    on_conn!(tx, |c| {
+                        let query = sqlx::query(sql);
+                        let query = match i {
+                            1 => query.bind(&logged),
+                            _ if sql.contains("$1") => query.bind(&done),
+                            _ => query,
+                        };
+                        query.execute(c).await.map(|r| r.rows_affected())
+                    })?;
+                }
+                Ok(())
+            })
+        })
+        .await
     }
 
     /// Deliveries waiting to be made (due or not).
@@ -632,23 +588,20 @@ impl Store {
 
     /// The outbox: where the layer that renders games sets its renderer.
     #[must_use]
-    pub fn outbox(&self) -> &super::outbox::Outbox {
+    pub fn outbox(&self) -> &super::Outbox {
         &self.outbox
     }
 
-    async fn write_op(&self, op: WebhookOp) -> Result<(), StoreError> {
-        let mut op = Some(op);
-        self.write::<_, StoreError>(
-            None,
-            Box::new(move |tx| {
-                Box::pin(async move {
-                    if let Some(op) = op.take() {
-                        tx.webhook_op(op);
-                    }
-                    Ok(())
-                })
-            }),
-        )
-        .await
+    /// Runs a write of the webhook tables.
+    async fn write_webhooks<F>(&self, f: F) -> Result<(), StoreError>
+    where
+        F: for<'t> FnOnce(
+                &'t mut WriteTx,
+            )
+                -> futures_util::future::BoxFuture<'t, Result<(), StoreError>>
+            + Send
+            + 'static,
+    {
+        self.write::<_, StoreError>(None, Box::new(f)).await
     }
 }

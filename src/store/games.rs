@@ -1,0 +1,746 @@
+//! Games and their seats: the `games` table's row, its conversion to and
+//! from [`GameRecord`] (validated on the way in exactly as a request would
+//! be: the snapshot through the rules' decoder, names through their
+//! parsers), and the reads and writes of games.
+//!
+//! Over 700 lines, on purpose: a game's row and its conversion both ways sit
+//! together, so that a column added is added to its reader, its writer and
+//! its validation in one file (most of the length is the `meta` JSON).
+
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::QueryBuilder;
+use uuid::Uuid;
+
+use super::db::{Conn, on_conn, on_reader};
+use super::{Store, StoreError, WriteTx, parse_id, parse_ts, ts};
+use crate::domain::player::{Players, RatingChange, SeatPlayer};
+use crate::domain::rating::Rating;
+use crate::domain::{
+    Ending, GameClock, GameRecord, GameStatus, Level, ListFilter, Offer, OfferKind, Seat,
+    TimeControl, TokenHash,
+};
+use crate::rules::{AnyGame, GameKind, Player};
+
+pub(super) fn player_str(p: Player) -> &'static str {
+    match p {
+        Player::X => "X",
+        Player::O => "O",
+    }
+}
+
+pub(super) fn parse_player(s: &str) -> Result<Player, StoreError> {
+    match s {
+        "X" => Ok(Player::X),
+        "O" => Ok(Player::O),
+        _ => Err(StoreError::Corrupt(format!("player {s:?}"))),
+    }
+}
+
+/// The games table's columns, in the order of [`GameRow`]'s fields, but
+/// `deleted_at`.
+pub(super) const GAME_COLUMNS: &str = "id, kind, status, open_seat, hotseat, \
+     x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
+     round, resigned, version, snapshot, created_at, updated_at, private, meta, deadline, \
+     match_key, updated_minute";
+
+/// What an update of a game sets: every column but those written once.
+const UPSERT_SET: &str = "status = excluded.status, open_seat = excluded.open_seat, \
+     hotseat = excluded.hotseat, x_type = excluded.x_type, x_token = excluded.x_token, \
+     x_level = excluded.x_level, x_seed = excluded.x_seed, o_type = excluded.o_type, \
+     o_token = excluded.o_token, o_level = excluded.o_level, o_seed = excluded.o_seed, \
+     round = excluded.round, resigned = excluded.resigned, version = excluded.version, \
+     snapshot = excluded.snapshot, updated_at = excluded.updated_at, \
+     private = excluded.private, meta = excluded.meta, deadline = excluded.deadline, \
+     match_key = excluded.match_key, updated_minute = excluded.updated_minute, \
+     deleted_at = excluded.deleted_at";
+
+/// Rows in one multi-row statement (25 binds a row, well under either
+/// backend's limit).
+const ROWS_PER_STATEMENT: usize = 256;
+
+/// A stored game, one field per column of the games table.
+#[derive(Clone, Debug, sqlx::FromRow, Serialize, Deserialize)]
+pub(super) struct GameRow {
+    pub(super) id: String,
+    pub(super) kind: String,
+    /// Derived from the position and seats; stored for listing filters.
+    pub(super) status: String,
+    /// Derived: a human seat is free. Stored for listing filters.
+    pub(super) open_seat: bool,
+    pub(super) hotseat: bool,
+    pub(super) x_type: String,
+    pub(super) x_token: Option<Vec<u8>>,
+    pub(super) x_level: Option<String>,
+    pub(super) x_seed: Option<i64>,
+    pub(super) o_type: String,
+    pub(super) o_token: Option<Vec<u8>>,
+    pub(super) o_level: Option<String>,
+    pub(super) o_seed: Option<i64>,
+    pub(super) round: i64,
+    pub(super) resigned: Option<String>,
+    pub(super) version: i64,
+    pub(super) snapshot: Vec<u8>,
+    pub(super) created_at: String,
+    pub(super) updated_at: String,
+    /// Private: not listed.
+    pub(super) private: bool,
+    /// Names, invite hash, ending, offer, clock and players, as JSON (see
+    /// [`Meta`]); NULL when all are empty.
+    pub(super) meta: Option<String>,
+    /// When the running side's clock runs out (for the timeout sweeper).
+    pub(super) deadline: Option<String>,
+    /// Derived: the terms under which quick match may join the game
+    /// ([`GameRecord::match_key`]); NULL when it may not.
+    pub(super) match_key: Option<String>,
+    /// Derived: `updated_at` to the minute (`2026-11-24T04:35`), for the
+    /// expiry sweeper's index.
+    pub(super) updated_minute: String,
+    /// Set when the game is deleted (kept a while for event streams).
+    #[sqlx(default)]
+    #[serde(skip)]
+    pub(super) deleted_at: Option<String>,
+}
+
+/// What a game row holds in its `meta` column: the parts of a game that
+/// no query filters on.
+#[derive(Debug, Default, serde::Deserialize, Serialize)]
+struct Meta {
+    #[serde(default, skip_serializing_if = "names_empty")]
+    names: [Option<String>; 2],
+    /// Hex SHA-256 of the invite code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    invite: Option<String>,
+    /// `timeout` or `agreement` (resignations are in `resigned`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ending: Option<String>,
+    /// The seat whose time ran out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loser: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    offer: Option<MetaOffer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    clock: Option<MetaClock>,
+    /// The seats' players (see [`Players`]).
+    #[serde(default, skip_serializing_if = "players_empty")]
+    players: [Option<MetaPlayer>; 2],
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    rated: bool,
+    /// Before and after, by seat: `[rating, deviation, volatility]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rating_change: Option<[[[f64; 3]; 2]; 2]>,
+}
+
+fn players_empty(players: &[Option<MetaPlayer>; 2]) -> bool {
+    players.iter().all(Option::is_none)
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaPlayer {
+    id: String,
+    /// Hex of the credential's hash.
+    credential: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rating: Option<f64>,
+}
+
+fn rating_triple(r: &Rating) -> [f64; 3] {
+    [r.rating, r.deviation, r.volatility]
+}
+
+fn triple_rating(t: [f64; 3]) -> Rating {
+    Rating {
+        rating: t[0],
+        deviation: t[1],
+        volatility: t[2],
+    }
+}
+
+fn names_empty(names: &[Option<String>; 2]) -> bool {
+    names.iter().all(Option::is_none)
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaOffer {
+    kind: String,
+    by: String,
+    at: String,
+}
+
+#[derive(Debug, serde::Deserialize, Serialize)]
+struct MetaClock {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    initial_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    increment_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    per_move_ms: Option<i64>,
+    remaining_ms: [i64; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    since: Option<String>,
+}
+
+impl Meta {
+    fn of(game: &GameRecord) -> Meta {
+        let (ending, loser) = match game.ending {
+            Some(Ending::Timeout(p)) => (Some("timeout"), Some(player_str(p).to_owned())),
+            Some(Ending::Agreement) => (Some("agreement"), None),
+            Some(Ending::Resignation(_)) | None => (None, None),
+        };
+        Meta {
+            names: game.names.clone(),
+            invite: game.invite.map(|h| hex::encode(h.as_bytes())),
+            ending: ending.map(str::to_owned),
+            loser,
+            offer: game.offer.map(|o| MetaOffer {
+                kind: o.kind.as_str().to_owned(),
+                by: player_str(o.by).to_owned(),
+                at: ts(o.at),
+            }),
+            clock: game.clock.map(|c| {
+                let (initial_ms, increment_ms, per_move_ms) = match c.control {
+                    TimeControl::Fischer {
+                        initial_ms,
+                        increment_ms,
+                    } => (Some(initial_ms), Some(increment_ms), None),
+                    TimeControl::PerMove { per_move_ms } => (None, None, Some(per_move_ms)),
+                };
+                MetaClock {
+                    initial_ms,
+                    increment_ms,
+                    per_move_ms,
+                    remaining_ms: c.remaining_ms,
+                    since: c.since.map(ts),
+                }
+            }),
+            players: game.players.seats.clone().map(|sp| {
+                sp.map(|sp| MetaPlayer {
+                    id: sp.id,
+                    credential: hex::encode(sp.credential.as_bytes()),
+                    rating: sp.rating,
+                })
+            }),
+            rated: game.players.rated,
+            rating_change: game.players.change.map(|c| {
+                [
+                    [rating_triple(&c.before[0]), rating_triple(&c.before[1])],
+                    [rating_triple(&c.after[0]), rating_triple(&c.after[1])],
+                ]
+            }),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        players_empty(&self.players)
+            && !self.rated
+            && self.rating_change.is_none()
+            && names_empty(&self.names)
+            && self.invite.is_none()
+            && self.ending.is_none()
+            && self.offer.is_none()
+            && self.clock.is_none()
+    }
+
+    fn parse(text: Option<&str>) -> Result<Meta, StoreError> {
+        text.map_or_else(
+            || Ok(Meta::default()),
+            |t| serde_json::from_str(t).map_err(|e| StoreError::Corrupt(format!("meta: {e}"))),
+        )
+    }
+}
+
+impl GameRow {
+    /// The columns of a game record.
+    pub(super) fn of(game: &GameRecord) -> GameRow {
+        let seat = |s: &Seat| match *s {
+            Seat::Human { token } => (
+                "human".to_owned(),
+                token.map(|t| t.as_bytes().to_vec()),
+                None,
+                None,
+            ),
+            Seat::Bot { level, seed } => (
+                "bot".to_owned(),
+                None,
+                Some(level.as_str().to_owned()),
+                Some(i64::from_ne_bytes(seed.to_ne_bytes())),
+            ),
+        };
+        let updated_at = ts(game.updated_at);
+        // The minute: the stored time up to its seconds.
+        let updated_minute = updated_at[..16].to_owned();
+        let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
+        let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
+        GameRow {
+            id: game.id.to_string(),
+            kind: game.kind().as_str().to_owned(),
+            status: game.outcome().0.as_str().to_owned(),
+            open_seat: game.has_open_seat(),
+            hotseat: game.hotseat,
+            x_type,
+            x_token,
+            x_level,
+            x_seed,
+            o_type,
+            o_token,
+            o_level,
+            o_seed,
+            round: i64::from(game.round),
+            resigned: match game.ending {
+                Some(Ending::Resignation(p)) => Some(player_str(p).to_owned()),
+                _ => None,
+            },
+            version: game.version,
+            snapshot: game.position.encode(),
+            created_at: ts(game.created_at),
+            updated_at,
+            private: game.private,
+            meta: {
+                let meta = Meta::of(game);
+                (!meta.is_empty()).then(|| serde_json::to_string(&meta).unwrap_or_default())
+            },
+            deadline: game.deadline().map(ts),
+            match_key: game.match_key(),
+            updated_minute,
+            deleted_at: None,
+        }
+    }
+
+    /// Validates the row the way a request is validated: the snapshot goes
+    /// through the rules' decoder, names through their parsers. (`status`
+    /// and `open_seat` are derived, not read back.)
+    pub(super) fn into_record(self) -> Result<GameRecord, StoreError> {
+        let id = Uuid::parse_str(&self.id).map_err(|e| StoreError::Corrupt(format!("id: {e}")))?;
+        let kind =
+            GameKind::from_str(&self.kind).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let position = AnyGame::decode(kind, &self.snapshot)
+            .map_err(|e| StoreError::Corrupt(format!("game {id}: {e}")))?;
+        let meta = Meta::parse(self.meta.as_deref())?;
+        let resigned = self.resigned.as_deref().map(parse_player).transpose()?;
+        let ending = match (meta.ending.as_deref(), meta.loser.as_deref()) {
+            (Some("timeout"), Some(p)) => Some(Ending::Timeout(parse_player(p)?)),
+            (Some("agreement"), None) => Some(Ending::Agreement),
+            (None, None) => resigned.map(Ending::Resignation),
+            (e, _) => return Err(StoreError::Corrupt(format!("game {id}: ending {e:?}"))),
+        };
+        let invite = meta
+            .invite
+            .as_deref()
+            .map(|h| {
+                hex::decode(h)
+                    .ok()
+                    .and_then(|b| TokenHash::from_slice(&b))
+                    .ok_or_else(|| StoreError::Corrupt(format!("game {id}: invite hash")))
+            })
+            .transpose()?;
+        let offer = meta
+            .offer
+            .map(|o| -> Result<Offer, StoreError> {
+                Ok(Offer {
+                    kind: OfferKind::parse(&o.kind)
+                        .ok_or_else(|| StoreError::Corrupt(format!("offer {:?}", o.kind)))?,
+                    by: parse_player(&o.by)?,
+                    at: parse_ts(&o.at)?,
+                })
+            })
+            .transpose()?;
+        let clock = meta
+            .clock
+            .map(|c| -> Result<GameClock, StoreError> {
+                let control = match (c.initial_ms, c.increment_ms, c.per_move_ms) {
+                    (Some(initial_ms), Some(increment_ms), None) => TimeControl::Fischer {
+                        initial_ms,
+                        increment_ms,
+                    },
+                    (None, None, Some(per_move_ms)) => TimeControl::PerMove { per_move_ms },
+                    _ => return Err(StoreError::Corrupt(format!("game {id}: clock"))),
+                };
+                Ok(GameClock {
+                    control,
+                    remaining_ms: c.remaining_ms,
+                    since: c.since.as_deref().map(parse_ts).transpose()?,
+                })
+            })
+            .transpose()?;
+        let mut seat_players = [None, None];
+        for (slot, p) in seat_players.iter_mut().zip(meta.players) {
+            *slot = p
+                .map(|p| -> Result<SeatPlayer, StoreError> {
+                    let credential = hex::decode(&p.credential)
+                        .ok()
+                        .and_then(|b| TokenHash::from_slice(&b))
+                        .ok_or_else(|| StoreError::Corrupt(format!("game {id}: credential")))?;
+                    Ok(SeatPlayer {
+                        id: p.id,
+                        credential,
+                        rating: p.rating,
+                    })
+                })
+                .transpose()?;
+        }
+        let players = Players {
+            seats: seat_players,
+            rated: meta.rated,
+            change: meta.rating_change.map(|[before, after]| RatingChange {
+                before: before.map(triple_rating),
+                after: after.map(triple_rating),
+            }),
+        };
+        Ok(GameRecord {
+            id,
+            position,
+            seats: [
+                seat_from(
+                    &self.x_type,
+                    self.x_token,
+                    self.x_level.as_deref(),
+                    self.x_seed,
+                )?,
+                seat_from(
+                    &self.o_type,
+                    self.o_token,
+                    self.o_level.as_deref(),
+                    self.o_seed,
+                )?,
+            ],
+            hotseat: self.hotseat,
+            round: u32::try_from(self.round)
+                .map_err(|_| StoreError::Corrupt(format!("round {}", self.round)))?,
+            ending,
+            version: self.version,
+            derived: false,
+            created_at: parse_ts(&self.created_at)?,
+            updated_at: parse_ts(&self.updated_at)?,
+            names: meta.names,
+            private: self.private,
+            invite,
+            offer,
+            clock,
+            as_of: parse_ts(&self.updated_at)?,
+            players,
+        })
+    }
+}
+
+fn seat_from(
+    kind: &str,
+    token: Option<Vec<u8>>,
+    level: Option<&str>,
+    seed: Option<i64>,
+) -> Result<Seat, StoreError> {
+    match kind {
+        "human" => {
+            let token = token
+                .map(|t| {
+                    TokenHash::from_slice(&t)
+                        .ok_or_else(|| StoreError::Corrupt("token hash length".into()))
+                })
+                .transpose()?;
+            Ok(Seat::Human { token })
+        }
+        "bot" => {
+            let level = level
+                .and_then(|l| Level::from_str(l).ok())
+                .ok_or_else(|| StoreError::Corrupt(format!("bot level {level:?}")))?;
+            let seed = u64::from_ne_bytes(seed.unwrap_or_default().to_ne_bytes());
+            Ok(Seat::Bot { level, seed })
+        }
+        other => Err(StoreError::Corrupt(format!("seat type {other:?}"))),
+    }
+}
+
+/// A listed game with its cursor.
+#[derive(sqlx::FromRow)]
+pub(super) struct ListedRow {
+    pub(super) seq: i64,
+    #[sqlx(flatten)]
+    pub(super) game: GameRow,
+}
+
+impl ListedRow {
+    /// A page of a listing read with `limit + 1` rows: its games, and the
+    /// cursor of the next page (the last row's `seq`) if there is one.
+    pub(super) fn page(
+        rows: Vec<ListedRow>,
+        limit: i64,
+    ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
+        let page = usize::try_from(limit).unwrap_or(usize::MAX);
+        let next = (rows.len() > page).then(|| rows[page - 1].seq);
+        let games = rows
+            .into_iter()
+            .take(page)
+            .map(|r| r.game.into_record())
+            .collect::<Result<_, _>>()?;
+        Ok((games, next))
+    }
+}
+
+impl Store {
+    /// A game by id, read outside any write transaction.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL");
+        let row: Option<GameRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        row.map(GameRow::into_record).transpose()
+    }
+
+    /// A game by id, also while it is kept after its deletion (see
+    /// [`KEEP_DELETED`](super::KEEP_DELETED)): `true` with a deleted one,
+    /// whose version is that of its `deleted` event.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn game_kept(&self, id: Uuid) -> Result<Option<(GameRecord, bool)>, StoreError> {
+        let sql = format!("SELECT {GAME_COLUMNS}, deleted_at FROM games WHERE id = $1");
+        let row: Option<GameRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        row.map(|r| {
+            let deleted = r.deleted_at.is_some();
+            Ok((r.into_record()?, deleted))
+        })
+        .transpose()
+    }
+
+    /// Games in `status` unchanged since before `before` (not deleted), the
+    /// longest unchanged first, at most `limit`: each one's id and version.
+    /// The expiry sweeper's choice; the index on `(status,
+    /// updated_minute)` serves it through the implied condition on the
+    /// minute, and the cutoff on `updated_at` stays exact (both are stored
+    /// in one fixed-width UTC format, so text order is time order).
+    ///
+    /// # Errors
+    /// Database errors, or an id that does not decode.
+    pub async fn unchanged_since(
+        &self,
+        status: GameStatus,
+        before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        let before = ts(before);
+        let rows: Vec<(String, i64)> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT id, version FROM games \
+             WHERE status = $1 AND updated_minute <= $2 AND updated_at < $3 \
+               AND deleted_at IS NULL \
+             ORDER BY updated_minute LIMIT $4"
+        )
+        .bind(status.as_str())
+        .bind(&before[..16])
+        .bind(&before)
+        .bind(i64::from(limit))
+        .fetch_all(c)
+        .await)?;
+        rows.into_iter()
+            .map(|(id, version)| Ok((parse_id(&id)?, version)))
+            .collect()
+    }
+
+    /// Games matching `filter`, newest first, with the cursor of the next page.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn list(
+        &self,
+        filter: &ListFilter,
+    ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
+        let limit = i64::from(filter.limit.max(1));
+        let sql = format!(
+            "SELECT seq, {GAME_COLUMNS} FROM games \
+             WHERE deleted_at IS NULL AND NOT private \
+               AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
+               AND ($3 IS NULL OR open_seat = $3) AND ($4 IS NULL OR seq < $4) \
+             ORDER BY seq DESC LIMIT $5"
+        );
+        let kind = filter.kind.map(|k| k.as_str().to_owned());
+        let status = filter.status.map(|s| s.as_str().to_owned());
+        let rows: Vec<ListedRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(kind.clone())
+            .bind(status.clone())
+            .bind(filter.open)
+            .bind(filter.before)
+            .bind(limit + 1)
+            .fetch_all(c)
+            .await)?;
+        ListedRow::page(rows, limit)
+    }
+
+    /// Games whose running clock ran out at or before `now` (at most
+    /// `limit`, earliest deadline first), for the timeout sweeper.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn overdue(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<Uuid>, StoreError> {
+        let rows: Vec<(String,)> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 \
+             AND deleted_at IS NULL ORDER BY deadline LIMIT $2"
+        )
+        .bind(ts(now))
+        .bind(i64::from(limit))
+        .fetch_all(c)
+        .await)?;
+        rows.into_iter().map(|(id,)| parse_id(&id)).collect()
+    }
+}
+
+impl WriteTx {
+    /// The game by id, inside the transaction: from the games this
+    /// transaction holds, else read (on PostgreSQL the row stays locked
+    /// until the transaction ends, so concurrent writers of one game, on
+    /// any instance, take turns).
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
+        if let Some(game) = self.games.get(&id) {
+            return Ok(Some(game.clone()));
+        }
+        self.flush().await?;
+        let lock = match self.conn {
+            Conn::Postgres(_) => " FOR UPDATE",
+            Conn::Sqlite(_) => "",
+        };
+        let sql =
+            format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL{lock}");
+        let row: Option<GameRow> = on_conn!(self, |c| sqlx::query_as(&sql)
+            .bind(id.to_string())
+            .fetch_optional(c)
+            .await)?;
+        let game = row.map(GameRow::into_record).transpose()?;
+        if let Some(game) = &game {
+            self.games.put(id, game.clone());
+        }
+        Ok(game)
+    }
+
+    /// Inserts a new game.
+    ///
+    /// # Errors
+    /// None today: the row is staged (the signature leaves room for errors).
+    #[expect(
+        clippy::unused_async,
+        reason = "the row is staged; the write API stays async for writes that go straight in"
+    )]
+    pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
+        self.stage_game(None, game, false);
+        Ok(())
+    }
+
+    /// Writes the game's new state if its stored version is still
+    /// `expected_version`. Returns false (and changes nothing) otherwise.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn update_game(
+        &mut self,
+        game: &GameRecord,
+        expected_version: i64,
+    ) -> Result<bool, StoreError> {
+        match self.game(game.id).await? {
+            Some(current) if current.version == expected_version => {
+                self.stage_game(Some(&current), game, false);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Deletes a game: from now on no read or write finds it, but it is kept,
+    /// with its history, for [`KEEP_DELETED`](super::KEEP_DELETED), for event
+    /// streams (see [`Store::game_kept`]); then it is purged. Record its last
+    /// change (the `deleted` event, at a version of its own) first. False
+    /// (nothing changed) when there is no such game.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn delete_game(&mut self, id: Uuid) -> Result<bool, StoreError> {
+        // Written in its latest state and marked, so that its history stays
+        // whole for event streams.
+        let Some(game) = self.game(id).await? else {
+            return Ok(false);
+        };
+        self.stage_game(Some(&game), &game, true);
+        Ok(true)
+    }
+
+    /// Erases the games deleted before `before`, with their history and
+    /// idempotency records.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn purge_deleted(&mut self, before: DateTime<Utc>) -> Result<(), StoreError> {
+        self.direct().await?;
+        on_conn!(self, |c| sqlx::query(
+            "DELETE FROM games WHERE deleted_at < $1"
+        )
+        .bind(ts(before))
+        .execute(c)
+        .await
+        .map(|r| r.rows_affected()))?;
+        Ok(())
+    }
+
+    /// Stages the game's row (replacing one staged before) and keeps its
+    /// state as this transaction's.
+    fn stage_game(&mut self, before: Option<&GameRecord>, game: &GameRecord, deleted: bool) {
+        let mut row = GameRow::of(game);
+        if deleted {
+            row.deleted_at = Some(ts(Utc::now()));
+            self.games.pop(&game.id);
+        } else {
+            self.games.put(game.id, game.clone());
+        }
+        match self.staged.games.iter_mut().find(|g| g.id == row.id) {
+            Some(staged) => *staged = row,
+            None => self.staged.games.push(row),
+        }
+        self.wrote(before, game, deleted);
+    }
+}
+
+/// Inserts or updates the staged games, a statement for many.
+pub(super) async fn write_rows(tx: &mut WriteTx, rows: &[GameRow]) -> Result<(), StoreError> {
+    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+        on_conn!(tx, |c| {
+            let mut q =
+                QueryBuilder::new(format!("INSERT INTO games ({GAME_COLUMNS}, deleted_at) "));
+            q.push_values(chunk, |mut b, g| {
+                b.push_bind(&g.id)
+                    .push_bind(&g.kind)
+                    .push_bind(&g.status)
+                    .push_bind(g.open_seat)
+                    .push_bind(g.hotseat)
+                    .push_bind(&g.x_type)
+                    .push_bind(&g.x_token)
+                    .push_bind(&g.x_level)
+                    .push_bind(g.x_seed)
+                    .push_bind(&g.o_type)
+                    .push_bind(&g.o_token)
+                    .push_bind(&g.o_level)
+                    .push_bind(g.o_seed)
+                    .push_bind(g.round)
+                    .push_bind(&g.resigned)
+                    .push_bind(g.version)
+                    .push_bind(&g.snapshot)
+                    .push_bind(&g.created_at)
+                    .push_bind(&g.updated_at)
+                    .push_bind(g.private)
+                    .push_bind(&g.meta)
+                    .push_bind(&g.deadline)
+                    .push_bind(&g.match_key)
+                    .push_bind(&g.updated_minute)
+                    .push_bind(&g.deleted_at);
+            });
+            q.push(format!(" ON CONFLICT (id) DO UPDATE SET {UPSERT_SET}"));
+            q.build().execute(c).await.map(|r| r.rows_affected())
+        })?;
+    }
+    Ok(())
+}
