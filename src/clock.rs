@@ -7,10 +7,6 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, SubsecRound as _, TimeDelta, Utc};
 
-mod rfc3339;
-
-pub use rfc3339::{Fraction, Rfc3339};
-
 /// Where "now" comes from. Cloning shares the source.
 #[derive(Clone, Default)]
 pub struct Clock(Source);

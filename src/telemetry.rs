@@ -17,12 +17,10 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::clock::{Fraction, Rfc3339};
 use crate::config::LogFormat;
 
-mod buffered;
-
-pub use buffered::{BufferedStdout, LogGuard};
+/// Keeps the log's writer thread; dropping it writes what is left.
+pub type LogGuard = tracing_appender::non_blocking::WorkerGuard;
 
 /// Installs the global tracing subscriber, writing each line to stdout as
 /// it is made (tests, examples). `filter` is an env-filter directive;
@@ -31,29 +29,22 @@ pub fn init(filter: &str, format: LogFormat) {
     install(filter, format, std::io::stdout);
 }
 
-/// As [`init`], for the service: lines are gathered in memory and written
-/// by a thread of their own, a few milliseconds later and many at a time
-/// ([`BufferedStdout`]); keep the guard until the end (it writes what is
-/// left). Falls back to [`init`]'s direct writes if the thread cannot start.
+/// As [`init`], for the service: lines are written by a thread of their
+/// own (`tracing-appender`'s non-blocking writer, which waits rather than
+/// drop a line when stdout falls behind); keep the guard until the end (it
+/// writes what is left).
 #[must_use = "dropping the guard stops the log's writer"]
 pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
-    if let Ok((writer, guard)) = BufferedStdout::start() {
-        // The access line written by hand when it looks as tracing would
-        // write it: plain text (no colours for a terminal).
-        if format == LogFormat::Text && !colours() {
-            let _ = ACCESS_LOG.set(writer.clone());
-        }
-        install(filter, format, writer);
-        Some(guard)
-    } else {
-        init(filter, format);
-        None
-    }
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("log-writer")
+        .finish(std::io::stdout());
+    install(filter, format, writer);
+    Some(guard)
 }
 
 /// Whether lines get colours: only for a person at a terminal, not in files
-/// or collectors (the hand-written access line has none, so it is written
-/// only when this is false).
+/// or collectors.
 fn colours() -> bool {
     std::io::IsTerminal::is_terminal(&std::io::stdout())
 }
@@ -276,63 +267,6 @@ pub struct Failure {
     pub fault: bool,
 }
 
-/// Where [`observe`] writes a request's line itself (see [`access_line`]);
-/// unset, the line goes through tracing.
-static ACCESS_LOG: std::sync::OnceLock<BufferedStdout> = std::sync::OnceLock::new();
-
-/// The fields of a request's line.
-struct Access<'a> {
-    request_id: &'a str,
-    method: &'a Method,
-    path: &'a str,
-    route: &'a str,
-    status: u16,
-    micros: u64,
-}
-
-thread_local! {
-    /// The line being written.
-    static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-/// Writes a successful request's INFO line as tracing's text format does
-/// (`<time>  INFO tabula::telemetry: request request_id=… method=… path=…
-/// route=… status=… micros=…`), without going through its formatter (that
-/// cost ~1.5 µs a request, most of the log's cost at the default level) or
-/// `fmt` at all: the time as [`Rfc3339`] writes it, the numbers by `itoa`.
-fn access_line(out: &BufferedStdout, access: &Access<'_>) {
-    let time = Rfc3339::of(&chrono::Utc::now(), Fraction::Micros);
-    let mut status = itoa::Buffer::new();
-    let mut micros = itoa::Buffer::new();
-    LINE.with(|line| {
-        let Ok(mut line) = line.try_borrow_mut() else {
-            return;
-        };
-        line.clear();
-        for part in [
-            time.as_str(),
-            "  INFO ",
-            module_path!(),
-            ": request request_id=",
-            access.request_id,
-            " method=",
-            access.method.as_str(),
-            " path=",
-            access.path,
-            " route=",
-            access.route,
-            " status=",
-            status.format(access.status),
-            " micros=",
-            micros.format(access.micros),
-            "\n",
-        ] {
-            line.push_str(part);
-        }
-        out.push(line.as_bytes());
-    });
-}
-
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Middleware: gives each request an id (or keeps a sane `X-Request-Id` the
@@ -404,21 +338,7 @@ pub async fn observe(
         };
     }
     match failure {
-        None => match ACCESS_LOG.get() {
-            Some(out) if tracing::enabled!(tracing::Level::INFO) => access_line(
-                out,
-                &Access {
-                    request_id: &request_id,
-                    method: &method,
-                    path: &path,
-                    route: &route,
-                    status,
-                    micros,
-                },
-            ),
-            Some(_) => {}
-            None => line!(info),
-        },
+        None => line!(info),
         Some(Failure { cause, fault: true }) => line!(error, error = cause),
         Some(Failure {
             cause,

@@ -11,8 +11,6 @@ use crate::domain::{self, GameRecord};
 use crate::rules::{AnyGame, GomokuRule, Player, Setup, ultimate::InnerStatus};
 use crate::service;
 
-mod json;
-
 /// A cell of a winning line (0-based, row 0 at the top).
 #[derive(Clone, Copy, Debug, Serialize, ToSchema)]
 #[schema(example = json!({"row": 5, "col": 3}))]
@@ -367,7 +365,6 @@ pub struct Game {
     #[schema(required = true)]
     pub ultimate: Option<UltimateState>,
     /// The moves the side to move may play; empty when the game is over.
-    #[serde(serialize_with = "super::moves::moves_as_text")]
     pub legal_moves: Vec<MoveBody>,
     /// Moves that would win at once, for either player; empty when the game is over.
     pub threats: Vec<ThreatInfo>,

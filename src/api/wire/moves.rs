@@ -1,12 +1,8 @@
 //! Moves on the wire: the three shapes of a move, their parsing with errors
 //! that name what is wrong, and the records of played moves.
 
-use std::sync::LazyLock;
-
 use chrono::{DateTime, Utc};
-use serde::ser::SerializeSeq;
-use serde::{Deserialize, Serialize, Serializer};
-use serde_json::value::RawValue;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
@@ -64,101 +60,6 @@ pub enum MoveBody {
     Cell(CellMove),
     Column(ColumnMove),
     BoardCell(BoardCellMove),
-}
-
-/// The JSON text of every move of the shapes' ranges (cells of boards up to
-/// 25x25, columns, ultimate's boards and cells), made once: a list of legal
-/// moves (625 on an empty 25x25 Gomoku board) is written by copying each
-/// move's text rather than by serializing two fields of each.
-struct MoveTexts {
-    cells: Vec<Box<RawValue>>,
-    columns: Vec<Box<RawValue>>,
-    board_cells: Vec<Box<RawValue>>,
-}
-
-/// The largest board side (Gomoku's 25).
-const SIDE: i64 = 25;
-
-static MOVE_TEXTS: LazyLock<MoveTexts> = LazyLock::new(|| {
-    let raw = |m: MoveBody| serde_json::value::to_raw_value(&m).expect("a move is written as JSON");
-    MoveTexts {
-        cells: (0..SIDE * SIDE)
-            .map(|i| {
-                raw(MoveBody::Cell(CellMove {
-                    row: i / SIDE,
-                    col: i % SIDE,
-                }))
-            })
-            .collect(),
-        columns: (0..SIDE)
-            .map(|column| raw(MoveBody::Column(ColumnMove { column })))
-            .collect(),
-        board_cells: (0..81)
-            .map(|i| {
-                raw(MoveBody::BoardCell(BoardCellMove {
-                    board: i / 9,
-                    cell: i % 9,
-                }))
-            })
-            .collect(),
-    }
-});
-
-impl MoveBody {
-    /// The move's JSON text, made once (see [`MoveTexts`]); `None` out of
-    /// the ranges.
-    fn text(self) -> Option<&'static RawValue> {
-        let texts = &*MOVE_TEXTS;
-        let (list, i) = match self {
-            MoveBody::Cell(CellMove { row, col })
-                if (0..SIDE).contains(&row) && (0..SIDE).contains(&col) =>
-            {
-                (&texts.cells, row * SIDE + col)
-            }
-            MoveBody::Column(ColumnMove { column }) => (&texts.columns, column),
-            MoveBody::BoardCell(BoardCellMove { board, cell })
-                if (0..9).contains(&board) && (0..9).contains(&cell) =>
-            {
-                (&texts.board_cells, board * 9 + cell)
-            }
-            MoveBody::Cell(_) | MoveBody::BoardCell(_) => return None,
-        };
-        list.get(usize::try_from(i).ok()?).map(AsRef::as_ref)
-    }
-}
-
-/// Writes a list of moves as [`MoveBody`] would, each from its text made
-/// once (`serialize_with` of a game's `legal_moves`).
-pub(super) fn moves_as_text<S: Serializer>(moves: &[MoveBody], s: S) -> Result<S::Ok, S::Error> {
-    let mut seq = s.serialize_seq(Some(moves.len()))?;
-    for m in moves {
-        match m.text() {
-            Some(text) => seq.serialize_element(text)?,
-            None => seq.serialize_element(m)?,
-        }
-    }
-    seq.end()
-}
-
-/// Appends a list of moves to `out` as [`moves_as_text`] writes it, each
-/// move's text copied as it is (a game's answer written by hand: on a 25x25
-/// board, 625 elements through serde's sequence cost ~50 instructions each).
-///
-/// # Errors
-/// As `serde_json::to_writer` (never, for a move).
-pub(super) fn write_moves_text(moves: &[MoveBody], out: &mut Vec<u8>) -> serde_json::Result<()> {
-    out.push(b'[');
-    for (i, m) in moves.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        match m.text() {
-            Some(text) => out.extend_from_slice(text.get().as_bytes()),
-            None => serde_json::to_writer(&mut *out, m)?,
-        }
-    }
-    out.push(b']');
-    Ok(())
 }
 
 impl From<MoveInput> for MoveBody {
@@ -349,61 +250,4 @@ impl From<&service::Played> for MoveResponse {
 #[schema(example = crate::api::examples::move_list)]
 pub struct MoveList {
     pub items: Vec<MoveRecordView>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A list written from the moves' texts.
-    struct AsText(Vec<MoveBody>);
-
-    impl Serialize for AsText {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            moves_as_text(&self.0, s)
-        }
-    }
-
-    #[test]
-    fn moves_written_from_their_texts_read_as_the_derived_json() {
-        let mut moves = Vec::new();
-        for row in -1..=SIDE {
-            for col in -1..=SIDE {
-                moves.push(MoveBody::Cell(CellMove { row, col }));
-            }
-        }
-        moves.extend((-1..=SIDE + 1).map(|column| MoveBody::Column(ColumnMove { column })));
-        for board in -1..=9 {
-            for cell in -1..=9 {
-                moves.push(MoveBody::BoardCell(BoardCellMove { board, cell }));
-            }
-        }
-        let written = serde_json::to_string(&AsText(moves.clone())).unwrap();
-        let derived = serde_json::to_string(&moves).unwrap();
-        assert_eq!(written, derived);
-        // The hand-written list too, empty or not.
-        let mut by_hand = Vec::new();
-        write_moves_text(&moves, &mut by_hand).unwrap();
-        assert_eq!(String::from_utf8(by_hand).unwrap(), derived);
-        let mut empty = Vec::new();
-        write_moves_text(&[], &mut empty).unwrap();
-        assert_eq!(empty, b"[]");
-        // And the texts are used where they exist.
-        assert!(
-            MoveBody::Cell(CellMove { row: 24, col: 24 })
-                .text()
-                .is_some()
-        );
-        assert!(
-            MoveBody::Cell(CellMove { row: 25, col: 0 })
-                .text()
-                .is_none()
-        );
-        assert_eq!(
-            MoveBody::BoardCell(BoardCellMove { board: 8, cell: 7 })
-                .text()
-                .map(RawValue::get),
-            Some(r#"{"board":8,"cell":7}"#)
-        );
-    }
 }
