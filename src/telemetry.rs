@@ -31,14 +31,20 @@ pub fn init(filter: &str, format: LogFormat) {
 
 /// As [`init`], for the service: lines are written by a thread of their
 /// own (`tracing-appender`'s non-blocking writer, which waits rather than
-/// drop a line when stdout falls behind); keep the guard until the end (it
-/// writes what is left).
+/// drop a line when stdout falls behind, and flushes whenever it has
+/// written all it was given); keep the guard until the end (it writes what
+/// is left).
 #[must_use = "dropping the guard stops the log's writer"]
 pub fn init_service(filter: &str, format: LogFormat) -> Option<LogGuard> {
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
         .thread_name("log-writer")
-        .finish(std::io::stdout());
+        // Buffered: the writer thread writes what it has taken at once, one
+        // system call for many lines, rather than one a line.
+        .finish(std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout(),
+        ));
     install(filter, format, writer);
     Some(guard)
 }

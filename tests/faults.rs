@@ -682,3 +682,31 @@ async fn a_kill_9_after_a_moves_commit_still_delivers_its_webhook_event_after_th
             .all(|g| g.json()["data"]["game"]["id"] == id.as_str())
     );
 }
+
+/// One process serves a SQLite file: a second `tabula` started on the file
+/// of a running one exits at once, non-zero, naming the file, and the
+/// first goes on answering and writing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_process_on_a_served_file_exits_at_once_and_the_first_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tabula.db");
+    let service = start(&db).await;
+    let client = Client::new();
+    let started = Instant::now();
+    let second = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .env("TABULA_ADDR", format!("127.0.0.1:{}", free_port()))
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the second process runs");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("in use by another process"), "{said}");
+    assert!(said.contains(&db.display().to_string()), "{said}");
+    let (id, token, game) = create_hotseat(&client, &service.base, "connect_four").await;
+    let res = try_move(&client, &service.base, &id, &token, &game).await;
+    assert_eq!(res.status(), 201);
+}

@@ -3,7 +3,6 @@
 //! The records' own reads and writes are in their modules (`games`,
 //! `moves`, …), each query written once for both backends.
 
-use std::num::NonZeroUsize;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,11 +20,11 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::games::GameRow;
+use super::games::{GAME_COLUMNS, GameRow};
 use super::idempotency::IdempotencyRow;
 use super::moves::{EventRow, MoveRow};
 use super::outbox::{Hooks, Outbox, Recorder};
-use super::writer::{Job, TypedJob};
+use super::writer::{Job, PG_WRITERS, Target, TypedJob};
 use crate::domain::GameRecord;
 
 /// Runs `$body` with `$c` bound to the backend's reader pool (the same
@@ -87,6 +86,8 @@ pub(super) enum Backend {
 pub(super) struct SqliteBackend {
     pub(super) reader: SqlitePool,
     writer: SqlitePool,
+    /// Copies the WAL into the file (none for an in-memory database).
+    checkpointer: Option<SqlitePool>,
     jobs: mpsc::Sender<Box<dyn Job>>,
     /// The lock that keeps other processes off the file, held while open.
     lock: Arc<std::sync::Mutex<Option<std::fs::File>>>,
@@ -95,13 +96,11 @@ pub(super) struct SqliteBackend {
 #[derive(Clone, Debug)]
 pub(super) struct PgBackend {
     pub(super) pool: PgPool,
+    jobs: mpsc::Sender<Box<dyn Job>>,
 }
 
 /// The channel on which PostgreSQL announces changed games to every instance.
 const CHANNEL: &str = "tabula_changes";
-
-/// Games a PostgreSQL job reads (and locks).
-const JOB_GAMES: NonZeroUsize = NonZeroUsize::new(16).unwrap();
 
 impl Store {
     /// Opens the database at `url` (`sqlite://…` or `postgres://…`), creating
@@ -114,7 +113,9 @@ impl Store {
         let (changed, _) = broadcast::channel(1024);
         let outbox = Arc::new(Outbox::default());
         let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Backend::Postgres(open_postgres(url, read_connections, changed.clone()).await?)
+            Backend::Postgres(
+                open_postgres(url, read_connections, changed.clone(), outbox.clone()).await?,
+            )
         } else {
             Backend::Sqlite(open_sqlite(url, read_connections, outbox.clone()).await?)
         };
@@ -137,9 +138,9 @@ impl Store {
         }
     }
 
-    /// Whether the writer took a batch of [`outbox::BUSY_BATCH`] jobs or
-    /// more (on PostgreSQL: had as many jobs running at once) within
-    /// `window`: how busy it is.
+    /// Whether the writer (on PostgreSQL, any of its writers) took a batch
+    /// of [`outbox::BUSY_BATCH`] jobs or more within `window`: how busy it
+    /// is.
     ///
     /// [`outbox::BUSY_BATCH`]: super::outbox::BUSY_BATCH
     #[must_use]
@@ -186,6 +187,9 @@ impl Store {
             Backend::Sqlite(s) => {
                 s.writer.close().await;
                 s.reader.close().await;
+                if let Some(c) = &s.checkpointer {
+                    c.close().await;
+                }
                 match s.lock.lock() {
                     Ok(mut lock) => drop(lock.take()),
                     Err(poisoned) => drop(poisoned.into_inner().take()),
@@ -196,12 +200,11 @@ impl Store {
     }
 
     /// Runs `f` in a write transaction and answers once it has committed.
-    /// `f` must check before it writes. On SQLite the job shares a batch
-    /// transaction with other queued writes (and a job that fails after
-    /// writing rolls back its whole batch); on PostgreSQL it is a
-    /// transaction of its own, and `game`, the existing game it writes if
-    /// any, is read and locked first. The job runs in the caller's tracing
-    /// span.
+    /// `f` must check before it writes. The job shares a batch transaction
+    /// with other queued writes (and a job that fails after writing rolls
+    /// back its whole batch); `game`, the existing game it writes if any, is
+    /// read (on PostgreSQL, and locked) with the batch's other games before
+    /// the jobs run. The job runs in the caller's tracing span.
     ///
     /// # Errors
     /// The job's own error, or the store's when the write cannot commit.
@@ -210,67 +213,27 @@ impl Store {
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
-        match &self.backend {
-            Backend::Sqlite(s) => {
-                let (reply, answer) = oneshot::channel();
-                let job: Box<dyn Job> = Box::new(TypedJob {
-                    f,
-                    reply,
-                    span: tracing::Span::current(),
-                });
-                let closed = || E::from(StoreError::Unavailable(sqlx::Error::PoolClosed));
-                if s.jobs.send(job).await.is_err() {
-                    return Err(closed());
-                }
-                answer.await.unwrap_or_else(|_| Err(closed()))
-            }
-            Backend::Postgres(p) => self.write_postgres(p, game, f).await,
-        }
-    }
-
-    /// A PostgreSQL write job: its own transaction, its game locked first.
-    async fn write_postgres<T, E>(
-        &self,
-        p: &PgBackend,
-        game: Option<Uuid>,
-        f: super::JobFn<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<StoreError>,
-    {
-        let _running = self.outbox.running();
-        let begun = match p.pool.begin().await {
-            Ok(t) => Ok(t),
-            // A connection the server ended while idle: once more, on a new one.
-            Err(e) if lost_connection(&e) => p.pool.begin().await,
-            Err(e) => Err(e),
+        let jobs = match &self.backend {
+            Backend::Sqlite(s) => &s.jobs,
+            Backend::Postgres(p) => &p.jobs,
         };
-        let conn = Conn::Postgres(begun.map_err(StoreError::from)?);
-        let mut tx = WriteTx::new(conn, LruCache::new(JOB_GAMES), self.outbox.hooks());
-        if let Some(id) = game {
-            tx.game(id).await?;
+        let (reply, answer) = oneshot::channel();
+        let job: Box<dyn Job> = Box::new(TypedJob {
+            game,
+            f,
+            reply,
+            span: tracing::Span::current(),
+        });
+        let closed = || E::from(StoreError::Unavailable(sqlx::Error::PoolClosed));
+        if jobs.send(job).await.is_err() {
+            return Err(closed());
         }
-        let result = f(&mut tx).await;
-        match result {
-            Ok(value) => {
-                let recorded = tx.records_events();
-                tx.commit()
-                    .await
-                    .0
-                    .map_err(|e| E::from(StoreError::Batch(Arc::new(e))))?;
-                if recorded {
-                    self.outbox.recorded.notify_one();
-                }
-                Ok(value)
-            }
-            // Dropped: rolled back.
-            Err(e) => Err(e),
-        }
+        answer.await.unwrap_or_else(|_| Err(closed()))
     }
 }
 
 /// Whether the connection is gone (closed, reset; SQLSTATE classes 08, 57).
-fn lost_connection(e: &sqlx::Error) -> bool {
+pub(super) fn lost_connection(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_) | sqlx::Error::Protocol(_) => true,
         sqlx::Error::Database(db) => db
@@ -294,6 +257,10 @@ async fn open_sqlite(
         // a power loss or OS crash may lose the last commits).
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(5))
+        // The WAL is copied into the file by a background connection (see
+        // `checkpoint`); the writer's own checkpoint, which stalls every
+        // queued write for two fsyncs, comes only at 64 MiB of WAL.
+        .pragma("wal_autocheckpoint", "16384")
         .foreign_keys(true);
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let lock = if in_memory {
@@ -313,17 +280,27 @@ async fn open_sqlite(
         .await?;
     sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
     // An in-memory database is one connection's: the readers share it.
-    let reader = if in_memory {
-        writer.clone()
+    let (reader, checkpointer) = if in_memory {
+        (writer.clone(), None)
     } else {
-        SqlitePoolOptions::new()
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        tokio::spawn(checkpoint(checkpointer.clone()));
+        let reader = SqlitePoolOptions::new()
             .max_connections(read_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.read_only(true))
-            .await?
+            .await?;
+        (reader, Some(checkpointer))
     };
     let (jobs, queue) = mpsc::channel(4096);
-    let run = super::writer::run(writer.clone(), !in_memory, queue, outbox);
+    let target = Target::Sqlite {
+        pool: writer.clone(),
+        hold: !in_memory,
+    };
+    let run = super::writer::run(target, Arc::new(tokio::sync::Mutex::new(queue)), outbox);
     // The writer on a thread of its own, with a runtime of its own: its
     // batches never wait for the service's busy workers.
     std::thread::Builder::new()
@@ -341,9 +318,36 @@ async fn open_sqlite(
     Ok(SqliteBackend {
         reader,
         writer,
+        checkpointer,
         jobs,
         lock: Arc::new(std::sync::Mutex::new(lock)),
     })
+}
+
+/// Copies the WAL into the database file in the background (PASSIVE: it
+/// never blocks the writer or the readers), every 40 ms while there is
+/// something to copy, until its pool closes. Off the writer's path
+/// (a checkpoint syncs the WAL and the file), so that the writer's own
+/// checkpoint finds nearly everything copied.
+async fn checkpoint(pool: SqlitePool) {
+    let busy = Duration::from_millis(40);
+    let idle = Duration::from_millis(250);
+    loop {
+        let pause = match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&pool)
+            .await
+        {
+            // (blocked, pages in the WAL, pages copied): writes are coming in.
+            Ok((_, log, _)) if log > 0 => busy,
+            Ok(_) => idle,
+            Err(_) if pool.is_closed() => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "background checkpoint failed");
+                idle
+            }
+        };
+        tokio::time::sleep(pause).await;
+    }
 }
 
 /// Locks `<file>.lock` beside the database: one process serves a file.
@@ -374,6 +378,7 @@ async fn open_postgres(
     url: &str,
     connections: u32,
     changed: broadcast::Sender<Uuid>,
+    outbox: Arc<Outbox>,
 ) -> Result<PgBackend, StoreError> {
     let options = PgConnectOptions::from_str(url)?;
     // A request that needs a connection waits at most 3 s for one: with the
@@ -386,7 +391,16 @@ async fn open_postgres(
         .await?;
     sqlx::migrate!("./migrations/postgres").run(&pool).await?;
     tokio::spawn(listen(pool.clone(), changed));
-    Ok(PgBackend { pool })
+    let (jobs, queue) = mpsc::channel(4096);
+    let queue = Arc::new(tokio::sync::Mutex::new(queue));
+    for _ in 0..PG_WRITERS {
+        tokio::spawn(super::writer::run(
+            Target::Postgres(pool.clone()),
+            queue.clone(),
+            outbox.clone(),
+        ));
+    }
+    Ok(PgBackend { pool, jobs })
 }
 
 /// Forwards the change notifications of every instance to this one's
@@ -525,6 +539,27 @@ impl WriteTx {
         self.recorder.as_ref().is_some_and(Recorder::has_steps)
     }
 
+    /// PostgreSQL: reads and locks the games `ids` (sorted), in one
+    /// statement.
+    pub(super) async fn lock_games(&mut self, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let sql = format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE id = ANY($1) AND deleted_at IS NULL \
+             ORDER BY id FOR UPDATE"
+        );
+        let rows: Vec<GameRow> = match &mut self.conn {
+            Conn::Postgres(t) => sqlx::query_as(&sql).bind(ids).fetch_all(&mut **t).await?,
+            Conn::Sqlite(_) => return Ok(()),
+        };
+        for row in rows {
+            let game = row.into_record()?;
+            self.games.put(game.id, game);
+        }
+        Ok(())
+    }
+
     /// Sends the staged rows into the transaction: each table's in one
     /// statement (games first: the others refer to them), then the webhook
     /// events they made. Called before anything is read through SQL and
@@ -621,10 +656,11 @@ impl WriteTx {
         match self.conn {
             Conn::Sqlite(c) => Ended::failed(c, self.games).await,
             // Dropped: rolled back.
-            Conn::Postgres(_) => Ended {
-                conn: None,
-                games: self.games,
-            },
+            Conn::Postgres(_) => {
+                let mut games = self.games;
+                games.clear();
+                Ended { conn: None, games }
+            }
         }
     }
 
@@ -672,3 +708,22 @@ async fn purge_deleted(store: Store) {
         }
     }
 }
+
+/// `rows` in slices of descending powers of two (37: 32, 4, 1), for
+/// multi-row statements: a statement's text, and so its prepared form in
+/// the connection's cache, is one of a few per table rather than one per
+/// batch size (preparing a new one each batch cost more than the insert).
+pub(super) fn slices<T>(mut rows: &[T]) -> impl Iterator<Item = &[T]> {
+    std::iter::from_fn(move || {
+        if rows.is_empty() {
+            return None;
+        }
+        let n = 1 << rows.len().min(ROWS_PER_STATEMENT).ilog2();
+        let (slice, rest) = rows.split_at(n);
+        rows = rest;
+        Some(slice)
+    })
+}
+
+/// Most rows in one multi-row statement (a power of two).
+const ROWS_PER_STATEMENT: usize = 64;

@@ -57,10 +57,6 @@ const UPSERT_SET: &str = "status = excluded.status, open_seat = excluded.open_se
      match_key = excluded.match_key, updated_minute = excluded.updated_minute, \
      deleted_at = excluded.deleted_at";
 
-/// Rows in one multi-row statement (25 binds a row, well under either
-/// backend's limit).
-const ROWS_PER_STATEMENT: usize = 256;
-
 /// A stored game, one field per column of the games table.
 #[derive(Clone, Debug, sqlx::FromRow, Serialize, Deserialize)]
 pub(super) struct GameRow {
@@ -707,7 +703,7 @@ impl WriteTx {
 
 /// Inserts or updates the staged games, a statement for many.
 pub(super) async fn write_rows(tx: &mut WriteTx, rows: &[GameRow]) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+    for chunk in super::db::slices(rows) {
         on_conn!(tx, |c| {
             let mut q =
                 QueryBuilder::new(format!("INSERT INTO games ({GAME_COLUMNS}, deleted_at) "));

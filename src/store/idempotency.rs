@@ -19,9 +19,6 @@ pub const MATCH_KEY_PREFIX: &str = "match:";
 /// The columns of a record, for a SELECT.
 const COLUMNS: &str = "game_id, key, request, status, body, version, created_at";
 
-/// Rows in one multi-row statement.
-const ROWS_PER_STATEMENT: usize = 1024;
-
 /// A row of the idempotency table: the answer to a request, by game and
 /// key, with the hash of the request (hex; NULL in records stored before
 /// requests were hashed) and the version of the game the answer carries.
@@ -175,7 +172,7 @@ pub(super) async fn write_rows(
     tx: &mut WriteTx,
     rows: &[IdempotencyRow],
 ) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+    for chunk in super::db::slices(rows) {
         on_conn!(tx, |c| {
             let mut q = QueryBuilder::new(format!("INSERT INTO idempotency ({COLUMNS}) "));
             q.push_values(chunk, |mut b, r| {

@@ -12,9 +12,6 @@ use super::{Store, StoreError, WriteTx, parse_ts, ts};
 use crate::domain::{DeleteReason, EventRecord, EventType, MoveRecord, OfferKind};
 use crate::rules::{GameKind, MoveInput};
 
-/// Rows in one multi-row statement.
-const ROWS_PER_STATEMENT: usize = 1024;
-
 /// A row of the moves table. A move is two numbers: `a` is the row, column
 /// or board; `b` the column, nothing or the cell.
 #[derive(Clone, Debug, sqlx::FromRow, Serialize, Deserialize)]
@@ -352,7 +349,7 @@ impl WriteTx {
 
 /// Inserts the staged moves, a statement for many.
 pub(super) async fn write_moves(tx: &mut WriteTx, rows: &[MoveRow]) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+    for chunk in super::db::slices(rows) {
         on_conn!(tx, |c| {
             let mut q = QueryBuilder::new(format!("INSERT INTO moves ({MOVE_COLUMNS}) "));
             q.push_values(chunk, |mut b, m| {
@@ -373,7 +370,7 @@ pub(super) async fn write_moves(tx: &mut WriteTx, rows: &[MoveRow]) -> Result<()
 
 /// Inserts the staged events, a statement for many.
 pub(super) async fn write_events(tx: &mut WriteTx, rows: &[EventRow]) -> Result<(), StoreError> {
-    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+    for chunk in super::db::slices(rows) {
         on_conn!(tx, |c| {
             let mut q = QueryBuilder::new(format!("INSERT INTO game_events ({EVENT_COLUMNS}) "));
             q.push_values(chunk, |mut b, e| {

@@ -12,7 +12,7 @@
 //! only when some endpoint subscribes to them: without webhooks a write does
 //! no work for them.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use chrono::{DateTime, Utc};
@@ -56,15 +56,12 @@ pub struct Outbox {
     render: OnceLock<Arc<dyn EventRender>>,
     /// Woken after a commit that recorded events.
     pub(super) recorded: tokio::sync::Notify,
-    /// When the writes were last busy: milliseconds after [`EPOCH`], plus
+    /// When a writer last took a busy batch: milliseconds after [`EPOCH`], plus
     /// one (0: never).
     busy_at: AtomicU64,
-    /// PostgreSQL: write jobs running now.
-    running: AtomicUsize,
 }
 
-/// Jobs in a batch (PostgreSQL: jobs running at once) from which the writes
-/// count as busy.
+/// Jobs in a batch from which the writes count as busy.
 pub const BUSY_BATCH: usize = 8;
 
 /// The origin of [`Outbox`]'s times.
@@ -78,15 +75,6 @@ fn since_epoch() -> u64 {
 impl std::fmt::Debug for Outbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Outbox").finish_non_exhaustive()
-    }
-}
-
-/// A running PostgreSQL job, counted until dropped.
-pub(super) struct Running<'a>(&'a AtomicUsize);
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -105,14 +93,6 @@ impl Outbox {
                 (since_epoch() + 1).saturating_sub(at) <= window
             }
         }
-    }
-
-    /// Counts a PostgreSQL job while it runs; many at once are busy.
-    pub(super) fn running(&self) -> Running<'_> {
-        if self.running.fetch_add(1, Ordering::Relaxed) + 1 >= BUSY_BATCH {
-            self.busy_now();
-        }
-        Running(&self.running)
     }
 
     /// Sets the renderer (once; later calls are ignored).
@@ -325,7 +305,7 @@ pub(super) async fn write_events(
             ));
         }
     }
-    for chunk in deliveries.chunks(1024) {
+    for chunk in super::db::slices(&deliveries) {
         on_conn!(tx, |c| {
             let mut q = QueryBuilder::new(
                 "INSERT INTO webhook_deliveries \

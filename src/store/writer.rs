@@ -1,5 +1,6 @@
-//! SQLite's single writer: write jobs queue here and run in batches, one
-//! transaction per batch (group commit).
+//! The writers: write jobs queue here and run in batches, one transaction
+//! per batch (group commit). SQLite has one writer; PostgreSQL a few per
+//! instance, whose batches lock the games they write.
 //!
 //! Concurrent moves of many games are applied one after the other inside one
 //! transaction and committed together, so one commit carries many moves.
@@ -15,13 +16,18 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use lru::LruCache;
+use sqlx::Sqlite;
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
+use uuid::Uuid;
 
 use super::StoreError;
 use super::db::{Conn, JobFn, WriteTx};
 use super::outbox::{BUSY_BATCH, Outbox};
+use crate::domain::GameRecord;
 
 /// Most jobs run in one transaction.
 const MAX_BATCH: usize = 256;
@@ -40,6 +46,9 @@ pub(super) struct Ran {
 
 /// A write job, with its result type erased.
 pub(super) trait Job: Send {
+    /// The existing game the job writes, if any: on PostgreSQL read and
+    /// locked with the batch's other games before its jobs run.
+    fn game(&self) -> Option<Uuid>;
     /// Runs the job inside the batch transaction.
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran>;
     /// Fails the job without running it.
@@ -47,6 +56,7 @@ pub(super) trait Job: Send {
 }
 
 pub(super) struct TypedJob<T, E> {
+    pub(super) game: Option<Uuid>,
     pub(super) f: JobFn<T, E>,
     pub(super) reply: oneshot::Sender<Result<T, E>>,
     /// The span of the request that queued the job: the job runs in it, so
@@ -59,9 +69,13 @@ where
     T: Send + 'static,
     E: From<StoreError> + Send + 'static,
 {
+    fn game(&self) -> Option<Uuid> {
+        self.game
+    }
+
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran> {
         Box::pin(async move {
-            let TypedJob { f, reply, span } = *self;
+            let TypedJob { f, reply, span, .. } = *self;
             let writes = tx.writes;
             let result = f(tx).instrument(span).await;
             let poisoned = result.is_err() && tx.writes != writes;
@@ -81,59 +95,77 @@ where
     }
 }
 
+/// The database a writer writes.
+pub(super) enum Target {
+    /// `hold`: keep the connection between batches (not for an in-memory
+    /// database, whose readers share it).
+    Sqlite {
+        pool: SqlitePool,
+        hold: bool,
+    },
+    Postgres(PgPool),
+}
+
+/// The queue of write jobs, shared by the writers of one store: a writer
+/// holds it while it takes a batch.
+pub(super) type Queue = Arc<tokio::sync::Mutex<mpsc::Receiver<Box<dyn Job>>>>;
+
+/// How many writers run batches at once on PostgreSQL: while one batch
+/// waits for its COMMIT, the next is applied on another connection. SQLite
+/// has one: the file takes one write transaction at a time.
+pub(super) const PG_WRITERS: usize = 2;
+
 /// Runs batches until every sender is gone or the pool closes.
-pub(super) async fn run(
-    pool: SqlitePool,
-    hold: bool,
-    mut jobs: mpsc::Receiver<Box<dyn Job>>,
-    outbox: Arc<Outbox>,
-) {
+pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
     let mut batch: Vec<Box<dyn Job>> = Vec::with_capacity(MAX_BATCH);
-    // The committed games, carried from one batch to the next; emptied by a
-    // batch that did not commit.
+    // SQLite: the committed games, carried from one batch to the next;
+    // emptied by a batch that did not commit.
     let mut cache = Some(LruCache::new(CACHED_GAMES));
-    // The writer's connection, held from one batch to the next.
+    // SQLite: the writer's connection, held from one batch to the next.
     let mut held = None;
-    let closed = pool.close_event();
+    let closed = match &target {
+        Target::Sqlite { pool, .. } => pool.close_event(),
+        Target::Postgres(pool) => pool.close_event(),
+    };
     tokio::pin!(closed);
     loop {
-        let first = tokio::select! {
-            job = jobs.recv() => match job {
-                Some(job) => job,
-                None => break,
-            },
-            () = &mut closed => break,
-        };
-        batch.push(first);
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+        {
+            let mut jobs = tokio::select! {
+                jobs = queue.lock() => jobs,
+                () = &mut closed => break,
+            };
+            let first = tokio::select! {
+                job = jobs.recv() => match job {
+                    Some(job) => job,
+                    None => break,
+                },
+                () = &mut closed => break,
+            };
+            batch.push(first);
+            while batch.len() < MAX_BATCH {
+                match jobs.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
             }
         }
         if batch.len() >= BUSY_BATCH {
             outbox.busy_now();
         }
         let games = cache.take().unwrap_or_else(|| LruCache::new(CACHED_GAMES));
-        let begun = match held.take() {
-            Some(conn) => Ok(conn),
-            None => pool.acquire().await,
-        };
-        let begun = match begun {
-            Ok(mut conn) => match sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
-                Ok(_) => Ok(conn),
-                Err(e) => {
-                    conn.close_on_drop();
-                    Err(e)
-                }
-            },
-            Err(e) => Err(e),
+        let begun = match &target {
+            Target::Sqlite { pool, .. } => begin_sqlite(pool, held.take())
+                .await
+                .map(|conn| WriteTx::new(Conn::Sqlite(conn), games, outbox.hooks())),
+            Target::Postgres(pool) => {
+                let ids: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
+                begin_postgres(pool, games, &ids, outbox.hooks()).await
+            }
         };
         let mut tx = match begun {
-            Ok(conn) => WriteTx::new(Conn::Sqlite(conn), games, outbox.hooks()),
+            Ok(tx) => tx,
             Err(e) => {
-                cache = Some(games);
-                let e = Arc::new(StoreError::from(e));
+                let e = Arc::new(e);
                 for job in batch.drain(..) {
                     job.fail(e.clone());
                 }
@@ -164,7 +196,9 @@ pub(super) async fn run(
         };
         cache = Some(ended.games);
         // An in-memory database's one connection is the readers' too.
-        held = ended.conn.filter(|_| hold);
+        held = ended
+            .conn
+            .filter(|_| matches!(target, Target::Sqlite { hold: true, .. }));
         match &commit {
             Ok(()) => {
                 if recorded {
@@ -176,6 +210,60 @@ pub(super) async fn run(
         }
         for ran in done {
             (ran.complete)(commit.clone());
+        }
+    }
+}
+
+/// Begins an SQLite batch on the writer's connection (`held`, else one from
+/// the pool): `BEGIN IMMEDIATE` takes the write lock at once.
+async fn begin_sqlite(
+    pool: &SqlitePool,
+    held: Option<PoolConnection<Sqlite>>,
+) -> Result<PoolConnection<Sqlite>, StoreError> {
+    let mut conn = match held {
+        Some(conn) => conn,
+        None => pool.acquire().await?,
+    };
+    match sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
+        Ok(_) => Ok(conn),
+        Err(e) => {
+            conn.close_on_drop();
+            Err(e.into())
+        }
+    }
+}
+
+/// Begins a PostgreSQL batch and reads and locks the games its jobs write,
+/// in one statement, in the order of their ids: every instance's writers
+/// lock in that order, so two batches never wait for each other in a
+/// cycle over them. A connection the server ended while idle is replaced
+/// once, before any job has run.
+async fn begin_postgres(
+    pool: &PgPool,
+    games: LruCache<Uuid, GameRecord>,
+    ids: &[Uuid],
+    hooks: Option<super::outbox::Hooks>,
+) -> Result<WriteTx, StoreError> {
+    let mut ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut games = Some(games);
+    let mut retried = false;
+    loop {
+        let cache = games.take().unwrap_or_else(|| LruCache::new(CACHED_GAMES));
+        let begun = match pool.begin().await {
+            Ok(t) => {
+                let mut tx = WriteTx::new(Conn::Postgres(t), cache, hooks.clone());
+                tx.lock_games(&ids).await.map(|()| tx)
+            }
+            Err(e) => Err(e.into()),
+        };
+        match begun {
+            Err(StoreError::Unavailable(e)) if !retried && super::db::lost_connection(&e) => {
+                tracing::info!(error = %e, "the writer's connection was lost; beginning the batch again on a new one");
+                retried = true;
+            }
+            other => return other,
         }
     }
 }
