@@ -3,40 +3,26 @@
 //!
 //! The store has one seam, [`Store`] for reads and [`WriteTx`] for what a
 //! write job does inside its transaction: the service never touches SQL.
-//! One module per kind of record holds that record's rows and its SQL for
-//! both backends side by side: `games` (games and seats), `moves` (moves and
-//! the other changes, the history), `idempotency`, `players` (players and
-//! ratings), `webhooks` and `outbox` (endpoints, and the events recorded
-//! with the change they report), `matches` (quick match's choice). `db`
-//! opens the backends and runs write jobs; `writer` is SQLite's single
-//! writer.
+//! Each module holds one kind of record's rows and SQL, written once with
+//! `$N` placeholders for both backends (sqlx queries with binds, run on
+//! either connection by the `on_reader!` and `on_conn!` macros of `db`;
+//! `QueryBuilder` for multi-row writes). The black-box API suite runs on
+//! both backends, which is what catches a wrong query.
 //!
-//! Every query is a runtime sqlx query with binds, written once with `$N`
-//! placeholders, which both backends accept, and run on whichever
-//! connection the backend has (the [`on_reader!`] and [`on_conn!`] macros).
-//! Multi-row writes use sqlx's `QueryBuilder`. The black-box API suite runs
-//! against both backends (CI starts a throwaway PostgreSQL), which is what
-//! catches a wrong query, on both.
+//! Write jobs queue for the writers (`writer`), which run them in batches,
+//! one transaction per batch (group commit); every job is answered after
+//! its batch's COMMIT. A batch stages the rows its jobs write and inserts
+//! each table's in few statements, before anything is read through SQL, so
+//! a read never merges pending writes. SQLite has one writer, which keeps a
+//! cache of games (a second process on the file is refused at start);
+//! PostgreSQL has two per instance, each batch locking its games (`FOR
+//! UPDATE`, in id order), and instances learn of each other's changes
+//! through `NOTIFY`. An update names the version it replaces, so a lost race
+//! is seen as nothing changed, never as a silent overwrite.
 //!
-//! On SQLite one writer task owns the only write connection and runs queued
-//! jobs in batches, one `BEGIN IMMEDIATE … COMMIT` per batch (group
-//! commit); every job is answered after its batch's COMMIT. Inside a batch
-//! the writer keeps its cache of games (it is the only writer: a second
-//! process on the file is refused at start) and stages the rows the jobs
-//! write, to insert each table's in one statement; staged rows go into the
-//! transaction before anything is read through SQL, so a read never merges
-//! pending writes. On PostgreSQL each job is its own transaction that locks
-//! the game row it reads (`SELECT … FOR UPDATE`); instances learn of each
-//! other's changes through `NOTIFY`. On both, an update names the version it
-//! replaces, so a lost race is seen as nothing changed, never as a silent
-//! overwrite.
-//!
-//! A delete marks the game (`deleted_at`) rather than erasing it: from then
-//! on no read or write finds it, but its history stays [`KEEP_DELETED`] for
-//! event streams, which may learn of a move and the delete that followed it
-//! only once both have committed and must still send the move before
-//! `deleted`. A background task of each store purges marked games, history
-//! and all, afterwards.
+//! A delete marks the game (`deleted_at`): no read or write finds it, but
+//! its history stays [`KEEP_DELETED`] for event streams, which must still
+//! send its last move before `deleted`; a background task purges it later.
 
 mod db;
 mod games;

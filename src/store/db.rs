@@ -232,17 +232,6 @@ impl Store {
     }
 }
 
-/// Whether the connection is gone (closed, reset; SQLSTATE classes 08, 57).
-pub(super) fn lost_connection(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) => true,
-        sqlx::Error::Database(db) => db
-            .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
-            .is_some_and(|pg| matches!(pg.code().get(..2), Some("08" | "57"))),
-        _ => false,
-    }
-}
-
 /// Opens (creating if missing) and migrates the file, takes its lock, and
 /// starts the writer.
 async fn open_sqlite(
@@ -489,15 +478,6 @@ pub(super) struct Staged {
     pub(super) answers: Vec<IdempotencyRow>,
 }
 
-impl Staged {
-    fn is_empty(&self) -> bool {
-        self.games.is_empty()
-            && self.moves.is_empty()
-            && self.events.is_empty()
-            && self.answers.is_empty()
-    }
-}
-
 /// A write transaction.
 pub struct WriteTx {
     pub(super) conn: Conn,
@@ -582,13 +562,11 @@ impl WriteTx {
     }
 
     async fn send_staged(&mut self) -> Result<(), StoreError> {
-        if !self.staged.is_empty() {
-            let staged = std::mem::take(&mut self.staged);
-            super::games::write_rows(self, &staged.games).await?;
-            super::moves::write_moves(self, &staged.moves).await?;
-            super::moves::write_events(self, &staged.events).await?;
-            super::idempotency::write_rows(self, &staged.answers).await?;
-        }
+        let staged = std::mem::take(&mut self.staged);
+        super::games::write_rows(self, &staged.games).await?;
+        super::moves::write_moves(self, &staged.moves).await?;
+        super::moves::write_events(self, &staged.events).await?;
+        super::idempotency::write_rows(self, &staged.answers).await?;
         if let Some(recorder) = self.recorder.as_mut() {
             let events = recorder.take_events()?;
             super::outbox::write_events(self, events).await?;

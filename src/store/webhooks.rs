@@ -46,36 +46,25 @@ pub struct AttemptRecord {
 }
 
 /// A delivery claimed for sending.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Claimed {
     pub seq: i64,
     pub webhook_id: String,
     pub event_id: String,
     pub game_id: String,
+    #[sqlx(rename = "type")]
     pub event_type: String,
-    /// The body to send, as signed.
+    /// The body to send, as signed (rendered when claimed).
+    #[sqlx(skip)]
     pub body: String,
     /// Attempts made before this one.
     pub attempts: i64,
     pub url: String,
     pub secret: String,
-}
-
-/// A claimed delivery as read: what its body is made of.
-#[derive(sqlx::FromRow)]
-struct ClaimedRow {
-    seq: i64,
-    webhook_id: String,
-    event_id: String,
-    game_id: String,
-    #[sqlx(rename = "type")]
-    event_type: String,
-    /// The body as older builds stored it (empty since).
-    body: Vec<u8>,
+    /// What the body is made of: the facts recorded with the change, or
+    /// the body as earlier builds stored it (empty since).
     facts: Option<String>,
-    attempts: i64,
-    url: String,
-    secret: String,
+    stored: Vec<u8>,
 }
 
 /// Where a delivery stands after an attempt.
@@ -188,7 +177,7 @@ struct PendingRow {
 
 /// What a claim returns of each delivery (`c` the delivery, `w` its
 /// endpoint, `e` its event).
-const CLAIMED_COLUMNS: &str = "c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body, e.facts, c.attempts, w.url, w.secret";
+const CLAIMED_COLUMNS: &str = "c.seq, c.webhook_id, c.event_id, c.game_id, e.type, e.body AS stored, e.facts, c.attempts, w.url, w.secret";
 
 /// Of the pending deliveries (in the order recorded), those to claim: the
 /// first of each game and endpoint, if it is due, not leased, not `held`
@@ -416,7 +405,7 @@ impl Store {
         if chosen.is_empty() {
             return Ok(Vec::new());
         }
-        let mut rows: Vec<ClaimedRow> = match &self.backend {
+        let mut rows: Vec<Claimed> = match &self.backend {
             Backend::Sqlite(sqlite) => {
                 let mut q = QueryBuilder::new(format!(
                     "SELECT {CLAIMED_COLUMNS} FROM webhook_deliveries c \
@@ -457,23 +446,10 @@ impl Store {
             .outbox
             .render()
             .ok_or_else(|| StoreError::Corrupt("no renderer for webhook events".into()))?;
-        rows.into_iter()
-            .map(|r| {
-                let body =
-                    super::outbox::body(&**render, &r.event_type, r.facts.as_deref(), &r.body)?;
-                Ok(Claimed {
-                    seq: r.seq,
-                    webhook_id: r.webhook_id,
-                    event_id: r.event_id,
-                    game_id: r.game_id,
-                    event_type: r.event_type,
-                    body,
-                    attempts: r.attempts,
-                    url: r.url,
-                    secret: r.secret,
-                })
-            })
-            .collect()
+        for r in &mut rows {
+            r.body = super::outbox::body(&**render, &r.event_type, r.facts.as_deref(), &r.stored)?;
+        }
+        Ok(rows)
     }
 
     /// Records attempts' outcomes: each delivery's new state (a delivered

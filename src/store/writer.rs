@@ -236,8 +236,8 @@ async fn begin_sqlite(
 /// Begins a PostgreSQL batch and reads and locks the games its jobs write,
 /// in one statement, in the order of their ids: every instance's writers
 /// lock in that order, so two batches never wait for each other in a
-/// cycle over them. A connection the server ended while idle is replaced
-/// once, before any job has run.
+/// cycle over them. (The pool pings an idle connection before handing it
+/// out, so a batch after a server restart begins on a live one.)
 async fn begin_postgres(
     pool: &PgPool,
     games: LruCache<Uuid, GameRecord>,
@@ -247,23 +247,7 @@ async fn begin_postgres(
     let mut ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
     ids.sort_unstable();
     ids.dedup();
-    let mut games = Some(games);
-    let mut retried = false;
-    loop {
-        let cache = games.take().unwrap_or_else(|| LruCache::new(CACHED_GAMES));
-        let begun = match pool.begin().await {
-            Ok(t) => {
-                let mut tx = WriteTx::new(Conn::Postgres(t), cache, hooks.clone());
-                tx.lock_games(&ids).await.map(|()| tx)
-            }
-            Err(e) => Err(e.into()),
-        };
-        match begun {
-            Err(StoreError::Unavailable(e)) if !retried && super::db::lost_connection(&e) => {
-                tracing::info!(error = %e, "the writer's connection was lost; beginning the batch again on a new one");
-                retried = true;
-            }
-            other => return other,
-        }
-    }
+    let mut tx = WriteTx::new(Conn::Postgres(pool.begin().await?), games, hooks);
+    tx.lock_games(&ids).await?;
+    Ok(tx)
 }
