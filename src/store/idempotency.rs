@@ -19,6 +19,11 @@ pub const MATCH_KEY_PREFIX: &str = "match:";
 /// The columns of a record, for a SELECT.
 const COLUMNS: &str = "game_id, key, request, status, body, version, created_at";
 
+/// The record of a key of a game (`$1` game, `$2` key): read by the readers
+/// and inside writes alike.
+const BY_KEY: &str = "SELECT game_id, key, request, status, body, version, created_at \
+     FROM idempotency WHERE game_id = $1 AND key = $2";
+
 /// A row of the idempotency table: the answer to a request, by game and
 /// key, with the hash of the request (hex; NULL in records stored before
 /// requests were hashed) and the version of the game the answer carries.
@@ -82,8 +87,7 @@ impl Store {
         id: Uuid,
         key: &str,
     ) -> Result<Option<IdempotentRecord>, StoreError> {
-        let sql = format!("SELECT {COLUMNS} FROM idempotency WHERE game_id = $1 AND key = $2");
-        let row: Option<IdempotencyRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+        let row: Option<IdempotencyRow> = on_reader!(self, |c| sqlx::query_as(BY_KEY)
             .bind(id.to_string())
             .bind(key)
             .fetch_optional(c)
@@ -103,8 +107,7 @@ impl WriteTx {
         key: &str,
     ) -> Result<Option<IdempotentRecord>, StoreError> {
         self.flush().await?;
-        let sql = format!("SELECT {COLUMNS} FROM idempotency WHERE game_id = $1 AND key = $2");
-        let row: Option<IdempotencyRow> = on_conn!(self, |c| sqlx::query_as(&sql)
+        let row: Option<IdempotencyRow> = on_conn!(self, |c| sqlx::query_as(BY_KEY)
             .bind(id.to_string())
             .bind(key)
             .fetch_optional(c)

@@ -174,6 +174,11 @@ impl EventRow {
     }
 }
 
+/// A round's moves in order (`$1` game, `$2` round): read by the readers
+/// and inside writes alike.
+const ROUND_MOVES: &str = "SELECT game_id, round, ply, version, player, a, b, at \
+     FROM moves WHERE game_id = $1 AND round = $2 ORDER BY ply";
+
 impl Store {
     /// The moves of one round, in order.
     ///
@@ -185,10 +190,7 @@ impl Store {
         kind: GameKind,
         round: u32,
     ) -> Result<Vec<MoveRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND round = $2 ORDER BY ply"
-        );
-        let rows: Vec<MoveRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+        let rows: Vec<MoveRow> = on_reader!(self, |c| sqlx::query_as(ROUND_MOVES)
             .bind(id.to_string())
             .bind(i64::from(round))
             .fetch_all(c)
@@ -300,10 +302,7 @@ impl WriteTx {
         round: u32,
     ) -> Result<Vec<MoveRecord>, StoreError> {
         self.flush().await?;
-        let sql = format!(
-            "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND round = $2 ORDER BY ply"
-        );
-        let rows: Vec<MoveRow> = on_conn!(self, |c| sqlx::query_as(&sql)
+        let rows: Vec<MoveRow> = on_conn!(self, |c| sqlx::query_as(ROUND_MOVES)
             .bind(id.to_string())
             .bind(i64::from(round))
             .fetch_all(c)
