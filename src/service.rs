@@ -438,7 +438,7 @@ impl Service {
                         let kind = change(&mut game, seat, now)?;
                         game.sync_clock(now);
                         save(tx, &mut game, now).await?;
-                        tx.insert_event(id, &event(&game, kind)).await?;
+                        tx.insert_event(id, &event(&game, kind));
                         Ok(game)
                     })
                 }),

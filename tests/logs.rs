@@ -71,7 +71,8 @@ async fn a_job_logs_in_the_span_of_the_request_that_queued_it() {
                     Box::new(move |tx| {
                         Box::pin(async move {
                             tracing::info!("inside the job");
-                            tx.insert_game(&game).await
+                            tx.insert_game(&game);
+                            Ok(())
                         })
                     }),
                 )

@@ -77,7 +77,12 @@ async fn insert(store: &Store, game: &GameRecord) {
     let game = game.clone();
     write(
         store,
-        Box::new(move |tx| Box::pin(async move { tx.insert_game(&game).await })),
+        Box::new(move |tx| {
+            Box::pin(async move {
+                tx.insert_game(&game);
+                Ok(())
+            })
+        }),
     )
     .await;
 }
@@ -91,19 +96,19 @@ async fn a_game_created_and_changed_in_one_batch_is_stored_whole() {
         &store,
         Box::new(move |tx| {
             Box::pin(async move {
-                tx.insert_game(&game).await?;
+                tx.insert_game(&game);
                 let created = EventRecord {
                     version: 1,
                     event: EventType::Create,
                     round: 1,
                     at: Utc::now(),
                 };
-                tx.insert_event(id, &created).await?;
-                tx.insert_move(id, &column(1, 3)).await?;
+                tx.insert_event(id, &created);
+                tx.insert_move(id, &column(1, 3));
                 assert!(tx.update_game(&at_version(&game, 2), 1).await?);
                 // The batch sees its own write: version 1 is gone.
                 let stale = tx.update_game(&at_version(&game, 3), 1).await?;
-                tx.insert_move(id, &column(2, 4)).await?;
+                tx.insert_move(id, &column(2, 4));
                 assert!(tx.update_game(&at_version(&game, 3), 2).await?);
                 assert_eq!(tx.game(id).await?.unwrap().version, 3);
                 Ok(stale)
@@ -144,13 +149,13 @@ async fn a_game_deleted_in_the_batch_that_wrote_it_is_kept_whole_until_purged() 
         Box::new(move |tx| {
             Box::pin(async move {
                 // A stored game changed, then deleted.
-                tx.insert_move(kept_id, &column(1, 0)).await?;
+                tx.insert_move(kept_id, &column(1, 0));
                 assert!(tx.delete_game(kept_id).await?);
                 assert!(!tx.delete_game(kept_id).await?);
                 assert!(tx.game(kept_id).await?.is_none());
                 // A game created and deleted in the same batch.
-                tx.insert_game(&created).await?;
-                tx.insert_move(created_id, &column(1, 2)).await?;
+                tx.insert_game(&created);
+                tx.insert_move(created_id, &column(1, 2));
                 assert!(tx.delete_game(created_id).await?);
                 // Never stored: nothing to update or delete.
                 assert!(!tx.update_game(&at_version(&gone, 2), 1).await?);
@@ -210,7 +215,7 @@ async fn a_job_that_fails_after_writing_takes_its_batch_back_and_the_cache_too()
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    tx.insert_move(id, &column(1, 5)).await?;
+                    tx.insert_move(id, &column(1, 5));
                     assert!(tx.update_game(&at_version(&g, 2), 1).await?);
                     Err(StoreError::Corrupt("the job gave up".into()))
                 })
@@ -279,13 +284,11 @@ async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
         &store,
         Box::new(move |tx| {
             Box::pin(async move {
-                tx.insert_game(&game).await?;
+                tx.insert_game(&game);
                 assert_eq!(tx.idempotent(id, "k1").await?, None);
-                tx.remember(id, "k1", &request, &answer(201).response)
-                    .await?;
+                tx.remember(id, "k1", &request, &answer(201).response);
                 let first = tx.idempotent(id, "k1").await?;
-                tx.remember(id, "k1", &request, &answer(202).response)
-                    .await?;
+                tx.remember(id, "k1", &request, &answer(202).response);
                 let second = tx.idempotent(id, "k1").await?;
                 assert_eq!(tx.idempotent(id, "k2").await?, None);
                 Ok((first, second))
@@ -327,7 +330,7 @@ async fn batches_that_read_through_sqlx_follow_batches_that_only_flush_and_the_s
             &store,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    tx.insert_move(id, &column(ply, i64::from(ply % 7))).await?;
+                    tx.insert_move(id, &column(ply, i64::from(ply % 7)));
                     tx.update_game(&g, i64::from(ply)).await
                 })
             }),
@@ -370,7 +373,7 @@ async fn concurrent_jobs_on_one_game_take_turns_and_none_is_lost() {
                     Box::pin(async move {
                         let current = tx.game(id).await?.unwrap().version;
                         let ply = u32::try_from(current).unwrap();
-                        tx.insert_move(id, &column(ply, 0)).await?;
+                        tx.insert_move(id, &column(ply, 0));
                         assert!(
                             tx.update_game(&at_version(&game, current + 1), current)
                                 .await?
@@ -489,7 +492,10 @@ async fn rows_stored_under_the_first_schema_survive_the_later_migrations() {
         .write::<(), StoreError>(
             None,
             Box::new(move |tx| {
-                Box::pin(async move { tx.insert_move(game.id, &column(2, 6)).await })
+                Box::pin(async move {
+                    tx.insert_move(game.id, &column(2, 6));
+                    Ok(())
+                })
             }),
         )
         .await;
@@ -686,7 +692,7 @@ async fn quick_match_sees_the_games_its_batch_created_and_joined() {
                     game.version += 1;
                     assert!(tx.update_game(&game, version).await?);
                     if seen.len() == 2 {
-                        tx.insert_game(&created).await?;
+                        tx.insert_game(&created);
                     }
                 }
                 assert!(matches!(
@@ -806,7 +812,8 @@ async fn an_instance_matching_a_key_makes_the_others_retry_instead_of_deciding()
                     .await?,
                 Waiting::Nothing
             ));
-            tx.insert_game(&created).await
+            tx.insert_game(&created);
+            Ok(())
         })
     })
     .await;

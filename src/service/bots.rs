@@ -262,7 +262,7 @@ impl Service {
                                 clock.since = Some(started);
                             }
                             let mv = apply(&mut current, suggestion.mv.input(), now)?;
-                            tx.insert_move(id, &mv).await?;
+                            tx.insert_move(id, &mv);
                             save(tx, &mut current, now).await?;
                             if let Some((key, request, render, answered)) = record {
                                 let mut replies = so_far;
@@ -272,7 +272,7 @@ impl Service {
                                     game: current.clone(),
                                     replies,
                                 };
-                                tx.remember(id, &key, &request, &render(&played)?).await?;
+                                tx.remember(id, &key, &request, &render(&played)?);
                             }
                             Ok(Some((mv, current)))
                         })

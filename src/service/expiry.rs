@@ -162,7 +162,7 @@ impl Service {
                         }
                         save(tx, &mut game, clock.now()).await?;
                         let deleted = EventType::Deleted(DeleteReason::Expired);
-                        tx.insert_event(id, &event(&game, deleted)).await?;
+                        tx.insert_event(id, &event(&game, deleted));
                         tx.delete_game(id).await?;
                         Ok(true)
                     })

@@ -204,8 +204,7 @@ impl Service {
                                     if let Some(p) = &player {
                                         p.record(tx, game.id).await?;
                                     }
-                                    tx.insert_event(game.id, &event(&game, EventType::Join(seat)))
-                                        .await?;
+                                    tx.insert_event(game.id, &event(&game, EventType::Join(seat)));
                                     (game, seat, true)
                                 }
                                 Waiting::Nothing => {
@@ -214,12 +213,11 @@ impl Service {
                                     if let Some(p) = &player {
                                         p.bind(&mut game, Player::X);
                                     }
-                                    tx.insert_game(&game).await?;
+                                    tx.insert_game(&game);
                                     if let Some(p) = &player {
                                         p.record(tx, game.id).await?;
                                     }
-                                    tx.insert_event(game.id, &event(&game, EventType::Create))
-                                        .await?;
+                                    tx.insert_event(game.id, &event(&game, EventType::Create));
                                     (game, Player::X, false)
                                 }
                             };
@@ -231,7 +229,7 @@ impl Service {
                                     invite: None,
                                 };
                                 let answer = salted(render(&taken)?, &job_token, &salt)?;
-                                tx.remember(game.id, &stored_key, &request, &answer).await?;
+                                tx.remember(game.id, &stored_key, &request, &answer);
                             }
                             Ok(Attempt::Seated(Box::new(game), seat, joined))
                         })

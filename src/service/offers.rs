@@ -91,15 +91,14 @@ impl Service {
                                 at: now,
                             });
                             save(tx, &mut game, now).await?;
-                            tx.insert_event(id, &event(&game, EventType::Offer(kind, seat)))
-                                .await?;
+                            tx.insert_event(id, &event(&game, EventType::Offer(kind, seat)));
                             match answer {
                                 Some(true) => settle_offer(tx, &mut game, kind, seat, now).await?,
                                 Some(false) => {
                                     game.offer = None;
                                     save(tx, &mut game, now).await?;
                                     let declined = EventType::OfferDeclined(kind, seat.other());
-                                    tx.insert_event(id, &event(&game, declined)).await?;
+                                    tx.insert_event(id, &event(&game, declined));
                                 }
                                 None => {}
                             }
@@ -330,7 +329,7 @@ async fn settle_offer(
     };
     game.sync_clock(now);
     save(tx, game, now).await?;
-    tx.insert_event(game.id, &event(game, change)).await?;
+    tx.insert_event(game.id, &event(game, change));
     Ok(())
 }
 
@@ -370,8 +369,7 @@ impl Service {
                             game.version = game.stored_version();
                             game.derived = false;
                             save(tx, &mut game, now).await?;
-                            tx.insert_event(id, &event(&game, EventType::Timeout(loser)))
-                                .await?;
+                            tx.insert_event(id, &event(&game, EventType::Timeout(loser)));
                             Ok(true)
                         })
                     }),

@@ -104,13 +104,13 @@ impl Service {
             None,
             Box::new(move |tx| {
                 Box::pin(async move {
-                    tx.insert_game(&record).await?;
+                    tx.insert_game(&record);
                     if let Some(player) = &player {
                         player.record(tx, record.id).await?;
                     }
-                    tx.insert_event(record.id, &created).await?;
+                    tx.insert_event(record.id, &created);
                     for m in &line {
-                        tx.insert_move(record.id, m).await?;
+                        tx.insert_move(record.id, m);
                     }
                     Ok(())
                 })
@@ -187,8 +187,7 @@ impl Service {
                         if let Some(player) = &player {
                             player.record(tx, id).await?;
                         }
-                        tx.insert_event(id, &event(&game, EventType::Join(seat)))
-                            .await?;
+                        tx.insert_event(id, &event(&game, EventType::Join(seat)));
                         Ok((game, seat))
                     })
                 }),
@@ -261,7 +260,7 @@ impl Service {
                             .and_then(|mv| Ok((mv, replies.for_reply(&game)?)));
                         metrics.count_move(kind, checked.is_ok());
                         let (mv, place) = checked?;
-                        tx.insert_move(id, &mv).await?;
+                        tx.insert_move(id, &mv);
                         save(tx, &mut game, now).await?;
                         let played = Played {
                             mv,
@@ -269,7 +268,7 @@ impl Service {
                             replies: Vec::new(),
                         };
                         if let Some((key, request)) = &key {
-                            tx.remember(id, key, request, &render(&played)?).await?;
+                            tx.remember(id, key, request, &render(&played)?);
                         }
                         Ok(Ok((played, place)))
                     })
@@ -361,8 +360,7 @@ impl Service {
                         return Err(ServiceError::AgreementRequired);
                     }
                     save(tx, &mut game, now).await?;
-                    tx.insert_event(id, &event(&game, EventType::Deleted(DeleteReason::BySeat)))
-                        .await?;
+                    tx.insert_event(id, &event(&game, EventType::Deleted(DeleteReason::BySeat)));
                     tx.delete_game(id).await?;
                     Ok(())
                 })

@@ -4,7 +4,7 @@
 //! `moves`, …), each query written once for both backends.
 
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -190,10 +190,7 @@ impl Store {
                 if let Some(c) = &s.checkpointer {
                     c.close().await;
                 }
-                match s.lock.lock() {
-                    Ok(mut lock) => drop(lock.take()),
-                    Err(poisoned) => drop(poisoned.into_inner().take()),
-                }
+                drop(s.lock.lock().unwrap_or_else(PoisonError::into_inner).take());
             }
             Backend::Postgres(p) => p.pool.close().await,
         }

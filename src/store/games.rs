@@ -142,10 +142,6 @@ struct MetaPlayer {
     rating: Option<f64>,
 }
 
-fn rating_triple(r: &Rating) -> [f64; 3] {
-    [r.rating, r.deviation, r.volatility]
-}
-
 fn triple_rating(t: [f64; 3]) -> Rating {
     Rating {
         rating: t[0],
@@ -220,23 +216,9 @@ impl Meta {
             }),
             rated: game.players.rated,
             rating_change: game.players.change.map(|c| {
-                [
-                    [rating_triple(&c.before[0]), rating_triple(&c.before[1])],
-                    [rating_triple(&c.after[0]), rating_triple(&c.after[1])],
-                ]
+                [c.before, c.after].map(|side| side.map(|r| [r.rating, r.deviation, r.volatility]))
             }),
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        players_empty(&self.players)
-            && !self.rated
-            && self.rating_change.is_none()
-            && names_empty(&self.names)
-            && self.invite.is_none()
-            && self.ending.is_none()
-            && self.offer.is_none()
-            && self.clock.is_none()
     }
 
     fn parse(text: Option<&str>) -> Result<Meta, StoreError> {
@@ -293,10 +275,10 @@ impl GameRow {
             created_at: ts(game.created_at),
             updated_at,
             private: game.private,
-            meta: {
-                let meta = Meta::of(game);
-                (!meta.is_empty()).then(|| serde_json::to_string(&meta).unwrap_or_default())
-            },
+            // NULL when every part is empty (each is left out when empty).
+            meta: serde_json::to_string(&Meta::of(game))
+                .ok()
+                .filter(|m| m != "{}"),
             deadline: game.deadline().map(ts),
             match_key: game.match_key(),
             updated_minute,
@@ -321,16 +303,13 @@ impl GameRow {
             (None, None) => resigned.map(Ending::Resignation),
             (e, _) => return Err(StoreError::Corrupt(format!("game {id}: ending {e:?}"))),
         };
-        let invite = meta
-            .invite
-            .as_deref()
-            .map(|h| {
-                hex::decode(h)
-                    .ok()
-                    .and_then(|b| TokenHash::from_slice(&b))
-                    .ok_or_else(|| StoreError::Corrupt(format!("game {id}: invite hash")))
-            })
-            .transpose()?;
+        let hash = |hex_text: &str| {
+            hex::decode(hex_text)
+                .ok()
+                .and_then(|b| TokenHash::from_slice(&b))
+                .ok_or_else(|| StoreError::Corrupt(format!("game {id}: hash {hex_text:?}")))
+        };
+        let invite = meta.invite.as_deref().map(hash).transpose()?;
         let offer = meta
             .offer
             .map(|o| -> Result<Offer, StoreError> {
@@ -364,13 +343,9 @@ impl GameRow {
         for (slot, p) in seat_players.iter_mut().zip(meta.players) {
             *slot = p
                 .map(|p| -> Result<SeatPlayer, StoreError> {
-                    let credential = hex::decode(&p.credential)
-                        .ok()
-                        .and_then(|b| TokenHash::from_slice(&b))
-                        .ok_or_else(|| StoreError::Corrupt(format!("game {id}: credential")))?;
                     Ok(SeatPlayer {
+                        credential: hash(&p.credential)?,
                         id: p.id,
-                        credential,
                         rating: p.rating,
                     })
                 })
@@ -388,13 +363,13 @@ impl GameRow {
             id,
             position,
             seats: [
-                seat_from(
+                seat(
                     &self.x_type,
                     self.x_token,
                     self.x_level.as_deref(),
                     self.x_seed,
                 )?,
-                seat_from(
+                seat(
                     &self.o_type,
                     self.o_token,
                     self.o_level.as_deref(),
@@ -420,7 +395,8 @@ impl GameRow {
     }
 }
 
-fn seat_from(
+/// A seat from its columns.
+fn seat(
     kind: &str,
     token: Option<Vec<u8>>,
     level: Option<&str>,
@@ -479,12 +455,8 @@ impl Store {
     /// # Errors
     /// Database errors, or a row that does not decode.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL");
-        let row: Option<GameRow> = on_reader!(self, |c| sqlx::query_as(&sql)
-            .bind(id.to_string())
-            .fetch_optional(c)
-            .await)?;
-        row.map(GameRow::into_record).transpose()
+        let kept = self.game_kept(id).await?;
+        Ok(kept.and_then(|(game, deleted)| (!deleted).then_some(game)))
     }
 
     /// A game by id, also while it is kept after its deletion (see
@@ -595,14 +567,24 @@ impl WriteTx {
     /// # Errors
     /// Database errors, or a row that does not decode.
     pub async fn game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        if let Some(game) = self.games.get(&id) {
-            return Ok(Some(game.clone()));
-        }
-        self.flush().await?;
         let lock = match self.conn {
             Conn::Postgres(_) => " FOR UPDATE",
             Conn::Sqlite(_) => "",
         };
+        self.game_locked(id, lock).await
+    }
+
+    /// The game by id, from the games this transaction holds, else read
+    /// with `lock` (a PostgreSQL locking clause, or nothing) and kept.
+    pub(super) async fn game_locked(
+        &mut self,
+        id: Uuid,
+        lock: &str,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        if let Some(game) = self.games.get(&id) {
+            return Ok(Some(game.clone()));
+        }
+        self.flush().await?;
         let sql =
             format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL{lock}");
         let row: Option<GameRow> = on_conn!(self, |c| sqlx::query_as(&sql)
@@ -616,17 +598,9 @@ impl WriteTx {
         Ok(game)
     }
 
-    /// Inserts a new game.
-    ///
-    /// # Errors
-    /// None today: the row is staged (the signature leaves room for errors).
-    #[expect(
-        clippy::unused_async,
-        reason = "the row is staged; the write API stays async for writes that go straight in"
-    )]
-    pub async fn insert_game(&mut self, game: &GameRecord) -> Result<(), StoreError> {
+    /// Inserts a new game (staged: sent with the batch's next statement).
+    pub fn insert_game(&mut self, game: &GameRecord) {
         self.stage_game(None, game, false);
-        Ok(())
     }
 
     /// Writes the game's new state if its stored version is still

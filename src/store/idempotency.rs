@@ -140,21 +140,14 @@ impl WriteTx {
 
     /// Remembers the answer to `request` under an idempotency key of the
     /// game (a later answer to the same request replaces it: a bot's reply
-    /// completes the answer to a move).
-    ///
-    /// # Errors
-    /// None today: the row is staged.
-    #[expect(
-        clippy::unused_async,
-        reason = "the row is staged; the write API stays async for writes that go straight in"
-    )]
-    pub async fn remember(
+    /// completes the answer to a move). Staged.
+    pub fn remember(
         &mut self,
         id: Uuid,
         key: &str,
         request: &RequestHash,
         response: &StoredResponse,
-    ) -> Result<(), StoreError> {
+    ) {
         let row = IdempotencyRow::of(id, key, request, response);
         let answers = &mut self.staged.answers;
         match answers
@@ -165,7 +158,6 @@ impl WriteTx {
             None => answers.push(row),
         }
         self.writes += 1;
-        Ok(())
     }
 }
 

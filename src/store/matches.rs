@@ -9,10 +9,8 @@
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use uuid::Uuid;
 
 use super::db::{Conn, on_conn};
-use super::games::{GAME_COLUMNS, GameRow};
 use super::{StoreError, WriteTx, parse_id, ts};
 use crate::domain::{GameRecord, GameStatus, TokenHash};
 
@@ -111,7 +109,8 @@ impl WriteTx {
                 after = seq;
                 let id = parse_id(&id)?;
                 let game = if postgres {
-                    let Some(game) = self.try_game(id).await? else {
+                    // Skipped (and so not waited for) when another holds it.
+                    let Some(game) = self.game_locked(id, " FOR UPDATE SKIP LOCKED").await? else {
                         locked_elsewhere = true;
                         continue;
                     };
@@ -153,27 +152,5 @@ impl WriteTx {
         } else {
             Waiting::Nothing
         })
-    }
-
-    /// PostgreSQL: the game, read and locked if its row can be locked
-    /// without waiting; `None` when another transaction holds it.
-    async fn try_game(&mut self, id: Uuid) -> Result<Option<GameRecord>, StoreError> {
-        if let Some(game) = self.games.get(&id) {
-            return Ok(Some(game.clone()));
-        }
-        let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL \
-             FOR UPDATE SKIP LOCKED"
-        );
-        let row: Option<GameRow> = on_conn!(self, |c| sqlx::query_as(&sql)
-            .bind(id.to_string())
-            .fetch_optional(c)
-            .await)?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let game = row.into_record()?;
-        self.games.put(id, game.clone());
-        Ok(Some(game))
     }
 }

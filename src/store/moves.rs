@@ -147,20 +147,16 @@ impl EventRow {
             ("takeback", None, _, Some(n)) => EventType::Takeback(n),
             ("draw", None, ..) => EventType::Draw,
             ("timeout", Some(p), ..) => EventType::Timeout(p),
-            ("deleted", None, ..) => match self.detail.as_deref() {
-                None => EventType::Deleted(DeleteReason::BySeat),
-                Some(EXPIRED) => EventType::Deleted(DeleteReason::Expired),
-                Some(other) => {
-                    return Err(StoreError::Corrupt(format!(
-                        "deleted for {other:?} at version {}",
-                        self.version
-                    )));
-                }
-            },
+            ("deleted", None, ..) if self.detail.is_none() => {
+                EventType::Deleted(DeleteReason::BySeat)
+            }
+            ("deleted", None, ..) if self.detail.as_deref() == Some(EXPIRED) => {
+                EventType::Deleted(DeleteReason::Expired)
+            }
             (name, ..) => {
                 return Err(StoreError::Corrupt(format!(
-                    "event {name:?} at version {}",
-                    self.version
+                    "event {name:?} ({:?}) at version {}",
+                    self.detail, self.version
                 )));
             }
         };
@@ -258,36 +254,20 @@ impl Store {
 }
 
 impl WriteTx {
-    /// Appends a move to the history.
-    ///
-    /// # Errors
-    /// None today: the row is staged (a duplicate `(game, round, ply)` fails
-    /// the commit).
-    #[expect(
-        clippy::unused_async,
-        reason = "the row is staged; the write API stays async for writes that go straight in"
-    )]
-    pub async fn insert_move(&mut self, id: Uuid, m: &MoveRecord) -> Result<(), StoreError> {
+    /// Appends a move to the history (staged: a duplicate `(game, round,
+    /// ply)` fails the batch's next statement).
+    pub fn insert_move(&mut self, id: Uuid, m: &MoveRecord) {
         self.staged.moves.push(MoveRow::of(id, m));
         if let Some(recorder) = self.recorder.as_mut() {
             recorder.played(id, m);
         }
         self.writes += 1;
-        Ok(())
     }
 
-    /// Appends a change that is not a move.
-    ///
-    /// # Errors
-    /// None today: the row is staged.
-    #[expect(
-        clippy::unused_async,
-        reason = "the row is staged; the write API stays async for writes that go straight in"
-    )]
-    pub async fn insert_event(&mut self, id: Uuid, e: &EventRecord) -> Result<(), StoreError> {
+    /// Appends a change that is not a move (staged).
+    pub fn insert_event(&mut self, id: Uuid, e: &EventRecord) {
         self.staged.events.push(EventRow::of(id, e));
         self.writes += 1;
-        Ok(())
     }
 
     /// The moves of a round of the game as this transaction sees them, in

@@ -12,8 +12,8 @@
 //! only when some endpoint subscribes to them: without webhooks a write does
 //! no work for them.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -56,21 +56,12 @@ pub struct Outbox {
     render: OnceLock<Arc<dyn EventRender>>,
     /// Woken after a commit that recorded events.
     pub(super) recorded: tokio::sync::Notify,
-    /// When a writer last took a busy batch: milliseconds after [`EPOCH`], plus
-    /// one (0: never).
-    busy_at: AtomicU64,
+    /// When a writer last took a busy batch.
+    busy_at: Mutex<Option<Instant>>,
 }
 
 /// Jobs in a batch from which the writes count as busy.
 pub const BUSY_BATCH: usize = 8;
-
-/// The origin of [`Outbox`]'s times.
-static EPOCH: std::sync::LazyLock<std::time::Instant> =
-    std::sync::LazyLock::new(std::time::Instant::now);
-
-fn since_epoch() -> u64 {
-    u64::try_from(EPOCH.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
 
 impl std::fmt::Debug for Outbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,18 +72,13 @@ impl std::fmt::Debug for Outbox {
 impl Outbox {
     /// Notes that the writes are busy now.
     pub(super) fn busy_now(&self) {
-        self.busy_at.store(since_epoch() + 1, Ordering::Relaxed);
+        *self.busy_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
     }
 
     /// Whether the writes were busy within `window`.
-    pub(super) fn busy_within(&self, window: std::time::Duration) -> bool {
-        match self.busy_at.load(Ordering::Relaxed) {
-            0 => false,
-            at => {
-                let window = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
-                (since_epoch() + 1).saturating_sub(at) <= window
-            }
-        }
+    pub(super) fn busy_within(&self, window: Duration) -> bool {
+        let busy_at = *self.busy_at.lock().unwrap_or_else(PoisonError::into_inner);
+        busy_at.is_some_and(|at| at.elapsed() <= window)
     }
 
     /// Sets the renderer (once; later calls are ignored).
@@ -107,20 +93,20 @@ impl Outbox {
 
     /// Replaces the endpoints known.
     pub fn set_subscriptions(&self, subscriptions: Vec<Subscription>) {
-        let subscriptions: Arc<[Subscription]> = subscriptions.into();
-        match self.subscriptions.write() {
-            Ok(mut s) => *s = subscriptions,
-            Err(poisoned) => *poisoned.into_inner() = subscriptions,
-        }
+        *self
+            .subscriptions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = subscriptions.into();
     }
 
     /// What a transaction beginning now records events for; `None` when no
     /// endpoint wants any.
     pub(super) fn hooks(&self) -> Option<Hooks> {
-        let subscriptions = match self.subscriptions.read() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+        let subscriptions = self
+            .subscriptions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let wanted = subscriptions
             .iter()
             .fold(EventSet::default(), |set, s| set.with(s.events));

@@ -9,11 +9,9 @@
 //! the rating the first wrote, and no update is lost. On SQLite the writer
 //! holds the database's only write lock.
 
-use chrono::{DateTime, Utc};
-
 use super::db::{Conn, on_conn, on_reader};
 use super::games::{GAME_COLUMNS, ListedRow};
-use super::{Store, StoreError, WriteTx, ts};
+use super::{Store, StoreError, WriteTx, parse_ts, ts};
 use crate::domain::player::{KindRating, PlayerRecord, PlayerView, Ranked};
 use crate::domain::rating::Rating;
 use crate::domain::{GameRecord, TokenHash};
@@ -36,14 +34,11 @@ impl PlayerRow {
                     .ok_or_else(|| StoreError::Corrupt(format!("player {}: key hash", self.id)))
             })
             .transpose()?;
-        let created_at = DateTime::parse_from_rfc3339(&self.created_at)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| StoreError::Corrupt(format!("player {}: {e}", self.id)))?;
         Ok(PlayerRecord {
+            created_at: parse_ts(&self.created_at)?,
             id: self.id,
             name: self.name,
             key,
-            created_at,
         })
     }
 }
@@ -279,11 +274,7 @@ impl Store {
         limit: u32,
     ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
         let limit = i64::from(limit.max(1));
-        let columns = GAME_COLUMNS
-            .split(", ")
-            .map(|c| format!("g.{}", c.trim()))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let columns = format!("g.{}", GAME_COLUMNS.replace(", ", ", g."));
         let sql = format!(
             "SELECT p.seq, {columns} FROM player_games p JOIN games g ON g.id = p.game_id \
              WHERE p.player_id = $1 AND ($2 IS NULL OR p.seq < $2) \
