@@ -9,6 +9,7 @@ pub use events::StreamClients;
 mod examples;
 mod extract;
 mod games;
+mod headers;
 mod kinds;
 mod matches;
 mod moves;
@@ -34,6 +35,7 @@ use utoipa_actix_web::{AppExt, scope};
 pub use client_ip::TrustedProxies;
 pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config};
+pub use headers::{not_modified, refuse_duplicates};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 pub use webhooks::EventData;
 
@@ -105,6 +107,7 @@ impl Modify for BearerAuth {
         responses::BadRequest,
         responses::Unauthorized,
         responses::Forbidden,
+        responses::AssistForbidden,
         responses::GameNotFound,
         responses::PositionNotFound,
         responses::MoveConflict,
@@ -124,6 +127,7 @@ impl Modify for BearerAuth {
         responses::UnprocessableMove,
         responses::InvalidOption,
         responses::InvalidMatch,
+        responses::InvalidPlayer,
         responses::MatchUnavailable,
         responses::UnprocessableBotMove,
         responses::TooManyRequests,
@@ -190,6 +194,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(webhooks::create_webhook)
             .service(webhooks::list_webhooks)
             .service(webhooks::delete_webhook)
+            .service(webhooks::patch_webhook)
             .service(webhooks::list_deliveries),
     )
     .service(system::healthz)

@@ -268,6 +268,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_WEBHOOK_ALLOW_PRIVATE")]
     pub webhook_allow_private: bool,
 
+    /// Disable a webhook endpoint whose every delivery has failed for this long (`24h`, `30m`, or seconds); `PATCH /v1/webhooks/{id}` turns it on again.
+    #[arg(long, env = "TABULA_WEBHOOK_DISABLE_AFTER", default_value = "24h", value_parser = parse_wait)]
+    pub webhook_disable_after: Duration,
+
     /// Sign-in by your own accounts: the HS256 secret your JWTs are signed with. A bearer JWT that verifies identifies the player `ext:<sub>`.
     #[arg(
         long,
@@ -292,6 +296,10 @@ pub struct Settings {
     /// Rated quick match seats a player with a waiting player at most this many rating points away.
     #[arg(long, env = "TABULA_MATCH_WINDOW", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
     pub match_window: u32,
+
+    /// Players one client address may create an hour (0: no limit); past it: 429 `rate_limited`. A retry with the same `Idempotency-Key` is not counted.
+    #[arg(long, env = "TABULA_PLAYER_RATE", default_value_t = crate::service::DEFAULT_PLAYER_RATE)]
+    pub player_rate: u32,
 
     /// How often the expiry sweeper looks for expired games. Not a flag:
     /// tests shorten it (with a manual clock) or lengthen it (to run the
@@ -346,11 +354,13 @@ impl Settings {
             admin_key: None,
             webhook_retry: parse_retry(default::WEBHOOK_RETRY).unwrap_or_default(),
             webhook_allow_private: false,
+            webhook_disable_after: crate::service::DEFAULT_DISABLE_AFTER,
             jwt_secret: None,
             jwt_public_key: None,
             jwt_issuer: None,
             jwt_audience: None,
             match_window: 300,
+            player_rate: crate::service::DEFAULT_PLAYER_RATE,
             expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),

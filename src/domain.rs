@@ -178,6 +178,9 @@ pub enum EndReason {
     Timeout,
     /// Both sides agreed a draw.
     Agreement,
+    /// A rated round that ended before each side had moved: no result, no
+    /// rating change.
+    Aborted,
 }
 
 impl EndReason {
@@ -190,6 +193,7 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Timeout => "timeout",
             EndReason::Agreement => "agreement",
+            EndReason::Aborted => "aborted",
         }
     }
 }
@@ -208,70 +212,135 @@ pub enum Ending {
 /// The longest seat name, in characters.
 pub const NAME_MAX_CHARS: usize = 32;
 
-/// A seat's name: 1 to [`NAME_MAX_CHARS`] characters, at least one of which
-/// prints, and none that hides or reorders text.
+/// A name as it is checked and stored: NFC-normalized, white space
+/// (any `White_Space` character, NBSP included) trimmed at both ends and
+/// each inner run made one space; then checked by [`check_name`].
+///
+/// # Errors
+/// A message saying what is wrong with it.
+pub fn normalize_name(name: &str) -> Result<String, String> {
+    use unicode_normalization::UnicodeNormalization;
+    let nfc: String = name.nfc().collect();
+    let normalized = nfc.split(char::is_whitespace).filter(|w| !w.is_empty());
+    let normalized = normalized.collect::<Vec<_>>().join(" ");
+    check_name(&normalized)?;
+    Ok(normalized)
+}
+
+/// Most combining marks one character may carry: enough for any script's
+/// diacritics, not for a tower of them drawn over the neighbouring text.
+const MARKS_PER_CHARACTER: usize = 8;
+
+/// A seat's name (see [`normalize_name`]): 1 to [`NAME_MAX_CHARS`]
+/// characters, at least one of which prints, none that hides or reorders
+/// text, and no word that mixes scripts.
 ///
 /// Refused, by their Unicode properties (ICU's data, not a table of our
 /// own): the general categories Other (controls, format characters such
 /// as direction isolates and soft hyphens, surrogates, private use,
 /// unassigned code points and noncharacters) and the line and paragraph
 /// separators; default-ignorable code points (fillers such as U+3164,
-/// variation selectors, the combining grapheme joiner); and a combining
-/// mark with no character before it to sit on.
+/// the combining grapheme joiner) but inside an emoji sequence (a zero
+/// width joiner between pictographs, a variation selector or tag after an
+/// emoji); U+2800; a combining mark with no character before it to sit
+/// on, or past [`MARKS_PER_CHARACTER`] on one; a word (a run between
+/// spaces) whose characters have no script in common, as Unicode TS #39
+/// resolves them (the `unicode-security` crate): `Fаrm` with a Cyrillic
+/// `а` is refused, `東京タワー` and `R2-D2` are not.
 ///
 /// # Errors
 /// A message saying what is wrong with it.
 pub fn check_name(name: &str) -> Result<(), String> {
     use icu_properties::props::{
-        DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace,
+        DefaultIgnorableCodePoint, Emoji, ExtendedPictographic, GeneralCategory,
+        GeneralCategoryGroup, WhiteSpace,
     };
     use icu_properties::{CodePointMapData, CodePointSetData};
+    use unicode_security::MixedScript;
     let category = CodePointMapData::<GeneralCategory>::new();
     let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
     let space = CodePointSetData::new::<WhiteSpace>();
-    let chars = name.chars().count();
-    if chars > NAME_MAX_CHARS {
+    let emoji = CodePointSetData::new::<Emoji>();
+    let pictograph = CodePointSetData::new::<ExtendedPictographic>();
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() > NAME_MAX_CHARS {
         return Err(format!(
-            "`name` has {chars} characters; at most {NAME_MAX_CHARS} are allowed"
+            "`name` has {} characters; at most {NAME_MAX_CHARS} are allowed",
+            chars.len()
         ));
     }
     let mut prints = false;
-    let mut after_base = false;
-    for c in name.chars() {
+    // The character marks sit on (none at the start or after a space), how
+    // many it carries, and the last one that was not a mark or selector.
+    let mut base: Option<char> = None;
+    let mut marks = 0;
+    for (i, &c) in chars.iter().enumerate() {
         let gc = category.get(c);
+        let next = chars.get(i + 1).copied();
+        let in_emoji = match c {
+            // A variation selector after an emoji (a keycap's digit too).
+            '\u{FE0E}' | '\u{FE0F}' => base.is_some_and(|b| emoji.contains(b)),
+            // A joiner between two pictographs.
+            '\u{200D}' => {
+                base.is_some_and(|b| pictograph.contains(b))
+                    && next.is_some_and(|n| pictograph.contains(n))
+            }
+            // A tag sequence's tags and its end, after a pictograph.
+            '\u{E0020}'..='\u{E007F}' => base.is_some_and(|b| pictograph.contains(b)),
+            _ => false,
+        };
         let hidden = GeneralCategoryGroup::Other.contains(gc)
             || matches!(
                 gc,
                 GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
             )
-            || ignorable.contains(c);
-        if hidden {
+            || ignorable.contains(c)
+            || c == BRAILLE_BLANK;
+        if hidden && !in_emoji {
             return Err(format!(
                 "`name` may hold printable characters only, not U+{:04X}",
                 u32::from(c)
             ));
         }
-        let blank = space.contains(c) || c == BRAILLE_BLANK;
+        if in_emoji {
+            if c == '\u{200D}' {
+                base = None;
+            }
+            continue;
+        }
+        let blank = space.contains(c);
         if GeneralCategoryGroup::Mark.contains(gc) {
-            if !after_base {
+            if base.is_none() {
                 return Err(format!(
                     "`name` has a combining mark (U+{:04X}) with no character before it",
                     u32::from(c)
                 ));
             }
+            marks += 1;
+            if marks > MARKS_PER_CHARACTER {
+                return Err(format!(
+                    "`name` has more than {MARKS_PER_CHARACTER} combining marks on one character"
+                ));
+            }
         } else {
-            after_base = !blank;
+            base = (!blank).then_some(c);
+            marks = 0;
         }
         prints |= !blank;
     }
     if !prints {
         return Err("`name` must have at least one visible character".into());
     }
+    if let Some(word) = name.split(' ').find(|w| !w.is_single_script()) {
+        return Err(format!(
+            "`name` mixes scripts in one word ({word:?}): write each word in one script"
+        ));
+    }
     Ok(())
 }
 
 /// U+2800 BRAILLE PATTERN BLANK: a symbol by category, but it prints
-/// nothing, so a name of it alone looks empty.
+/// nothing, so it passes for a space that is not one.
 const BRAILLE_BLANK: char = '\u{2800}';
 
 /// What an offer proposes.
@@ -471,13 +540,12 @@ impl GameRecord {
     #[must_use]
     pub fn match_key(&self) -> Option<String> {
         let fresh = self.round == 1 && self.position.ply() == 0;
-        (self.between_two_people() && !self.private && self.clock.is_none() && fresh).then(|| {
-            let key = match_key(self.position.setup());
-            if self.players.rated {
-                format!("{RATED_KEY_PREFIX}{key}")
-            } else {
-                key
-            }
+        (self.between_two_people() && !self.private && fresh).then(|| {
+            match_key(
+                self.position.setup(),
+                self.clock.map(|c| c.control),
+                self.players.rated,
+            )
         })
     }
 
@@ -582,6 +650,9 @@ impl GameRecord {
     /// The status, winner and end reason of the current round.
     #[must_use]
     pub fn outcome(&self) -> (GameStatus, Option<Player>, Option<EndReason>) {
+        if self.aborted() {
+            return (GameStatus::Draw, None, Some(EndReason::Aborted));
+        }
         match self.ending {
             Some(Ending::Resignation(loser)) => {
                 return (
@@ -610,6 +681,13 @@ impl GameRecord {
         }
     }
 
+    /// Whether the round is a rated one that ended (by resignation, time or
+    /// agreement) before each side had made a move: it counts for nothing.
+    #[must_use]
+    pub fn aborted(&self) -> bool {
+        self.players.rated && self.ending.is_some() && self.position.ply() < 2
+    }
+
     /// The seat whose token matches, if any. In a hotseat game the token
     /// matches both seats; the side to move is returned.
     #[must_use]
@@ -628,6 +706,7 @@ impl GameRecord {
     #[must_use]
     pub fn x_score(&self) -> Option<f64> {
         match self.outcome() {
+            (_, _, Some(EndReason::Aborted)) => None,
             (GameStatus::Won, Some(Player::X), _) => Some(1.0),
             (GameStatus::Won, Some(Player::O), _) => Some(0.0),
             (GameStatus::Draw, _, _) => Some(0.5),
@@ -640,25 +719,46 @@ impl GameRecord {
 /// never paired by quick match.
 pub const RATED_KEY_PREFIX: &str = "rated/";
 
-/// The kind and options of a game as one string, the same for every game
-/// of those terms: `tic_tac_toe`, `connect_four`, `ultimate_tic_tac_toe`,
-/// `gomoku/15/freestyle` (size, rule). Quick match pairs players by it.
+/// The terms of a game as one string, the same for every game of those
+/// terms: its kind and options (`tic_tac_toe`, `connect_four`,
+/// `ultimate_tic_tac_toe`, `gomoku/15/freestyle`: size, rule), its clock if
+/// any (`/clock/300000+2000`, `/clock/per-move/86400000`), and
+/// [`RATED_KEY_PREFIX`] first when rated. Quick match pairs players by it.
 ///
 /// # Examples
 /// ```
-/// use tabula::domain::match_key;
+/// use tabula::domain::{TimeControl, match_key};
 /// use tabula::rules::{GomokuOptions, GomokuRule, Setup};
 ///
-/// assert_eq!(match_key(Setup::ConnectFour), "connect_four");
+/// assert_eq!(match_key(Setup::ConnectFour, None, false), "connect_four");
 /// let options = GomokuOptions::new(9, GomokuRule::Standard).unwrap();
-/// assert_eq!(match_key(Setup::Gomoku(options)), "gomoku/9/standard");
+/// assert_eq!(match_key(Setup::Gomoku(options), None, false), "gomoku/9/standard");
+/// let blitz = TimeControl::Fischer { initial_ms: 180_000, increment_ms: 2000 };
+/// assert_eq!(
+///     match_key(Setup::ConnectFour, Some(blitz), true),
+///     "rated/connect_four/clock/180000+2000"
+/// );
 /// ```
 #[must_use]
-pub fn match_key(setup: Setup) -> String {
-    match setup {
+pub fn match_key(setup: Setup, clock: Option<TimeControl>, rated: bool) -> String {
+    let terms = match setup {
         Setup::Gomoku(o) => format!("gomoku/{}/{}", o.size(), o.rule().as_str()),
         other => other.kind().as_str().to_owned(),
+    };
+    let mut key = match clock {
+        Some(TimeControl::Fischer {
+            initial_ms,
+            increment_ms,
+        }) => format!("{terms}/clock/{initial_ms}+{increment_ms}"),
+        Some(TimeControl::PerMove { per_move_ms }) => {
+            format!("{terms}/clock/per-move/{per_move_ms}")
+        }
+        None => terms,
+    };
+    if rated {
+        key.insert_str(0, RATED_KEY_PREFIX);
     }
+    key
 }
 
 /// One played move.

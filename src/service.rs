@@ -23,7 +23,7 @@ mod expiry;
 mod history;
 mod matches;
 pub use matches::{MatchRequest, Matched, RenderGrant};
-pub use webhooks::{PER_ENDPOINT, WebhookSettings, refused_address, sign};
+pub use webhooks::{DEFAULT_DISABLE_AFTER, PER_ENDPOINT, WebhookSettings, refused_address, sign};
 mod notation;
 mod offers;
 mod players;
@@ -31,7 +31,10 @@ mod webhooks;
 mod writes;
 
 pub use bots::{CLIENT_SHARE, available_levels};
-pub use players::{DEFAULT_MATCH_WINDOW, Identified, JwtVerifier, PlayerSettings};
+pub use players::{
+    DEFAULT_MATCH_WINDOW, DEFAULT_PLAYER_RATE, Identified, JwtVerifier, PlayerCreated,
+    PlayerSettings,
+};
 
 use std::time::Duration;
 
@@ -123,6 +126,9 @@ pub enum ServiceError {
     /// one every [`offers::OFFER_EVERY`]: retry after that many seconds.
     #[error("offers come too fast from this seat: wait {0} s before the next one")]
     TooManyOffers(u64),
+    /// A client created its hourly share of players (`--player-rate`).
+    #[error("this client has created its share of players for now: wait {0} s")]
+    TooManyPlayers(u64),
     #[error("internal error: {0}")]
     Internal(String),
     /// A webhook endpoint's URL that is not http(s), or whose host resolves
@@ -144,6 +150,16 @@ pub enum ServiceError {
     SamePlayer,
     #[error("no such player")]
     PlayerNotFound,
+    /// A rated game without a clock: an abandoned round would never end.
+    #[error(
+        "a rated game needs a clock (`clock`: e.g. {{\"initial_ms\": 300000, \"increment_ms\": 2000}}, or {{\"per_move_ms\": 86400000}} for correspondence play)"
+    )]
+    ClockRequired,
+    /// A hint, analysis or bot move for a rated round in progress.
+    #[error(
+        "this round is rated and in progress: hints, analyses and bot moves are for unrated games and finished rounds"
+    )]
+    AssistanceForbidden,
 }
 
 impl From<StoreError> for ServiceError {

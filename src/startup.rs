@@ -79,6 +79,7 @@ impl Application {
         .with_webhooks(crate::service::WebhookSettings {
             retry: settings.webhook_retry.0.clone(),
             allow_private: settings.webhook_allow_private,
+            disable_after: settings.webhook_disable_after,
         })
         .with_players(player_settings(settings)?);
         service.spawn_expiry(settings.expire_sweep);
@@ -98,6 +99,11 @@ impl Application {
             admin_key: settings.admin_key.clone().filter(|k| !k.is_empty()),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
+        // The bot replies a stopped server did not make.
+        let resumed = state.service.resume_bot_replies().await?;
+        if resumed > 0 {
+            tracing::info!(games = resumed, "bot replies resumed");
+        }
         let metrics = web::Data::new(metrics);
         let limiter = web::Data::new(api::RateLimiter::new(
             settings.rate_limit,
@@ -128,9 +134,11 @@ impl Application {
             .configure(browser::play::configure)
             .default_service(web::to(api::not_found))
             .wrap(middleware::from_fn(api::close_stalled))
+            .wrap(middleware::from_fn(api::not_modified))
             .wrap(middleware::from_fn(api::head_as_get))
             .wrap(middleware::from_fn(browser::docs::headers))
             .wrap(middleware::from_fn(api::rate_limit))
+            .wrap(middleware::from_fn(api::refuse_duplicates))
             // Outside the rate limiter and every handler, so that 429s and
             // errors carry the CORS headers too (a page must be able to read
             // a 409's `code`); inside telemetry, so preflights are logged.
@@ -286,8 +294,8 @@ fn player_settings(settings: &Settings) -> anyhow::Result<crate::service::Player
     }
     .transpose()
     .map_err(anyhow::Error::msg)?;
-    Ok(crate::service::PlayerSettings::new(
-        jwt,
-        f64::from(settings.match_window),
-    ))
+    Ok(
+        crate::service::PlayerSettings::new(jwt, f64::from(settings.match_window))
+            .with_creation_rate(settings.player_rate),
+    )
 }

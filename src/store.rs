@@ -48,7 +48,8 @@ pub use db::{JobFn, Store, WriteTx};
 pub use idempotency::MATCH_KEY_PREFIX;
 pub use matches::{Nearest, Waiting};
 pub use outbox::{EventRender, Outbox};
-pub use webhooks::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
+pub use players::PlayerRequest;
+pub use webhooks::{AttemptRecord, Claimed, DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

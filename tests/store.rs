@@ -881,6 +881,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
             secret: "whsec_AAAA".into(),
             created_at: Utc::now(),
             disabled: false,
+            disabled_reason: None,
         })
         .await
         .unwrap();
@@ -910,7 +911,8 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
         DeliveryState::Pending,
         Some(Utc::now()),
     );
-    store.record_outcomes(&[failed]).await.unwrap();
+    let day_ago = Utc::now() - chrono::Duration::hours(24);
+    assert!(!store.record_outcomes(&[failed], day_ago).await.unwrap());
     let retry = store
         .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
         .await;
@@ -925,7 +927,7 @@ async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_w
         DeliveryState::Delivered,
         None,
     );
-    store.record_outcomes(&[delivered]).await.unwrap();
+    assert!(!store.record_outcomes(&[delivered], day_ago).await.unwrap());
     assert_eq!(store.outbox_depth().await.unwrap(), 0);
     let log = store.webhook_attempts(hook, 10).await.unwrap();
     let log: Vec<(i64, Option<i64>)> = log.iter().map(|a| (a.attempt, a.status)).collect();
@@ -1001,4 +1003,76 @@ async fn a_database_written_by_an_earlier_build_opens_and_reads_the_same() {
     assert_eq!(body["data"]["game"]["id"], id.to_string());
     assert_eq!(body["data"]["game"]["version"], 1);
     assert_eq!(claimed[0].attempts, 1);
+}
+
+#[tokio::test]
+async fn an_endpoint_failing_too_long_is_disabled_and_its_waiting_events_fail_in_time() {
+    use tabula::domain::webhook::WebhookEvent;
+    use tabula::store::{DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
+    let (_dir, _url, store) = open().await;
+    store.outbox().set_render(std::sync::Arc::new(Plain));
+    let hook = Uuid::now_v7();
+    store
+        .add_webhook(WebhookRecord {
+            id: hook,
+            url: "http://127.0.0.1:9/".into(),
+            events: vec![WebhookEvent::GameCreated],
+            secret: "whsec_AAAA".into(),
+            created_at: Utc::now(),
+            disabled: false,
+            disabled_reason: None,
+        })
+        .await
+        .unwrap();
+    insert(&store, &new_game()).await;
+    let none = std::collections::HashSet::new();
+    let later = Utc::now() + chrono::Duration::minutes(1);
+    let claimed = store
+        .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
+        .await
+        .unwrap();
+    let failed = Outcome::of(
+        &claimed[0],
+        Utc::now(),
+        None,
+        Some("connection refused".into()),
+        DeliveryState::Pending,
+        Some(Utc::now()),
+    );
+    // Failing since before the cutoff (here: the future): disabled.
+    assert!(store.record_outcomes(&[failed], later).await.unwrap());
+    let hook_now = store.webhook(hook).await.unwrap().unwrap();
+    assert!(hook_now.disabled);
+    assert_eq!(hook_now.disabled_reason.as_deref(), Some(FAILING_REASON));
+    // Sent nothing while disabled; its events wait, and are recorded still.
+    insert(&store, &new_game()).await;
+    assert!(
+        store
+            .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.outbox_depth().await.unwrap(), 2);
+    // Not yet waited long enough: still pending; then failed.
+    store
+        .fail_disabled(Utc::now() - chrono::Duration::hours(1))
+        .await
+        .unwrap();
+    assert_eq!(store.outbox_depth().await.unwrap(), 2);
+    store.fail_disabled(later).await.unwrap();
+    assert_eq!(store.outbox_depth().await.unwrap(), 0);
+    // Enabled by hand: the reason goes, and new events are sent again.
+    let enabled = store
+        .set_webhook_disabled(hook, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!enabled.disabled && enabled.disabled_reason.is_none());
+    insert(&store, &new_game()).await;
+    let claimed = store
+        .claim_deliveries(Utc::now(), later, 10, 2048, &none, &[])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
 }

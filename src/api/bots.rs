@@ -9,9 +9,9 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer, Query};
 use super::reply;
 use super::responses::{
-    AnalysisConflict, BadRequest, BotUnavailable, Forbidden, GameNotFound, Internal, InvalidOption,
-    MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed, RequestTimeout,
-    Unauthorized, UnprocessableBotMove, UnsupportedMediaType,
+    AnalysisConflict, AssistForbidden, BadRequest, BotUnavailable, GameNotFound, Internal,
+    InvalidOption, MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed,
+    RequestTimeout, Unauthorized, UnprocessableBotMove, UnsupportedMediaType,
 };
 use super::wire::{
     AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse,
@@ -36,7 +36,7 @@ const DEFAULT_LEVEL: Level = Level::Medium;
         (status = 200, description = "The suggested move and how the bot sees the position", body = HintView),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        (status = 403, response = AssistForbidden),
         (status = 404, response = GameNotFound),
         (status = 409, response = MoveConflict),
         (status = 422, response = InvalidOption),
@@ -88,7 +88,7 @@ pub async fn get_hint(
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        (status = 403, response = AssistForbidden),
         (status = 404, response = GameNotFound),
         (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
@@ -144,7 +144,7 @@ pub async fn play_bot_move(
         (status = 200, description = "Every legal move with its evaluation, best first", body = AnalysisView),
         (status = 400, response = BadRequest),
         (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
+        (status = 403, response = AssistForbidden),
         (status = 404, response = PositionNotFound),
         (status = 409, response = AnalysisConflict),
         (status = 422, response = InvalidOption),

@@ -53,6 +53,9 @@ pub enum ErrorCode {
     PlayerRequired,
     SamePlayer,
     PlayerNotFound,
+    ClockRequired,
+    AssistanceForbidden,
+    DuplicateHeader,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -207,6 +210,9 @@ pub enum ApiError {
     /// An operator's path with a key that is not the admin key.
     #[error("the bearer token is not the server's admin key")]
     AdminKeyWrong,
+    /// A header the contract reads, sent more than once.
+    #[error("the header {0} came more than once: send it once")]
+    DuplicateHeader(&'static str),
     #[error(transparent)]
     Service(#[from] ServiceError),
 }
@@ -224,8 +230,11 @@ impl ApiError {
             ApiError::RateLimited(_) => ErrorCode::RateLimited,
             ApiError::BodyTimeout(_) => ErrorCode::RequestTimeout,
             ApiError::AdminKeyWrong => ErrorCode::InvalidToken,
+            ApiError::DuplicateHeader(_) => ErrorCode::DuplicateHeader,
             ApiError::Service(e) => match e {
-                ServiceError::TooManyOffers(_) => ErrorCode::RateLimited,
+                ServiceError::TooManyOffers(_) | ServiceError::TooManyPlayers(_) => {
+                    ErrorCode::RateLimited
+                }
                 ServiceError::GameNotFound => ErrorCode::GameNotFound,
                 ServiceError::Busy(_) => ErrorCode::Busy,
                 ServiceError::PositionNotFound(_) => ErrorCode::PositionNotFound,
@@ -253,6 +262,8 @@ impl ApiError {
                 ServiceError::PlayerRequired => ErrorCode::PlayerRequired,
                 ServiceError::SamePlayer => ErrorCode::SamePlayer,
                 ServiceError::PlayerNotFound => ErrorCode::PlayerNotFound,
+                ServiceError::ClockRequired => ErrorCode::ClockRequired,
+                ServiceError::AssistanceForbidden => ErrorCode::AssistanceForbidden,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -362,6 +373,9 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::PlayerRequired => (StatusCode::UNAUTHORIZED, "Player required"),
         ErrorCode::SamePlayer => (StatusCode::CONFLICT, "Same player"),
         ErrorCode::PlayerNotFound => (StatusCode::NOT_FOUND, "Player not found"),
+        ErrorCode::ClockRequired => (StatusCode::UNPROCESSABLE_ENTITY, "Clock required"),
+        ErrorCode::AssistanceForbidden => (StatusCode::FORBIDDEN, "Assistance forbidden"),
+        ErrorCode::DuplicateHeader => (StatusCode::BAD_REQUEST, "Duplicate header"),
     }
 }
 
@@ -390,8 +404,10 @@ impl ResponseError for ApiError {
             // read for another request.
             res.force_close();
         }
-        if let ApiError::RateLimited(secs) | ApiError::Service(ServiceError::TooManyOffers(secs)) =
-            self
+        if let ApiError::RateLimited(secs)
+        | ApiError::Service(
+            ServiceError::TooManyOffers(secs) | ServiceError::TooManyPlayers(secs),
+        ) = self
         {
             res.insert_header((header::RETRY_AFTER, secs.to_string()));
         }

@@ -349,13 +349,16 @@ pub fn problem(code: ErrorCode) -> Value {
         .into(),
         ErrorCode::NothingToTakeBack => ServiceError::NothingToTakeBack.into(),
         ErrorCode::WebhookUrlRefused => ServiceError::WebhookUrlRefused(
-            "backend.internal resolves to 10.0.0.7, a loopback, private, link-local or unspecified address".into(),
+            "backend.internal resolves to 10.0.0.7, which is not a global unicast address".into(),
         )
         .into(),
         ErrorCode::WebhookNotFound => ServiceError::WebhookNotFound.into(),
         ErrorCode::PlayerRequired => ServiceError::PlayerRequired.into(),
         ErrorCode::SamePlayer => ServiceError::SamePlayer.into(),
         ErrorCode::PlayerNotFound => ServiceError::PlayerNotFound.into(),
+        ErrorCode::ClockRequired => ServiceError::ClockRequired.into(),
+        ErrorCode::AssistanceForbidden => ServiceError::AssistanceForbidden.into(),
+        ErrorCode::DuplicateHeader => ApiError::DuplicateHeader("authorization"),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

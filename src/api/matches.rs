@@ -77,7 +77,7 @@ pub async fn quick_match(
     body: Body,
 ) -> Result<HttpResponse, ApiError> {
     let request: QuickMatch = body.json()?;
-    let (setup, name, rated) = request.into_parts()?;
+    let (setup, name, rated, clock) = request.into_parts()?;
     let player = if rated {
         state.service.identify_rated(bearer.token()).await?
     } else {
@@ -89,6 +89,7 @@ pub async fn quick_match(
         idempotency_key: key.key,
         player,
         rated,
+        clock,
     };
     match state.service.quick_match(setup, request, grant).await? {
         Matched::Seated(taken) => Ok(reply::with_etag(

@@ -4,11 +4,12 @@
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 
 use super::AppState;
+use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{Body, NoQuery, Query, page_cursor, page_limit};
+use super::extract::{Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit};
 use super::responses::{
-    BadRequest, Internal, InvalidOption, KindNotFound, PayloadTooLarge, PlayerNotFound,
-    RequestTimeout, Unavailable, UnsupportedMediaType,
+    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound,
+    RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
 };
 use super::wire::{
     CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry, LeaderboardQuery,
@@ -18,13 +19,15 @@ use crate::service::ServiceError;
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
-/// The player id in the path (a UUID, or `ext:<sub>`); over 210 characters
-/// is no player.
+/// The player id in the path (a UUID, or `ext:<sub>`, URL-encoded); over
+/// 210 characters is no player. (actix decodes the path but `%2F`, `%25`
+/// and `%2B`, so that a `/` cannot split it: those are decoded here.)
 fn player_id(req: &HttpRequest) -> Result<String, ApiError> {
     req.match_info()
         .get("id")
+        .and_then(|id| percent_encoding::percent_decode_str(id).decode_utf8().ok())
         .filter(|id| !id.is_empty() && id.len() <= 210)
-        .map(str::to_owned)
+        .map(std::borrow::Cow::into_owned)
         .ok_or(ApiError::Service(ServiceError::PlayerNotFound))
 }
 
@@ -39,30 +42,57 @@ fn player_id(req: &HttpRequest) -> Result<String, ApiError> {
     tag = "players",
     request_body(content = CreatePlayer, content_type = "application/json"),
     responses(
-        (status = 201, description = "Created: the player and their key (keep it: it is shown only here)", body = PlayerCreated),
+        (status = 201, description = "Created: the player and their key (keep it: it is shown only here). A retry with the same `Idempotency-Key` from the same client gets the same player and key, with `Idempotent-Replayed: true`", body = PlayerCreated,
+            headers(("Location" = String, description = "The player's URL"),
+                ("Idempotent-Replayed" = bool, description = "Present (`true`) when this answers an earlier request with the same key"))),
         (status = 400, response = BadRequest),
         (status = 408, response = RequestTimeout),
         (status = 413, response = PayloadTooLarge),
         (status = 415, response = UnsupportedMediaType),
-        (status = 422, response = InvalidOption),
+        (status = 422, response = InvalidPlayer),
+        (status = 429, response = TooManyRequests),
         (status = 500, response = Internal),
         (status = 503, response = Unavailable),
     ),
 )]
 #[post("/players")]
-pub async fn create_player(state: web::Data<AppState>, _: NoQuery, body: Body) -> ApiResult {
+pub async fn create_player(
+    state: web::Data<AppState>,
+    _: NoQuery,
+    client: ClientAddr,
+    key: IdempotencyKey,
+    body: Body,
+) -> ApiResult {
     let request: CreatePlayer = body.json()?;
-    let (player, key) = state.service.create_player(request.name).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((
-            actix_web::http::header::LOCATION,
-            format!("/v1/players/{}", player.player.id),
-        ))
-        .json(PlayerCreated {
-            player: PlayerBody::from(&player),
-            key,
-        }))
+    let created = state
+        .service
+        .create_player(request.name, client.0, key.key)
+        .await?;
+    let mut answer = HttpResponse::Created();
+    answer.insert_header((
+        actix_web::http::header::LOCATION,
+        format!(
+            "/v1/players/{}",
+            percent_encoding::utf8_percent_encode(&created.view.player.id, PATH_SEGMENT)
+        ),
+    ));
+    if created.replayed {
+        answer.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(answer.json(PlayerCreated {
+        player: PlayerBody::from(&created.view),
+        key: created.key,
+    }))
 }
+
+/// What a player id escapes in a path: all but unreserved characters and
+/// the `:` of `ext:` (RFC 3986).
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':');
 
 /// Get a player.
 ///

@@ -124,12 +124,18 @@ macro_rules! problem_responses {
 problem_responses! {
     /// `malformed_request`: the body is not JSON or not of the documented shape (unknown
     /// field, wrong type, a move of another kind's shape), or a path, query or header
-    /// parameter is invalid. Fix the request; `detail` says what is wrong.
-    BadRequest: [MalformedRequest];
+    /// parameter is invalid. Fix the request; `detail` says what is wrong. Or
+    /// `duplicate_header`: a header the service reads (`Authorization`,
+    /// `Idempotency-Key`, `If-Match`, `If-None-Match`, `Last-Event-ID`, `Content-Type`)
+    /// came more than once.
+    BadRequest: [MalformedRequest, DuplicateHeader];
     /// `missing_token`: this operation needs `Authorization: Bearer <token>`.
     Unauthorized: [MissingToken];
     /// `invalid_token`: the token is not a seat of this game.
     Forbidden: [InvalidToken];
+    /// `invalid_token`: the token is not a seat of this game; or `assistance_forbidden`:
+    /// the round is rated and in progress, and no hint, analysis or bot move reaches it.
+    AssistForbidden: [InvalidToken, AssistanceForbidden];
     /// `game_not_found`: no such game (also for an id that is not a hyphenated UUID,
     /// and for a deleted or expired game).
     GameNotFound: [GameNotFound];
@@ -188,8 +194,13 @@ problem_responses! {
     /// `invalid_option`: an option is out of range or not of this kind, or `name` is
     /// not 1 to 32 printable characters. Or `idempotency_key_reused`: the
     /// `Idempotency-Key` was first sent with another request (another body or
-    /// token); nothing was changed. Send a new key with a new request.
-    InvalidMatch: [InvalidOption, IdempotencyKeyReused];
+    /// token); nothing was changed. Send a new key with a new request. Or
+    /// `clock_required`: a rated quick match needs a `clock`.
+    InvalidMatch: [InvalidOption, IdempotencyKeyReused, ClockRequired];
+    /// `invalid_option`: `name` is not a valid name (see `CreatePlayer`). Or
+    /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name;
+    /// nothing was created. Send a new key with a new request.
+    InvalidPlayer: [InvalidOption, IdempotencyKeyReused];
     /// `storage_unavailable`: the database cannot serve the request now; or `busy`: other
     /// servers kept matching the same kind and options for two seconds. Nothing was
     /// changed; retry after `Retry-After` seconds.
@@ -264,10 +275,15 @@ impl<'s> ToResponse<'s> for UnprocessableCreate {
             `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal \
             where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for \
             text that is not a move of the kind's notation) and `legal_moves` lists the moves \
-            that were legal there. Nothing was created.";
+            that were legal there. Or `clock_required`: a rated game needs a `clock`. Nothing \
+            was created.";
         let mut response = problem_response(
             description,
-            &[ErrorCode::InvalidOption, ErrorCode::IllegalMove],
+            &[
+                ErrorCode::InvalidOption,
+                ErrorCode::IllegalMove,
+                ErrorCode::ClockRequired,
+            ],
             &[],
         );
         // The illegal move of a create is one of its line, not a played one.

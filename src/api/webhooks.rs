@@ -2,7 +2,7 @@
 //! `--admin-key`), and how events' `data` is written (the store records
 //! events with the write they report; see `store/db/outbox.rs`).
 
-use actix_web::{HttpResponse, delete, get, post, web};
+use actix_web::{HttpResponse, delete, get, patch, post, web};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -14,8 +14,8 @@ use super::responses::{
     RequestTimeout, Unavailable, UnsupportedMediaType, WebhookNotFound, WebhookRefused,
 };
 use super::wire::{
-    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, RoundResult,
-    WebhookEventBody, WebhookEventData, WebhookGrant, WebhookList, WebhookView,
+    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, PatchWebhook,
+    RoundResult, WebhookEventBody, WebhookEventData, WebhookGrant, WebhookList, WebhookView,
 };
 use crate::domain::webhook::WebhookEvent;
 use crate::domain::{GameRecord, GameStatus, MoveRecord};
@@ -149,6 +149,47 @@ pub async fn delete_webhook(
     operator(&state, &bearer)?;
     state.service.delete_webhook(webhook_id(&req)?).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Disable or enable a webhook endpoint.
+///
+/// A disabled endpoint is sent nothing; its events wait (at most as long as
+/// `--webhook-retry`'s waits add up to, then they fail) and are sent once it
+/// is enabled again. Enabling also clears `disabled_reason`.
+#[utoipa::path(
+    tag = "webhooks",
+    params(("id" = Uuid, Path, description = "The webhook's id")),
+    request_body(content = PatchWebhook, content_type = "application/json"),
+    security(("admin" = [])),
+    responses(
+        (status = 200, description = "The endpoint as it is now", body = WebhookView),
+        (status = 400, response = BadRequest),
+        (status = 401, response = AdminUnauthorized),
+        (status = 403, response = AdminForbidden),
+        (status = 404, response = WebhookNotFound),
+        (status = 408, response = RequestTimeout),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[patch("/webhooks/{id}")]
+pub async fn patch_webhook(
+    state: web::Data<AppState>,
+    req: actix_web::HttpRequest,
+    bearer: Bearer,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    operator(&state, &bearer)?;
+    let id = webhook_id(&req)?;
+    let patch: PatchWebhook = body.json()?;
+    let webhook = state
+        .service
+        .set_webhook_disabled(id, patch.disabled)
+        .await?;
+    Ok(HttpResponse::Ok().json(WebhookView::from(&webhook)))
 }
 
 /// List a webhook's delivery attempts, newest first.

@@ -47,8 +47,8 @@ pub use players::{
 };
 pub use queries::{HintQuery, ListQuery, RoundQuery};
 pub use webhooks::{
-    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, WebhookEventBody, WebhookEventData,
-    WebhookEventType, WebhookGrant, WebhookList, WebhookView,
+    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, PatchWebhook, WebhookEventBody,
+    WebhookEventData, WebhookEventType, WebhookGrant, WebhookList, WebhookView,
 };
 
 /// The `ETag` of a version: `"<version>"`.

@@ -39,6 +39,7 @@ impl Service {
     ) -> Result<MoveResult> {
         // Check who may ask before thinking, then think outside the transaction.
         let game = self.game(id).await?;
+        check_unassisted(&game)?;
         let token = self.seat_credential(token)?;
         let seat = game.seat_of(&token).ok_or(ServiceError::InvalidToken)?;
         let keyed = pre.idempotency_key.map(|key| {
@@ -84,6 +85,7 @@ impl Service {
         client: Option<IpAddr>,
     ) -> Result<Hint> {
         let game = self.game(id).await?;
+        check_unassisted(&game)?;
         authorize_turn(&game, &self.seat_credential(token)?)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
@@ -117,6 +119,7 @@ impl Service {
         let round = at.round.unwrap_or(live.round);
         // Only the round in progress asks for the seat to move.
         if round == live.round && !live.is_over() {
+            check_unassisted(&live)?;
             authorize_turn(&live, &self.seat_credential(token)?)?;
         }
         let game = match at {
@@ -290,6 +293,54 @@ impl Service {
     }
 }
 
+/// `AssistanceForbidden` while a rated round is in progress: no hint,
+/// analysis or bot move reaches it (a finished round is open to all).
+fn check_unassisted(game: &GameRecord) -> Result<()> {
+    if game.players.rated && !game.is_over() {
+        return Err(ServiceError::AssistanceForbidden);
+    }
+    Ok(())
+}
+
+impl Service {
+    /// Lets the bot to move in game `id` reply in the background, once a
+    /// search slot is free (its clock stays stopped until its search
+    /// starts): for a move answered without waiting for it, and at start
+    /// for the games a stopped server left with a bot to move.
+    pub(super) fn reply_later(&self, id: Uuid) {
+        let service = self.clone();
+        tokio::spawn(async move {
+            let replied = match service.game(id).await {
+                Ok(mut game) => service.bot_replies(&mut game, None).await.map(|_| ()),
+                Err(ServiceError::GameNotFound) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = replied {
+                tracing::warn!(game = %id, error = %e, "a bot's reply failed; it is made again at the next start");
+            }
+        });
+    }
+
+    /// Lets every bot to move reply (in the background): the replies a
+    /// stopped server did not make. Called once at start.
+    ///
+    /// # Errors
+    /// Store errors.
+    pub async fn resume_bot_replies(&self) -> Result<usize> {
+        let mut resumed = 0;
+        let mut after = Some(0);
+        while let Some(cursor) = after {
+            let (ids, next) = self.store.bots_to_move(cursor, 512).await?;
+            for id in ids {
+                self.reply_later(id);
+                resumed += 1;
+            }
+            after = next;
+        }
+        Ok(resumed)
+    }
+}
+
 /// The bot levels a game of `setup` can be played, hinted and analyzed at,
 /// weakest first.
 #[must_use]
@@ -322,10 +373,10 @@ impl Service {
     }
 }
 
-/// The bot replies that may run or wait for a search slot at once: a move
-/// that a bot would have to answer past it is refused before it is played
-/// (`Busy`, with `Retry-After`), rather than answered after a wait that
-/// grows with the load.
+/// The bot replies that may run or wait for a search slot at once, each
+/// answered with the move it follows. Past it, a person's move is still
+/// played and answered; the bot's reply is made later ([`Reply::Later`]),
+/// its clock stopped until its search starts.
 #[derive(Clone, Debug)]
 pub(super) struct ReplyQueue {
     held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
@@ -336,6 +387,26 @@ pub(super) struct ReplyQueue {
 #[derive(Debug)]
 pub(super) struct ReplyPlace(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
+/// How the bot to move after a move replies.
+#[derive(Debug)]
+pub(super) enum Reply {
+    /// No bot searches next (a person's turn, the round over, or a bot of
+    /// `easy` or below, which answers at once).
+    Now,
+    /// A bot searches next, in this place: its reply comes with the move's
+    /// answer.
+    Queued(
+        #[expect(
+            dead_code,
+            reason = "held until the reply is made: dropping it gives the place back"
+        )]
+        ReplyPlace,
+    ),
+    /// The queue is full: the move is answered at once, and the bot replies
+    /// when a search slot is free.
+    Later,
+}
+
 impl ReplyQueue {
     pub(super) fn new(limit: usize) -> ReplyQueue {
         ReplyQueue {
@@ -344,29 +415,23 @@ impl ReplyQueue {
         }
     }
 
-    /// A place for the reply of the bot to move in `game`, if one searches
-    /// (above `easy`); `None` when no bot searches next.
-    ///
-    /// # Errors
-    /// `Busy` when the queue is full.
-    pub(super) fn for_reply(&self, game: &GameRecord) -> Result<Option<ReplyPlace>> {
+    /// How the bot to move in `game`, if any, replies.
+    pub(super) fn for_reply(&self, game: &GameRecord) -> Reply {
         use std::sync::atomic::Ordering;
         if game.is_over() || game.has_open_seat() {
-            return Ok(None);
+            return Reply::Now;
         }
         let Seat::Bot { level, .. } = *game.seat(game.position.to_move()) else {
-            return Ok(None);
+            return Reply::Now;
         };
         if level <= Level::Easy {
-            return Ok(None);
+            return Reply::Now;
         }
         if self.held.fetch_add(1, Ordering::AcqRel) >= self.limit {
             self.held.fetch_sub(1, Ordering::AcqRel);
-            return Err(ServiceError::Busy(
-                "the bots are at capacity and could not answer this move soon; nothing was played, retry in a moment",
-            ));
+            return Reply::Later;
         }
-        Ok(Some(ReplyPlace(self.held.clone())))
+        Reply::Queued(ReplyPlace(self.held.clone()))
     }
 }
 

@@ -13,12 +13,29 @@ impl Service {
     /// # Errors
     /// `GameNotFound`, store errors.
     pub async fn game(&self, id: Uuid) -> Result<GameRecord> {
-        let mut game = self
+        let game = self
             .store
             .game(id)
             .await?
             .ok_or(ServiceError::GameNotFound)?;
-        game.settle(self.clock.now());
+        self.settled(game).await
+    }
+
+    /// A game read as it stands now: a round whose clock ran out is shown
+    /// over (see [`GameRecord::settle`]); a rated one is first ended and
+    /// rated, so that no read shows it over without its rating change.
+    ///
+    /// # Errors
+    /// Store errors.
+    pub(super) async fn settled(&self, mut game: GameRecord) -> Result<GameRecord> {
+        if game.settle(self.clock.now()) && game.x_score().is_some() && game.players.rated {
+            self.end_if_overdue(game.id).await?;
+            // (Deleted meanwhile: shown as it was read.)
+            if let Some(ended) = self.store.game(game.id).await? {
+                game = ended;
+                game.settle(self.clock.now());
+            }
+        }
         Ok(game)
     }
 
@@ -27,12 +44,12 @@ impl Service {
     /// # Errors
     /// Store errors.
     pub async fn list(&self, filter: &ListFilter) -> Result<(Vec<GameRecord>, Option<i64>)> {
-        let (mut games, next) = self.store.list(filter).await?;
-        let now = self.clock.now();
-        for game in &mut games {
-            game.settle(now);
+        let (games, next) = self.store.list(filter).await?;
+        let mut settled = Vec::with_capacity(games.len());
+        for game in games {
+            settled.push(self.settled(game).await?);
         }
-        Ok((games, next))
+        Ok((settled, next))
     }
 
     /// The moves of a round (default: the current one).

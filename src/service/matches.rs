@@ -18,12 +18,12 @@ use std::time::Duration;
 use rand::Rng;
 use uuid::Uuid;
 
-use super::writes::new_token;
+use super::writes::{check_clock, new_token};
 use super::{Identified, Result, SeatTaken, Service, ServiceError, event, save};
 use crate::domain::rating::START;
 use crate::domain::{
-    EventType, GameRecord, RATED_KEY_PREFIX, RequestHash, Seat, StoredResponse, TokenHash,
-    check_name, match_key,
+    EventType, GameClock, GameRecord, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
+    match_key, normalize_name,
 };
 use crate::rules::{AnyGame, Player, Setup};
 use crate::store::{MATCH_KEY_PREFIX, Nearest, Waiting};
@@ -72,7 +72,13 @@ pub struct MatchRequest {
     /// Only rated games (the caller needs a player): the waiting game whose
     /// player's rating is nearest, within the match window.
     pub rated: bool,
+    /// The clock of the game wanted (a rated one needs one): only games of
+    /// the same time control are matched.
+    pub clock: Option<TimeControl>,
 }
+
+/// What a keyed quick match's token is derived with.
+const MATCH_LABEL: &str = "tabula quick match token";
 
 /// The operation of a quick match, in its request's hash.
 const MATCH: &str = "match";
@@ -104,18 +110,21 @@ impl Service {
             idempotency_key,
             player,
             rated,
+            clock: control,
         } = request;
-        if let Some(name) = &name {
-            check_name(name).map_err(ServiceError::InvalidOption)?;
+        let name = name
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .transpose()?;
+        if let Some(control) = control {
+            check_clock(control)?;
         }
         if rated && player.is_none() {
             return Err(ServiceError::PlayerRequired);
         }
-        let key = if rated {
-            format!("{RATED_KEY_PREFIX}{}", match_key(setup))
-        } else {
-            match_key(setup)
-        };
+        if rated && control.is_none() {
+            return Err(ServiceError::ClockRequired);
+        }
+        let key = match_key(setup, control, rated);
         let nearest = rated.then(|| Nearest {
             rating: player
                 .as_ref()
@@ -138,7 +147,7 @@ impl Service {
             Some(k) => {
                 let salt = new_token();
                 (
-                    keyed_token(&salt, k),
+                    keyed_token(MATCH_LABEL, &salt, k),
                     Some((format!("{MATCH_KEY_PREFIX}{k}"), salt)),
                 )
             }
@@ -209,6 +218,7 @@ impl Service {
                                 }
                                 Waiting::Nothing => {
                                     let mut game = new_waiting_game(setup, hash, name, now);
+                                    game.clock = control.map(GameClock::new);
                                     game.players.rated = rated;
                                     if let Some(p) = &player {
                                         p.bind(&mut game, Player::X);
@@ -273,12 +283,13 @@ impl Service {
     }
 }
 
-/// The token of a keyed quick match: derived from the client's key and a
-/// random salt, so the stored answer holds the salt, not the token.
-fn keyed_token(salt: &str, key: &str) -> String {
+/// The token of a keyed request (`label` says which kind): derived from
+/// the client's key and a random salt, so the stored answer holds the salt,
+/// not the token.
+pub(super) fn keyed_token(label: &str, salt: &str, key: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
-    for part in ["tabula quick match token", salt, key] {
+    for part in [label, salt, key] {
         hash.update(part.len().to_le_bytes());
         hash.update(part.as_bytes());
     }
@@ -307,7 +318,7 @@ fn unsalted(mut answer: StoredResponse, key: &str) -> Result<StoredResponse> {
         .as_str()
         .and_then(|t| t.strip_prefix("salt:"))
         .ok_or_else(|| ServiceError::Internal("a stored quick match has no salt".into()))?;
-    body["token"] = keyed_token(salt, key).into();
+    body["token"] = keyed_token(MATCH_LABEL, salt, key).into();
     answer.body = body.to_string();
     Ok(answer)
 }
@@ -357,7 +368,7 @@ mod tests {
             let setup = Setup::default_for(kind);
             let game = new_waiting_game(setup, TokenHash::of("t"), Some("Ada".into()), now);
             assert_eq!(game.outcome().0, GameStatus::Waiting);
-            assert_eq!(game.match_key(), Some(match_key(setup)));
+            assert_eq!(game.match_key(), Some(match_key(setup, None, false)));
             assert_eq!(game.seat_of(&TokenHash::of("t")), Some(Player::X));
             assert!(game.seat(Player::O).is_open());
         }

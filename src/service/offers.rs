@@ -346,41 +346,51 @@ impl Service {
     /// # Errors
     /// Store errors.
     pub async fn end_overdue(&self) -> Result<usize> {
-        let now = self.clock.now();
         let mut ended = 0;
-        for id in self.store.overdue(now, 256).await? {
-            let clock = self.clock.clone();
-            let done = self
-                .write(
-                    Some(id),
-                    Box::new(move |tx| {
-                        Box::pin(async move {
-                            let Some(mut game) = tx.game(id).await? else {
-                                return Ok(false);
-                            };
-                            let now = clock.now();
-                            if !game.settle(now) {
-                                return Ok(false);
-                            }
-                            let Some(crate::domain::Ending::Timeout(loser)) = game.ending else {
-                                return Ok(false);
-                            };
-                            // Recorded under the version reads showed it with.
-                            game.version = game.stored_version();
-                            game.derived = false;
-                            save(tx, &mut game, now).await?;
-                            tx.insert_event(id, &event(&game, EventType::Timeout(loser)));
-                            Ok(true)
-                        })
-                    }),
-                )
-                .await?;
-            if done {
-                self.publish(id);
+        for id in self.store.overdue(self.clock.now(), 256).await? {
+            if self.end_if_overdue(id).await? {
                 ended += 1;
             }
         }
         Ok(ended)
+    }
+
+    /// Ends game `id` with a `timeout` event if its running clock ran out
+    /// by now (rating a rated round in the same write); true if it did.
+    ///
+    /// # Errors
+    /// Store errors.
+    pub(super) async fn end_if_overdue(&self, id: Uuid) -> Result<bool> {
+        let clock = self.clock.clone();
+        let done = self
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let Some(mut game) = tx.game(id).await? else {
+                            return Ok(false);
+                        };
+                        let now = clock.now();
+                        if !game.settle(now) {
+                            return Ok(false);
+                        }
+                        let Some(crate::domain::Ending::Timeout(loser)) = game.ending else {
+                            return Ok(false);
+                        };
+                        // Recorded under the version reads showed it with.
+                        game.version = game.stored_version();
+                        game.derived = false;
+                        save(tx, &mut game, now).await?;
+                        tx.insert_event(id, &event(&game, EventType::Timeout(loser)));
+                        Ok(true)
+                    })
+                }),
+            )
+            .await?;
+        if done {
+            self.publish(id);
+        }
+        Ok(done)
     }
 
     /// Runs [`Service::end_overdue`] every [`SWEEP_EVERY`] until the store

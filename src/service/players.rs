@@ -10,18 +10,21 @@
 //! the key, or for a signed-in player a hash derived from the id that no
 //! presented token can have ([`external_credential`]).
 
+use std::net::IpAddr;
+
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use uuid::Uuid;
 
+use super::matches::keyed_token;
 use super::writes::new_token;
 use super::{Result, Service, ServiceError};
 use crate::domain::player::{
     EXTERNAL_PREFIX, KEY_PREFIX, KindRating, PlayerRecord, PlayerView, Ranked, RatingChange,
     SeatPlayer, external_credential, rate,
 };
-use crate::domain::{GameRecord, TokenHash, check_name};
+use crate::domain::{GameRecord, NAME_MAX_CHARS, RequestHash, TokenHash, normalize_name};
 use crate::rules::{GameKind, Player};
-use crate::store::WriteTx;
+use crate::store::{PlayerRequest, WriteTx};
 
 /// How rated quick match pairs players by default (`--match-window`).
 pub const DEFAULT_MATCH_WINDOW: f64 = 300.0;
@@ -37,7 +40,14 @@ pub struct PlayerSettings {
     /// Players by the hash of their key, as read (a key never changes
     /// hands, and a player's id and name never change).
     known: std::sync::Mutex<lru::LruCache<TokenHash, PlayerRecord>>,
+    /// Player creations per client address (`--player-rate` an hour);
+    /// `None`: unlimited.
+    creations: Option<governor::DefaultKeyedRateLimiter<IpAddr>>,
 }
+
+/// Players one client address may create an hour by default
+/// (`--player-rate`).
+pub const DEFAULT_PLAYER_RATE: u32 = 10;
 
 /// Keys whose players are remembered.
 const KNOWN_KEYS: std::num::NonZeroUsize = std::num::NonZeroUsize::new(16_384).unwrap();
@@ -50,7 +60,35 @@ impl PlayerSettings {
             jwt,
             match_window,
             known: std::sync::Mutex::new(lru::LruCache::new(KNOWN_KEYS)),
+            creations: None,
         }
+        .with_creation_rate(DEFAULT_PLAYER_RATE)
+    }
+
+    /// The same, with at most `per_hour` players created an hour per client
+    /// address (in a burst, then one every hour / `per_hour`); 0: no limit.
+    #[must_use]
+    pub fn with_creation_rate(mut self, per_hour: u32) -> PlayerSettings {
+        self.creations = std::num::NonZeroU32::new(per_hour)
+            .map(|n| governor::RateLimiter::keyed(governor::Quota::per_hour(n)));
+        self
+    }
+
+    /// `RateLimited` with the seconds to wait, if `client` has created its
+    /// share of players.
+    fn check_creation(&self, client: Option<IpAddr>) -> Result<()> {
+        use governor::clock::{Clock, DefaultClock};
+        let Some(limiter) = &self.creations else {
+            return Ok(());
+        };
+        if limiter.len() > 10_000 {
+            limiter.retain_recent();
+        }
+        let client = client.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        limiter.check_key(&client).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            ServiceError::TooManyPlayers(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+        })
     }
 }
 
@@ -75,12 +113,65 @@ impl std::fmt::Debug for JwtVerifier {
 }
 
 /// The claims Tabula reads (`exp` and `nbf`, `iss` and `aud` are checked by
-/// the verifier).
+/// the verifier; their types here, as RFC 7519 has them: the verifier
+/// takes an array for `iss` too).
 #[derive(serde::Deserialize)]
 struct Claims {
     sub: String,
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    iss: Option<serde_json::Value>,
+    #[serde(default)]
+    aud: Option<serde_json::Value>,
+}
+
+impl Claims {
+    /// Whether `iss` is a string and `aud` a string or an array of strings,
+    /// where present.
+    fn typed(&self) -> bool {
+        use serde_json::Value;
+        let iss = self.iss.as_ref().is_none_or(Value::is_string);
+        let aud = match &self.aud {
+            None | Some(Value::String(_)) => true,
+            Some(Value::Array(items)) => items.iter().all(Value::is_string),
+            Some(_) => false,
+        };
+        iss && aud
+    }
+}
+
+/// Whether a JWT's header asks for extensions (`crit`): the service
+/// implements none, so RFC 7515 has it refuse such a token.
+fn has_crit(token: &str) -> bool {
+    use base64::Engine as _;
+    let Some(header) = token.split('.').next() else {
+        return true;
+    };
+    let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header) else {
+        return true;
+    };
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes)
+        .map_or(true, |h| h.contains_key("crit"))
+}
+
+/// Whether a `sub` can name a player: not empty, at most 200 bytes, and
+/// no control, format (bidi controls among them), surrogate, private-use,
+/// unassigned or line- and paragraph-separating characters.
+fn usable_subject(sub: &str) -> bool {
+    use icu_properties::CodePointMapData;
+    use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
+    let category = CodePointMapData::<GeneralCategory>::new();
+    !sub.is_empty()
+        && sub.len() <= 200
+        && sub.chars().all(|c| {
+            let gc = category.get(c);
+            !GeneralCategoryGroup::Other.contains(gc)
+                && !matches!(
+                    gc,
+                    GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+                )
+        })
 }
 
 impl JwtVerifier {
@@ -157,10 +248,14 @@ impl JwtVerifier {
 
     /// The player id (`ext:<sub>`) and name of a token that verifies.
     fn verify(&self, token: &str) -> Option<(String, Option<String>)> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation).ok()?;
-        let sub = data.claims.sub;
-        (!sub.is_empty() && sub.len() <= 200)
-            .then(|| (format!("{EXTERNAL_PREFIX}{sub}"), data.claims.name))
+        if has_crit(token) {
+            return None;
+        }
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
+            .ok()?
+            .claims;
+        (claims.typed() && usable_subject(&claims.sub))
+            .then(|| (format!("{EXTERNAL_PREFIX}{}", claims.sub), claims.name))
     }
 }
 
@@ -313,7 +408,7 @@ impl Service {
             view.player
         } else {
             let name = name
-                .filter(|n| check_name(n).is_ok())
+                .and_then(|n| normalize_name(&n).ok())
                 .unwrap_or_else(|| default_name(&id));
             PlayerRecord {
                 id: id.clone(),
@@ -349,13 +444,36 @@ impl Service {
     }
 
     /// Creates a player; the key is shown once (only its hash is stored).
+    /// With an `Idempotency-Key` (`keyed`), a retry from the same client
+    /// address gets the same player and key back (`replayed`), unlimited;
+    /// otherwise a client creates at most its hourly share of players.
     ///
     /// # Errors
-    /// `InvalidOption` (the name), store errors.
+    /// `InvalidOption` (the name), `TooManyPlayers`, `IdempotencyKeyReused`
+    /// (the key came with another name), store errors.
     #[tracing::instrument(name = "create_player", level = "debug", skip_all)]
-    pub async fn create_player(&self, name: String) -> Result<(PlayerView, String)> {
-        check_name(&name).map_err(ServiceError::InvalidOption)?;
-        let key = format!("{KEY_PREFIX}{}", new_token());
+    pub async fn create_player(
+        &self,
+        name: String,
+        client: Option<IpAddr>,
+        keyed: Option<String>,
+    ) -> Result<PlayerCreated> {
+        let name = normalize_name(&name).map_err(ServiceError::InvalidOption)?;
+        let request = RequestHash::of(CREATE_PLAYER, &name, &TokenHash::of("")).to_hex();
+        let scope = keyed.as_deref().map(|k| request_scope(client, k));
+        if let Some(scope) = &scope
+            && let Some(found) = self.store.player_request(scope).await?
+        {
+            return self
+                .replay_creation(&found, &request, keyed.as_deref())
+                .await;
+        }
+        self.players.check_creation(client)?;
+        let salt = new_token();
+        let key = match &keyed {
+            Some(k) => format!("{KEY_PREFIX}{}", keyed_token(KEY_LABEL, &salt, k)),
+            None => format!("{KEY_PREFIX}{}", new_token()),
+        };
         let player = PlayerRecord {
             id: Uuid::now_v7().to_string(),
             name,
@@ -363,23 +481,67 @@ impl Service {
             created_at: self.clock.now(),
         };
         let record = player.clone();
-        self.write(
-            None,
-            Box::new(move |tx| {
-                Box::pin(async move {
-                    tx.insert_player(&record).await?;
-                    Ok(())
-                })
-            }),
-        )
-        .await?;
-        Ok((
-            PlayerView {
+        let asked = scope.map(|scope| PlayerRequest {
+            scope,
+            request: request.clone(),
+            salt,
+            player_id: player.id.clone(),
+        });
+        let earlier = self
+            .write(
+                None,
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        if let Some(asked) = &asked {
+                            // Two retries at once: the first one's player.
+                            if let Some(found) = tx.player_request(&asked.scope).await? {
+                                return Ok(Some(found));
+                            }
+                        }
+                        tx.insert_player(&record).await?;
+                        if let Some(asked) = &asked {
+                            tx.insert_player_request(asked).await?;
+                        }
+                        Ok(None)
+                    })
+                }),
+            )
+            .await?;
+        if let Some(found) = earlier {
+            return self
+                .replay_creation(&found, &request, keyed.as_deref())
+                .await;
+        }
+        Ok(PlayerCreated {
+            view: PlayerView {
                 player,
                 ratings: Vec::new(),
             },
             key,
-        ))
+            replayed: false,
+        })
+    }
+
+    /// The player a keyed creation made, with its key derived again.
+    async fn replay_creation(
+        &self,
+        found: &PlayerRequest,
+        request: &str,
+        keyed: Option<&str>,
+    ) -> Result<PlayerCreated> {
+        if found.request != request {
+            return Err(ServiceError::IdempotencyKeyReused);
+        }
+        let view = self.player(&found.player_id).await?;
+        let key = format!(
+            "{KEY_PREFIX}{}",
+            keyed_token(KEY_LABEL, &found.salt, keyed.unwrap_or_default())
+        );
+        Ok(PlayerCreated {
+            view,
+            key,
+            replayed: true,
+        })
     }
 
     /// A player with their ratings.
@@ -404,12 +566,12 @@ impl Service {
         limit: u32,
     ) -> Result<(Vec<GameRecord>, Option<i64>)> {
         self.player(id).await?;
-        let (mut games, next) = self.store.player_games(id, before, limit).await?;
-        let now = self.clock.now();
-        for game in &mut games {
-            game.settle(now);
+        let (games, next) = self.store.player_games(id, before, limit).await?;
+        let mut settled = Vec::with_capacity(games.len());
+        for game in games {
+            settled.push(self.settled(game).await?);
         }
-        Ok((games, next))
+        Ok((settled, next))
     }
 
     /// The players of a kind who are not provisional, best first.
@@ -422,14 +584,39 @@ impl Service {
 }
 
 /// The name of a signed-in player whose token names none.
+/// The operation of a player's creation, in its request's hash.
+const CREATE_PLAYER: &str = "create-player";
+
+/// What a keyed creation's player key is derived with.
+const KEY_LABEL: &str = "tabula player key";
+
+/// A player just created (or, `replayed`, created by an earlier request
+/// with the same `Idempotency-Key`): the key is shown only in this answer.
+#[derive(Clone, Debug)]
+pub struct PlayerCreated {
+    pub view: PlayerView,
+    pub key: String,
+    pub replayed: bool,
+}
+
+/// Where a player's `Idempotency-Key` belongs: the client's address and
+/// the key, hashed (keys are chosen by clients, so one client's key never
+/// answers another's request).
+fn request_scope(client: Option<IpAddr>, key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let client = client.map(|ip| ip.to_string()).unwrap_or_default();
+    let mut hash = Sha256::new();
+    for part in ["tabula player request", client.as_str(), key] {
+        hash.update(part.len().to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    hex::encode(hash.finalize())
+}
+
 fn default_name(id: &str) -> String {
     let sub = id.strip_prefix(EXTERNAL_PREFIX).unwrap_or(id);
-    let short: String = sub.chars().filter(|c| !c.is_control()).take(40).collect();
-    if check_name(&short).is_ok() {
-        short
-    } else {
-        "Player".to_owned()
-    }
+    let short: String = sub.chars().take(NAME_MAX_CHARS).collect();
+    normalize_name(&short).unwrap_or_else(|_| "Player".to_owned())
 }
 
 /// Rates a rated round that has just ended (inside the write that ends it):

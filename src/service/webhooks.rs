@@ -33,7 +33,7 @@ use uuid::Uuid;
 use super::{Result, Service, ServiceError};
 use crate::config::{DEFAULT_RETRY, parse_schedule};
 use crate::domain::webhook::WebhookEvent;
-use crate::store::{AttemptRecord, Claimed, DeliveryState, Outcome, WebhookRecord};
+use crate::store::{AttemptRecord, Claimed, DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
 
 /// Requests in flight to one endpoint at most.
 pub const PER_ENDPOINT: usize = 8;
@@ -90,46 +90,75 @@ pub struct WebhookSettings {
     /// Deliver to loopback and private addresses too (tests, a backend on
     /// the same network).
     pub allow_private: bool,
+    /// An endpoint whose every delivery has failed for this long is
+    /// disabled.
+    pub disable_after: Duration,
 }
+
+/// How long an endpoint's deliveries may all fail before the service
+/// disables it, by default (`--webhook-disable-after`).
+pub const DEFAULT_DISABLE_AFTER: Duration = Duration::from_hours(24);
 
 impl Default for WebhookSettings {
     fn default() -> WebhookSettings {
         WebhookSettings {
             retry: parse_schedule(DEFAULT_RETRY).unwrap_or_default(),
             allow_private: false,
+            disable_after: DEFAULT_DISABLE_AFTER,
         }
     }
 }
 
-/// Whether the guard refuses to deliver to `ip`: loopback, private
-/// (RFC 1918, unique local `fc00::/7`, shared `100.64.0.0/10`), link-local,
-/// unspecified (and `0.0.0.0/8`), broadcast; IPv4-mapped IPv6 addresses as
-/// their IPv4 address.
+impl WebhookSettings {
+    /// How long a delivery is retried in all: how long a disabled
+    /// endpoint's events wait for it.
+    fn retry_total(&self) -> Duration {
+        self.retry.iter().sum()
+    }
+}
+
+/// Whether the guard refuses to deliver to `ip`: every address that is not
+/// global unicast in IANA's special-purpose registries, in every spelling.
+///
+/// IPv4: not global by the `ip_network` crate's reading of the registry
+/// (private, shared, loopback, link-local, "this network", IETF protocol
+/// assignments, documentation, benchmarking, reserved, broadcast), or
+/// multicast. IPv6: an IPv4 address inside it (mapped `::ffff:0:0/96`, or
+/// NAT64 `64:ff9b::/96`) is judged as that address; otherwise only global
+/// unicast `2000::/3` passes, and of it not documentation (`2001:db8::/32`,
+/// `3fff::/20`), nor the IETF protocol assignments `2001::/23` (Teredo,
+/// benchmarking, ORCHID), nor 6to4 `2002::/16`: whatever is outside
+/// `2000::/3` (loopback, unspecified, IPv4-compatible, unique and site
+/// local, link-local, multicast, discard) is refused by that.
 #[must_use]
 pub fn refused_address(ip: IpAddr) -> bool {
-    let ip = match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        IpAddr::V4(_) => ip,
-    };
     match ip {
-        IpAddr::V4(a) => {
-            let [first, second, ..] = a.octets();
-            a.is_loopback()
-                || a.is_private()
-                || a.is_link_local()
-                || a.is_unspecified()
-                || a.is_broadcast()
-                || first == 0
-                || (first == 100 && (second & 0xc0) == 64)
-        }
-        IpAddr::V6(a) => {
-            let first = a.segments()[0];
-            a.is_loopback()
-                || a.is_unspecified()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-        }
+        IpAddr::V4(a) => !global_v4(a),
+        IpAddr::V6(a) => !global_v6(a),
     }
+}
+
+fn global_v4(a: std::net::Ipv4Addr) -> bool {
+    ip_network::Ipv4Network::from(a).is_global() && !a.is_multicast()
+}
+
+fn global_v6(a: std::net::Ipv6Addr) -> bool {
+    let s = a.segments();
+    let nat64 = s[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    if let Some(v4) = a.to_ipv4_mapped() {
+        return global_v4(v4);
+    }
+    if nat64 {
+        let [.., hi, lo] = s;
+        return global_v4(std::net::Ipv4Addr::from(
+            (u32::from(hi) << 16) | u32::from(lo),
+        ));
+    }
+    (s[0] & 0xe000) == 0x2000
+        && ip_network::Ipv6Network::from(a).is_unicast_global()
+        && !(s[0] == 0x2001 && s[1] < 0x0200)
+        && s[0] != 0x2002
+        && !(s[0] == 0x3fff && s[1] < 0x1000)
 }
 
 /// The Standard Webhooks signature of a delivery: `v1,` and the base64 of
@@ -250,6 +279,7 @@ impl Service {
             // Stored to the microsecond: answered as it will be read back.
             created_at: chrono::SubsecRound::trunc_subsecs(self.clock.now(), 6),
             disabled: false,
+            disabled_reason: None,
         };
         self.store.add_webhook(record.clone()).await?;
         Ok(record)
@@ -273,6 +303,18 @@ impl Service {
         } else {
             Err(ServiceError::WebhookNotFound)
         }
+    }
+
+    /// Switches an endpoint off (it is sent nothing; its events wait at most
+    /// as long as retries would, then fail) or on again.
+    ///
+    /// # Errors
+    /// `WebhookNotFound`, store errors.
+    pub async fn set_webhook_disabled(&self, id: Uuid, disabled: bool) -> Result<WebhookRecord> {
+        self.store
+            .set_webhook_disabled(id, disabled)
+            .await?
+            .ok_or(ServiceError::WebhookNotFound)
     }
 
     /// An endpoint's delivery attempts, newest first.
@@ -420,6 +462,13 @@ impl Deliverer {
                 if let Ok(depth) = store.outbox_depth().await {
                     self.service.metrics.set_outbox_depth(depth);
                 }
+                // A disabled endpoint's events wait as long as retries would.
+                let waited = chrono::Duration::from_std(self.service.webhooks.retry_total())
+                    .unwrap_or_default();
+                if let Err(e) = store.fail_disabled(Utc::now() - waited).await {
+                    tracing::warn!(error = %e, "failing a disabled endpoint's deliveries failed");
+                    failed = true;
+                }
             }
             if pruned.elapsed() >= PRUNE_EVERY {
                 pruned = tokio::time::Instant::now();
@@ -512,11 +561,26 @@ impl Deliverer {
     /// Records outcomes; kept to try again if the database cannot take
     /// them now (the deliveries stay held meanwhile): false then.
     async fn record(&mut self, outcomes: &mut Vec<Outcome>) -> bool {
-        if let Err(e) = self.service.store.record_outcomes(outcomes).await {
-            if !self.service.store.is_closed() {
-                tracing::warn!(error = %e, "recording webhook outcomes failed; retrying");
+        let settings = &self.service.webhooks;
+        let disable_before =
+            Utc::now() - chrono::Duration::from_std(settings.disable_after).unwrap_or_default();
+        match self
+            .service
+            .store
+            .record_outcomes(outcomes, disable_before)
+            .await
+        {
+            Ok(disabled) => {
+                if disabled {
+                    tracing::warn!("a webhook endpoint was disabled: {FAILING_REASON}");
+                }
             }
-            return false;
+            Err(e) => {
+                if !self.service.store.is_closed() {
+                    tracing::warn!(error = %e, "recording webhook outcomes failed; retrying");
+                }
+                return false;
+            }
         }
         for o in outcomes.drain(..) {
             self.held.remove(&o.seq);
@@ -613,7 +677,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_guard_refuses_loopback_private_link_local_and_unspecified_addresses() {
+    fn the_guard_refuses_every_address_that_is_not_global_unicast_in_every_spelling() {
         for refused in [
             "127.0.0.1",
             "10.1.2.3",
@@ -628,10 +692,39 @@ mod tests {
             "fe80::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            // The forms a hostile client found accepted (issue 67).
+            "::127.0.0.1",
+            "::ffff:0:127.0.0.1",
+            "64:ff9b::169.254.169.254",
+            "64:ff9b:1::1",
+            "2002:a9fe:a9fe::",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:db8::1",
+            "3fff::1",
+            "fec0::1",
+            "ff02::1",
+            "ff0e::1",
+            "100::1",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "198.18.0.1",
+            "192.0.0.170",
+            "192.0.2.1",
+            "198.51.100.7",
+            "203.0.113.9",
         ] {
             assert!(refused_address(refused.parse().unwrap()), "{refused}");
         }
-        for allowed in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "172.32.0.1"] {
+        for allowed in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "172.32.0.1",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+        ] {
             assert!(!refused_address(allowed.parse().unwrap()), "{allowed}");
         }
     }

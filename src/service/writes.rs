@@ -4,6 +4,7 @@
 use rand::RngCore;
 use uuid::Uuid;
 
+use super::bots::Reply;
 use super::notation::play_setup_line;
 use super::{
     Identified, MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken,
@@ -13,7 +14,7 @@ use super::{
 use crate::ai;
 use crate::domain::{
     DeleteReason, Ending, EventType, GameClock, GameRecord, RequestHash, Seat, TimeControl,
-    TokenHash, check_name,
+    TokenHash, normalize_name,
 };
 use crate::rules::{AnyGame, MoveInput, Player};
 
@@ -37,9 +38,11 @@ impl Service {
             ai::check_available(&position, level)
                 .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         }
-        if let Some(name) = &new.name {
-            check_name(name).map_err(ServiceError::InvalidOption)?;
-        }
+        let mut new = new;
+        new.name = new
+            .name
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .transpose()?;
         if new.private && (new.hotseat || matches!(new.opponent, Opponent::Bot { .. })) {
             return Err(ServiceError::InvalidOption(
                 "only a game against another person can be private (not hotseat, not a bot)".into(),
@@ -56,6 +59,9 @@ impl Service {
             }
             if new.player.is_none() {
                 return Err(ServiceError::PlayerRequired);
+            }
+            if new.clock.is_none() {
+                return Err(ServiceError::ClockRequired);
             }
         }
         let invite = new.private.then(new_token);
@@ -142,9 +148,9 @@ impl Service {
         invite: Option<String>,
         player: Option<Identified>,
     ) -> Result<SeatTaken> {
-        if let Some(name) = &name {
-            check_name(name).map_err(ServiceError::InvalidOption)?;
-        }
+        let name = name
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .transpose()?;
         let token = new_token();
         let hash = TokenHash::of(&token);
         let clock = self.clock.clone();
@@ -256,8 +262,7 @@ impl Service {
                         let checked = check_version(&game, if_match)
                             .and_then(|()| check_playable(&game, Some(seat)))
                             .and_then(|()| apply(&mut game, input, now))
-                            // A bot that must answer needs a place to do so.
-                            .and_then(|mv| Ok((mv, replies.for_reply(&game)?)));
+                            .map(|mv| (mv, replies.for_reply(&game)));
                         metrics.count_move(kind, checked.is_ok());
                         let (mv, place) = checked?;
                         tx.insert_move(id, &mv);
@@ -275,13 +280,19 @@ impl Service {
                 }),
             )
             .await?;
-        let (mut played, _place) = match outcome {
+        let (mut played, reply) = match outcome {
             Ok(done) => done,
             Err(stored) => return Ok(MoveResult::Replayed(stored)),
         };
         self.publish(id);
+        if let Reply::Later = reply {
+            // The bots are busy: the person's move is answered now.
+            self.reply_later(id);
+            return Ok(MoveResult::Played(Box::new(played)));
+        }
         let record = keyed.map(|(key, request)| (key, request, render, played.mv));
         played.replies = self.bot_replies(&mut played.game, record).await?;
+        drop(reply);
         Ok(MoveResult::Played(Box::new(played)))
     }
 
@@ -385,7 +396,7 @@ pub(super) fn new_round(game: &mut GameRecord) {
 
 /// A time control within bounds: budgets of 1 s to 30 days, increments
 /// up to an hour.
-fn check_clock(control: TimeControl) -> Result<()> {
+pub(super) fn check_clock(control: TimeControl) -> Result<()> {
     let (budget, name) = match control {
         TimeControl::Fischer { initial_ms, .. } => (initial_ms, "clock.initial_ms"),
         TimeControl::PerMove { per_move_ms } => (per_move_ms, "clock.per_move_ms"),

@@ -540,6 +540,40 @@ impl Store {
         ListedRow::page(rows, limit)
     }
 
+    /// Of the games in progress with a bot seat after cursor `after` (their
+    /// `seq`; at most `limit` read), those with a bot to move, and the
+    /// cursor of the next page if there may be one.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn bots_to_move(
+        &self,
+        after: i64,
+        limit: u32,
+    ) -> Result<(Vec<Uuid>, Option<i64>), StoreError> {
+        let sql = format!(
+            "SELECT seq, {GAME_COLUMNS} FROM games WHERE status = 'in_progress' \
+             AND (x_type = 'bot' OR o_type = 'bot') AND deleted_at IS NULL AND seq > $1 \
+             ORDER BY seq LIMIT $2"
+        );
+        let rows: Vec<ListedRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(after)
+            .bind(i64::from(limit))
+            .fetch_all(c)
+            .await)?;
+        let next = (rows.len() >= usize::try_from(limit).unwrap_or(usize::MAX))
+            .then(|| rows.last().map(|r| r.seq))
+            .flatten();
+        let mut ids = Vec::new();
+        for row in rows {
+            let game = row.game.into_record()?;
+            if matches!(game.seat(game.position.to_move()), Seat::Bot { .. }) {
+                ids.push(game.id);
+            }
+        }
+        Ok((ids, next))
+    }
+
     /// Games whose running clock ran out at or before `now` (at most
     /// `limit`, earliest deadline first), for the timeout sweeper.
     ///

@@ -46,6 +46,8 @@ pub trait EventRender: Send + Sync {
 pub struct Subscription {
     pub id: Uuid,
     pub events: EventSet,
+    /// Sent nothing now: its events wait for it.
+    pub disabled: bool,
 }
 
 /// The endpoints this instance records events for, how their bodies are
@@ -97,6 +99,15 @@ impl Outbox {
             .subscriptions
             .write()
             .unwrap_or_else(PoisonError::into_inner) = subscriptions.into();
+    }
+
+    /// Whether an endpoint is disabled.
+    pub(super) fn any_disabled(&self) -> bool {
+        self.subscriptions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|s| s.disabled)
     }
 
     /// What a transaction beginning now records events for; `None` when no

@@ -9,6 +9,8 @@
 //! the rating the first wrote, and no update is lost. On SQLite the writer
 //! holds the database's only write lock.
 
+use chrono::Utc;
+
 use super::db::{Conn, on_conn, on_reader};
 use super::games::{GAME_COLUMNS, ListedRow};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
@@ -76,7 +78,74 @@ struct RankedRow {
 const PLAYER_COLUMNS: &str = "id, name, key_hash, created_at";
 const RATING_COLUMNS: &str = "kind, rating, deviation, volatility, games";
 
+/// How a player created with an `Idempotency-Key` was asked for (see the
+/// `player_requests` table).
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct PlayerRequest {
+    /// A hash of the client and its key: the record's key.
+    pub scope: String,
+    /// The request's hash, hex.
+    pub request: String,
+    /// What the player's key is derived from, with the client's key.
+    pub salt: String,
+    pub player_id: String,
+}
+
+/// The record of a scope (`$1`): read by the readers and inside writes.
+const PLAYER_REQUEST: &str =
+    "SELECT scope, request, salt, player_id FROM player_requests WHERE scope = $1";
+
+impl Store {
+    /// The player created under a request's scope, if any.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn player_request(&self, scope: &str) -> Result<Option<PlayerRequest>, StoreError> {
+        Ok(on_reader!(self, |c| sqlx::query_as(PLAYER_REQUEST)
+            .bind(scope)
+            .fetch_optional(c)
+            .await)?)
+    }
+}
+
 impl WriteTx {
+    /// The player created under a request's scope, if any, as this
+    /// transaction sees it.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn player_request(
+        &mut self,
+        scope: &str,
+    ) -> Result<Option<PlayerRequest>, StoreError> {
+        self.flush().await?;
+        Ok(on_conn!(self, |c| sqlx::query_as(PLAYER_REQUEST)
+            .bind(scope)
+            .fetch_optional(c)
+            .await)?)
+    }
+
+    /// Records how a player was asked for (after [`WriteTx::insert_player`]).
+    ///
+    /// # Errors
+    /// Database errors (a scope recorded already among them).
+    pub async fn insert_player_request(&mut self, r: &PlayerRequest) -> Result<(), StoreError> {
+        self.direct().await?;
+        on_conn!(self, |c| sqlx::query(
+            "INSERT INTO player_requests (scope, request, salt, player_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(&r.scope)
+        .bind(&r.request)
+        .bind(&r.salt)
+        .bind(&r.player_id)
+        .bind(ts(Utc::now()))
+        .execute(c)
+        .await
+        .map(|r| r.rows_affected()))?;
+        Ok(())
+    }
+
     /// Creates a player (nothing if one has the id already: a signed-in
     /// player created twice at once).
     ///

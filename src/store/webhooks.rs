@@ -28,7 +28,11 @@ pub struct WebhookRecord {
     /// `whsec_<base64>`.
     pub secret: String,
     pub created_at: DateTime<Utc>,
+    /// Sent nothing while set (by `PATCH`, or by the service after a day of
+    /// failures); its events wait, then fail.
     pub disabled: bool,
+    /// Why the service disabled it; none when it did not.
+    pub disabled_reason: Option<String>,
 }
 
 /// One attempt to deliver an event, as logged.
@@ -130,6 +134,7 @@ struct WebhookRow {
     secret: String,
     created_at: String,
     disabled: bool,
+    disabled_reason: Option<String>,
 }
 
 impl WebhookRow {
@@ -147,6 +152,7 @@ impl WebhookRow {
             secret: self.secret.clone(),
             created_at: parse_ts(&self.created_at)?,
             disabled: self.disabled,
+            disabled_reason: self.disabled_reason.clone(),
         })
     }
 }
@@ -163,7 +169,10 @@ struct AttemptRow {
     next_attempt_at: Option<String>,
 }
 
-const WEBHOOK_COLUMNS: &str = "id, url, events, secret, created_at, disabled";
+const WEBHOOK_COLUMNS: &str = "id, url, events, secret, created_at, disabled, disabled_reason";
+
+/// Why the service disables an endpoint.
+pub const FAILING_REASON: &str = "every delivery failed for longer than --webhook-disable-after";
 
 /// A pending delivery of the window.
 #[derive(sqlx::FromRow)]
@@ -265,7 +274,7 @@ impl Store {
     }
 
     /// Reads the endpoints again, so that events are recorded for those
-    /// there are now.
+    /// there are now (a disabled one's too: they wait for it).
     ///
     /// # Errors
     /// Database errors.
@@ -274,10 +283,10 @@ impl Store {
             .webhooks()
             .await?
             .into_iter()
-            .filter(|w| !w.disabled)
             .map(|w| Subscription {
                 id: w.id,
                 events: EventSet::of(w.events),
+                disabled: w.disabled,
             })
             .collect();
         self.outbox.set_subscriptions(subscriptions);
@@ -313,6 +322,71 @@ impl Store {
         })
         .await?;
         self.reload_webhooks().await
+    }
+
+    /// Switches an endpoint off or on (by hand: no reason kept, and its
+    /// failures counted afresh); none when there is no such endpoint.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn set_webhook_disabled(
+        &self,
+        id: Uuid,
+        disabled: bool,
+    ) -> Result<Option<WebhookRecord>, StoreError> {
+        if self.webhook(id).await?.is_none() {
+            return Ok(None);
+        }
+        let id_text = id.to_string();
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                on_conn!(tx, |c| sqlx::query(
+                    "UPDATE webhooks SET disabled = $1, disabled_reason = NULL, \
+                       failing_since = NULL WHERE id = $2"
+                )
+                .bind(disabled)
+                .bind(&id_text)
+                .execute(c)
+                .await
+                .map(|r| r.rows_affected()))?;
+                Ok(())
+            })
+        })
+        .await?;
+        self.reload_webhooks().await?;
+        self.webhook(id).await
+    }
+
+    /// Fails the pending deliveries to disabled endpoints of events recorded
+    /// before `before`: they waited as long as retries would have.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn fail_disabled(&self, before: DateTime<Utc>) -> Result<(), StoreError> {
+        if !self.outbox.any_disabled() {
+            return Ok(());
+        }
+        let (before, now) = (ts(before), ts(Utc::now()));
+        self.write_webhooks(move |tx| {
+            Box::pin(async move {
+                tx.direct().await?;
+                on_conn!(tx, |c| sqlx::query(
+                    "UPDATE webhook_deliveries SET state = 'failed', done_at = $2, \
+                       lease_until = NULL \
+                     WHERE state = 'pending' \
+                       AND webhook_id IN (SELECT id FROM webhooks WHERE disabled) \
+                       AND event_seq IN (SELECT seq FROM webhook_events WHERE created_at < $1)"
+                )
+                .bind(&before)
+                .bind(&now)
+                .execute(c)
+                .await
+                .map(|r| r.rows_affected()))?;
+                Ok(())
+            })
+        })
+        .await
     }
 
     /// Deletes an endpoint with its deliveries and their log; false when
@@ -453,14 +527,21 @@ impl Store {
     }
 
     /// Records attempts' outcomes: each delivery's new state (a delivered
-    /// one keeps its status and time on its row), and a failed attempt in
-    /// the log.
+    /// one keeps its status and time on its row), a failed attempt in the
+    /// log, and each endpoint's run of failures: one whose every delivery
+    /// has failed since before `disable_before` is disabled
+    /// ([`FAILING_REASON`]). True when one was.
     ///
     /// # Errors
     /// Database errors.
-    pub async fn record_outcomes(&self, outcomes: &[Outcome]) -> Result<(), StoreError> {
+    pub async fn record_outcomes(
+        &self,
+        outcomes: &[Outcome],
+        disable_before: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
         let outcomes = outcomes.to_vec();
-        self.write_webhooks(move |tx| {
+        let disable_before = ts(disable_before);
+        let disabled = self.write_webhooks(move |tx| {
             Box::pin(async move {
                 tx.direct().await?;
                 for o in &outcomes {
@@ -508,10 +589,41 @@ impl Store {
                         q.build().execute(c).await.map(|r| r.rows_affected())
                     })?;
                 }
-                Ok(())
+                let mut disabled = 0;
+                for o in &outcomes {
+                    let failed = o.state != DeliveryState::Delivered;
+                    let sql = if failed {
+                        "UPDATE webhooks SET failing_since = coalesce(failing_since, $2) \
+                         WHERE id = $1"
+                    } else {
+                        "UPDATE webhooks SET failing_since = NULL WHERE id = $1"
+                    };
+                    on_conn!(tx, |c| {
+                        let query = sqlx::query(sql).bind(&o.webhook_id);
+                        let query = if failed { query.bind(&o.at) } else { query };
+                        query.execute(c).await.map(|r| r.rows_affected())
+                    })?;
+                    if failed {
+                        disabled += on_conn!(tx, |c| sqlx::query(
+                            "UPDATE webhooks SET disabled = TRUE, disabled_reason = $3 \
+                             WHERE id = $1 AND NOT disabled AND failing_since < $2"
+                        )
+                        .bind(&o.webhook_id)
+                        .bind(&disable_before)
+                        .bind(FAILING_REASON)
+                        .execute(c)
+                        .await
+                        .map(|r| r.rows_affected()))?;
+                    }
+                }
+                Ok(disabled > 0)
             })
         })
-        .await
+        .await?;
+        if disabled {
+            self.reload_webhooks().await?;
+        }
+        Ok(disabled)
     }
 
     /// Deletes deliveries done before `done_before`, attempts logged before
@@ -569,15 +681,16 @@ impl Store {
     }
 
     /// Runs a write of the webhook tables.
-    async fn write_webhooks<F>(&self, f: F) -> Result<(), StoreError>
+    async fn write_webhooks<T, F>(&self, f: F) -> Result<T, StoreError>
     where
+        T: Send + 'static,
         F: for<'t> FnOnce(
                 &'t mut WriteTx,
             )
-                -> futures_util::future::BoxFuture<'t, Result<(), StoreError>>
+                -> futures_util::future::BoxFuture<'t, Result<T, StoreError>>
             + Send
             + 'static,
     {
-        self.write::<_, StoreError>(None, Box::new(f)).await
+        self.write::<T, StoreError>(None, Box::new(f)).await
     }
 }

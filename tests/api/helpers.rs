@@ -95,6 +95,9 @@ pub async fn spawn_app_on(db: TestDb, configure: impl FnOnce(&mut Settings)) -> 
     settings.read_pool = 2;
     settings.bot_budget_ms = 50;
     settings.shutdown_timeout = 1;
+    // Tests make players by the dozen from one address; the limit's own
+    // test sets it.
+    settings.player_rate = 0;
     configure(&mut settings);
     let app = Application::build(&settings).await.expect("app builds");
     let base = format!("http://127.0.0.1:{}", app.port());

@@ -174,3 +174,68 @@ async fn bodiless_posts_are_accepted_whatever_their_media_type() {
     let res = post_empty(&app, "/v1/games", None, "text/plain").await;
     assert_problem(res, 400, "malformed_request").await;
 }
+
+#[tokio::test]
+async fn a_header_the_service_reads_sent_twice_is_refused() {
+    let app = spawn_app().await;
+    let x = app.create_kind("connect_four").await;
+    let before = app.game(&x.id).await;
+    for (name, first, second) in [
+        (
+            "authorization",
+            format!("Bearer {}", x.token),
+            "Bearer wrong".to_owned(),
+        ),
+        ("idempotency-key", "a".to_owned(), "b".to_owned()),
+        ("if-match", "\"1\"".to_owned(), "\"2\"".to_owned()),
+    ] {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.append(name, first.parse().unwrap());
+        headers.append(name, second.parse().unwrap());
+        let res = app
+            .request(reqwest::Method::POST, &format!("/v1/games/{}/moves", x.id))
+            .headers(headers)
+            .json(&json!({"column": 3}))
+            .send()
+            .await
+            .unwrap();
+        let body = assert_problem(res, 400, "duplicate_header").await;
+        assert!(body["detail"].as_str().unwrap().contains(name), "{body}");
+    }
+    assert_eq!(app.game(&x.id).await, before, "nothing changed");
+}
+
+#[tokio::test]
+async fn a_get_whose_if_none_match_names_the_current_etag_is_answered_304() {
+    let app = spawn_app().await;
+    let x = app.create_kind("tic_tac_toe").await;
+    let path = format!("/v1/games/{}", x.id);
+    let first = app.get(&path).await;
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    for sent in [
+        etag.clone(),
+        format!("W/{etag}"),
+        format!("\"99\", {etag}"),
+        "*".into(),
+    ] {
+        let res = app
+            .request(reqwest::Method::GET, &path)
+            .header("if-none-match", &sent)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 304, "{sent}");
+        assert_eq!(res.headers()["etag"], etag.as_str());
+        assert!(res.bytes().await.unwrap().is_empty());
+    }
+    // Another version: the game, in full.
+    app.join(&x.id).await;
+    let res = app
+        .request(reqwest::Method::GET, &path)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_ne!(res.headers()["etag"], etag.as_str());
+}

@@ -194,7 +194,7 @@ async fn a_refused_match_is_problem_json_and_changes_nothing() {
         json!({"kind": "connect_four", "options": {"rows": 5}}),
         json!({"kind": "tic_tac_toe", "name": ""}),
         json!({"kind": "tic_tac_toe", "name": "a".repeat(33)}),
-        json!({"kind": "tic_tac_toe", "name": "tab\there"}),
+        json!({"kind": "tic_tac_toe", "name": "zero\u{200B}width"}),
     ];
     for body in invalid {
         let res = app.post("/v1/matches", None, &body).await;

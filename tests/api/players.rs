@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use reqwest::Method;
 use serde_json::{Value, json};
 use tabula::clock::Clock;
 use tabula::domain::player::{KindRating, rate};
@@ -68,6 +69,9 @@ async fn rated_game(app: &TestApp, body: Value) -> RatedGame {
     let (o_player, o_key) = new_player(app, "Otto").await;
     let mut body = body;
     body["rated"] = json!(true);
+    if body.get("clock").is_none() {
+        body["clock"] = json!({"per_move_ms": 86_400_000});
+    }
     let x = create_as(app, &x_key, body).await;
     let o = join_as(app, &x.id, &o_key).await;
     RatedGame {
@@ -243,7 +247,12 @@ async fn rated_games_are_between_two_players() {
         )
         .await;
     }
-    let x = create_as(&app, &key, json!({"kind": "connect_four", "rated": true})).await;
+    let x = create_as(
+        &app,
+        &key,
+        json!({"kind": "connect_four", "rated": true, "clock": {"per_move_ms": 86_400_000}}),
+    )
+    .await;
     let join = |token: Option<&'static str>| {
         let path = format!("/v1/games/{}/join", x.id);
         let app = &app;
@@ -314,6 +323,7 @@ async fn every_way_a_rated_round_ends_rates_both_players_once() {
     // Resignation: O resigns, X wins.
     let resigned = rated_game(&app, base.clone()).await;
     app.play_ok(&resigned.x, cell(1, 1)).await;
+    app.play_ok(&resigned.o, cell(0, 0)).await;
     let res = app
         .post(
             &format!("/v1/games/{}/resign", resigned.o.id),
@@ -328,6 +338,7 @@ async fn every_way_a_rated_round_ends_rates_both_players_once() {
     // A draw by agreement.
     let agreed = rated_game(&app, base.clone()).await;
     app.play_ok(&agreed.x, cell(1, 1)).await;
+    app.play_ok(&agreed.o, cell(0, 0)).await;
     let offered = app
         .post(
             &format!("/v1/games/{}/offers", agreed.x.id),
@@ -351,6 +362,8 @@ async fn every_way_a_rated_round_ends_rates_both_players_once() {
     // A timeout the clock sweeper records.
     let timed = rated_game(&app, json!({"kind": kind, "clock": {"initial_ms": 10000}})).await;
     app.play_ok(&timed.x, cell(1, 1)).await;
+    app.play_ok(&timed.o, cell(0, 0)).await;
+    app.play_ok(&timed.x, cell(2, 2)).await;
     clock.advance(Duration::from_secs(11));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while rated_games(&app, &timed.x_player, kind).await == 0
@@ -403,7 +416,7 @@ async fn fifty_rated_games_end_at_once(apps: &[&TestApp]) {
         let x = create_as(
             app,
             &star_key,
-            json!({"kind": "tic_tac_toe", "rated": true}),
+            json!({"kind": "tic_tac_toe", "rated": true, "clock": {"per_move_ms": 86_400_000}}),
         )
         .await;
         let o = join_as(app, &x.id, &other_key).await;
@@ -494,7 +507,7 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
         let x = create_as(
             &app,
             &ann_key,
-            json!({"kind": "tic_tac_toe", "rated": true}),
+            json!({"kind": "tic_tac_toe", "rated": true, "clock": {"per_move_ms": 86_400_000}}),
         )
         .await;
         let o = join_as(&app, &x.id, &bob_key).await;
@@ -506,6 +519,7 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
         };
         if played % 3 == 2 {
             app.play_ok(&g.x, cell(2, 2)).await;
+            app.play_ok(&g.o, cell(0, 0)).await;
             let res = app
                 .post(
                     &format!("/v1/games/{}/resign", g.x.id),
@@ -573,7 +587,7 @@ async fn rated_quick_match_seats_the_nearest_rating_within_the_window() {
                 .post(
                     "/v1/matches",
                     key.as_deref(),
-                    &json!({"kind": "connect_four", "rated": rated}),
+                    &json!({"kind": "connect_four", "rated": rated, "clock": if rated { json!({"per_move_ms": 86_400_000}) } else { Value::Null }}),
                 )
                 .await;
             let status = res.status();
@@ -697,6 +711,38 @@ async fn a_signed_in_player_is_created_on_first_use_and_bad_tokens_are_refused()
             let body = b64.encode(claims(&json!({"sub": "mallory"})).to_string());
             format!("{header}.{body}.")
         }),
+        // RFC 7519: `iss` is a string, `aud` a string or strings; RFC 7515:
+        // a `crit` extension not understood refuses the token.
+        (
+            "iss as an array",
+            hs256(&claims(&json!({"iss": ["https://id.example"]})), secret),
+        ),
+        (
+            "aud as a number",
+            hs256(&claims(&json!({"aud": 7})), secret),
+        ),
+        ("crit header", {
+            let mut header = Header::new(Algorithm::HS256);
+            header.crit = Some(vec!["exp".into()]);
+            jsonwebtoken::encode(
+                &header,
+                &claims(&json!({"sub": "mallory"})),
+                &EncodingKey::from_secret(secret),
+            )
+            .unwrap()
+        }),
+        (
+            "sub with a newline",
+            hs256(&claims(&json!({"sub": "mallory\nadmin"})), secret),
+        ),
+        (
+            "sub with a control character",
+            hs256(&claims(&json!({"sub": "mallory\u{7}"})), secret),
+        ),
+        (
+            "sub with a bidi override",
+            hs256(&claims(&json!({"sub": "mallory\u{202E}"})), secret),
+        ),
     ];
     for (why, token) in refused {
         let res = create_with(&app, &token).await;
@@ -713,6 +759,78 @@ async fn a_signed_in_player_is_created_on_first_use_and_bad_tokens_are_refused()
         "player_not_found",
     )
     .await;
+    // `aud` as an array with ours is fine; a `sub` with `/`, `%` or `+`
+    // makes a player readable at its URL-encoded id.
+    let listed = hs256(&claims(&json!({"aud": ["other", "tabula"]})), secret);
+    assert_eq!(create_with(&app, &listed).await.status(), 201);
+    let odd = hs256(&claims(&json!({"sub": "team/a%20+b"})), secret);
+    let res = create_with(&app, &odd).await;
+    assert_eq!(res.status(), 201);
+    let g = app.game(&seat_of(&res.json().await.unwrap()).id).await;
+    assert_eq!(g["seats"]["X"]["player"], "ext:team/a%20+b");
+    let read = app.get_json("/v1/players/ext:team%2Fa%2520%2Bb").await;
+    assert_eq!(read["id"], "ext:team/a%20+b");
+    let games = app
+        .get_json("/v1/players/ext:team%2Fa%2520%2Bb/games")
+        .await;
+    assert_eq!(games["items"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn player_creation_is_limited_per_client_and_a_keyed_retry_gets_the_same_player() {
+    let app = spawn_app_with(|s| s.player_rate = 3).await;
+    let create = |name: &'static str, key: Option<&'static str>| {
+        let app = &app;
+        async move {
+            let mut req = app
+                .request(Method::POST, "/v1/players")
+                .json(&json!({"name": name}));
+            if let Some(key) = key {
+                req = req.header("Idempotency-Key", key);
+            }
+            req.send().await.unwrap()
+        }
+    };
+    let first = create("Ann", Some("k-1")).await;
+    assert_eq!(first.status(), 201);
+    assert!(first.headers().get("idempotent-replayed").is_none());
+    let first: Value = first.json().await.unwrap();
+    // The answer was lost: the retry gets the same player and key.
+    let again = create("Ann", Some("k-1")).await;
+    assert_eq!(again.status(), 201);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["player"]["id"], first["player"]["id"]);
+    assert_eq!(again["key"], first["key"]);
+    // The key works.
+    let key = first["key"].as_str().unwrap().to_owned();
+    let res = app
+        .post("/v1/games", Some(&key), &json!({"kind": "tic_tac_toe"}))
+        .await;
+    let g: Value = res.json().await.unwrap();
+    assert_eq!(g["game"]["seats"]["X"]["player"], first["player"]["id"]);
+    // The same key with another name is refused, changing nothing.
+    assert_problem(
+        create("Bob", Some("k-1")).await,
+        422,
+        "idempotency_key_reused",
+    )
+    .await;
+    // Two more creations, then the client's share is used up.
+    assert_eq!(create("Cy", None).await.status(), 201);
+    assert_eq!(create("Di", Some("k-2")).await.status(), 201);
+    let refused = create("Ed", None).await;
+    assert!(
+        refused.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            >= 1
+    );
+    assert_problem(refused, 429, "rate_limited").await;
+    // A retry is still answered.
+    assert_eq!(create("Di", Some("k-2")).await.status(), 201);
 }
 
 #[tokio::test]
@@ -767,4 +885,159 @@ async fn an_unrated_game_between_players_moves_no_rating() {
     assert_eq!(won["game"]["status"], "won");
     assert_eq!(won["game"]["rating_change"], Value::Null);
     assert_eq!(player(&app, &ann).await["ratings"], json!({}));
+}
+
+#[tokio::test]
+async fn a_rated_round_ended_before_each_side_moved_is_aborted_and_unrated() {
+    let clock = Clock::manual(
+        DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc),
+    );
+    let app = {
+        let clock = clock.clone();
+        spawn_app_with(move |s| s.clock = clock).await
+    };
+    let kind = "tic_tac_toe";
+    let resign = |seat: Seat| {
+        let app = &app;
+        async move {
+            let res = app
+                .post(
+                    &format!("/v1/games/{}/resign", seat.id),
+                    Some(&seat.token),
+                    &json!({}),
+                )
+                .await;
+            assert_eq!(res.status(), 200);
+            res.json::<Value>().await.unwrap()
+        }
+    };
+    // X resigns before anyone moved (the farm's puppets did).
+    let puppet = rated_game(&app, json!({"kind": kind})).await;
+    let ended = resign(puppet.x.clone()).await;
+    // O resigns after X's first move: O never moved.
+    let second = rated_game(&app, json!({"kind": kind})).await;
+    app.play_ok(&second.x, cell(1, 1)).await;
+    let ended_second = resign(second.o.clone()).await;
+    // A clock that runs out before X's first move.
+    let abandoned = rated_game(
+        &app,
+        json!({"kind": kind, "clock": {"initial_ms": 10000, "increment_ms": 0}}),
+    )
+    .await;
+    clock.advance(Duration::from_secs(11));
+    let timed_out = app.game(&abandoned.x.id).await;
+    for g in [&ended, &ended_second, &timed_out] {
+        assert_eq!(g["status"], "draw", "{g}");
+        assert_eq!(g["end_reason"], "aborted", "{g}");
+        assert_eq!(g["winner"], Value::Null, "{g}");
+        assert_eq!(g["rating_change"], Value::Null, "{g}");
+    }
+    for g in [&puppet, &second, &abandoned] {
+        assert_eq!(rated_games(&app, &g.x_player, kind).await, 0);
+        assert_eq!(rated_games(&app, &g.o_player, kind).await, 0);
+    }
+    // Once each side has moved, a resignation counts.
+    let played = rated_game(&app, json!({"kind": kind})).await;
+    app.play_ok(&played.x, cell(1, 1)).await;
+    app.play_ok(&played.o, cell(0, 0)).await;
+    let ended = resign(played.x.clone()).await;
+    assert_eq!(ended["end_reason"], "resignation");
+    assert_eq!(ended["winner"], "O");
+    assert_eq!(rated_games(&app, &played.o_player, kind).await, 1);
+}
+
+#[tokio::test]
+async fn a_rated_game_needs_a_clock_and_no_help_reaches_its_round_in_progress() {
+    let app = spawn_app().await;
+    let (_, key) = new_player(&app, "Ann").await;
+    for (path, body) in [
+        ("/v1/games", json!({"kind": "connect_four", "rated": true})),
+        (
+            "/v1/matches",
+            json!({"kind": "connect_four", "rated": true}),
+        ),
+    ] {
+        assert_problem(
+            app.post(path, Some(&key), &body).await,
+            422,
+            "clock_required",
+        )
+        .await;
+    }
+    let g = rated_game(&app, json!({"kind": "connect_four"})).await;
+    app.play_ok(&g.x, json!({"column": 3})).await;
+    let before = app.game(&g.x.id).await;
+    for (method, path) in [
+        (
+            Method::GET,
+            format!("/v1/games/{}/hint?level=perfect", g.o.id),
+        ),
+        (
+            Method::GET,
+            format!("/v1/games/{}/analysis?level=perfect", g.o.id),
+        ),
+        (Method::GET, format!("/v1/games/{}/analysis?ply=0", g.o.id)),
+        (Method::POST, format!("/v1/games/{}/bot-move", g.o.id)),
+    ] {
+        let mut req = app.request(method, &path).bearer_auth(&g.o.token);
+        if path.ends_with("bot-move") {
+            req = req.json(&json!({"level": "perfect"}));
+        }
+        assert_problem(req.send().await.unwrap(), 403, "assistance_forbidden").await;
+    }
+    let after = app.game(&g.x.id).await;
+    assert_eq!(
+        (&after["version"], &after["ply"]),
+        (&before["version"], &before["ply"]),
+        "nothing changed"
+    );
+    // Over: its analysis is open to all.
+    let res = app
+        .post(
+            &format!("/v1/games/{}/resign", g.o.id),
+            Some(&g.o.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let analysis = app
+        .get_json(&format!("/v1/games/{}/analysis?ply=1&level=easy", g.x.id))
+        .await;
+    assert!(analysis["moves"].as_array().is_some(), "{analysis}");
+}
+
+#[tokio::test]
+async fn a_rated_round_over_on_time_is_never_read_without_its_rating_change() {
+    let clock = Clock::manual(
+        DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc),
+    );
+    let app = {
+        let clock = clock.clone();
+        // The sweeper slowed down: reads meet the timeout first.
+        spawn_app_with(move |s| s.clock = clock).await
+    };
+    let g = rated_game(
+        &app,
+        json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}),
+    )
+    .await;
+    app.play_ok(&g.x, cell(1, 1)).await;
+    app.play_ok(&g.o, cell(0, 0)).await;
+    clock.advance(Duration::from_secs(6));
+    let read = app.game(&g.x.id).await;
+    assert_eq!(read["end_reason"], "timeout", "{read}");
+    assert_eq!(read["winner"], "O");
+    assert!(
+        read["rating_change"]["O"]["after"].as_f64().unwrap() > 1500.0,
+        "{read}"
+    );
+    let listed = app
+        .get_json(&format!("/v1/players/{}/games", g.o_player))
+        .await;
+    assert_eq!(listed["items"][0]["rating_change"], read["rating_change"]);
+    assert_eq!(rated_games(&app, &g.x_player, "tic_tac_toe").await, 1);
 }

@@ -332,15 +332,29 @@ pub struct QuickMatch {
     /// default); none → a new rated game that waits. Default: false.
     #[serde(default)]
     pub rated: bool,
+    /// The clock of the game wanted, as at create (required when `rated`:
+    /// 422 `clock_required` without): only waiting games of the same time
+    /// control are matched, and a new game waits with it.
+    pub clock: Option<ClockRequest>,
 }
 
+/// What a quick match asks for: the setup, the name, whether only rated
+/// games, and the clock.
+pub type MatchTerms = (Setup, Option<String>, bool, Option<TimeControl>);
+
 impl QuickMatch {
-    /// The setup asked for, the name, and whether only rated games.
+    /// The setup asked for, the name, whether only rated games, the clock.
     ///
     /// # Errors
-    /// `InvalidOption` for options out of range or not of this kind.
-    pub fn into_parts(self) -> Result<(Setup, Option<String>, bool), service::ServiceError> {
-        Ok((setup_of(self.kind, self.options)?, self.name, self.rated))
+    /// `InvalidOption` for options out of range or not of this kind, or a
+    /// clock that is neither time control.
+    pub fn into_parts(self) -> Result<MatchTerms, service::ServiceError> {
+        Ok((
+            setup_of(self.kind, self.options)?,
+            self.name,
+            self.rated,
+            self.clock.map(ClockRequest::control).transpose()?,
+        ))
     }
 }
 

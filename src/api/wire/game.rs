@@ -112,6 +112,9 @@ pub enum EndReason {
     Timeout,
     /// A draw both seats agreed.
     Agreement,
+    /// A rated round that ended (resignation, time, agreement) before each
+    /// side had moved: `status` `draw`, no winner, no rating change.
+    Aborted,
 }
 
 impl From<domain::EndReason> for EndReason {
@@ -122,6 +125,7 @@ impl From<domain::EndReason> for EndReason {
             domain::EndReason::Resignation => EndReason::Resignation,
             domain::EndReason::Timeout => EndReason::Timeout,
             domain::EndReason::Agreement => EndReason::Agreement,
+            domain::EndReason::Aborted => EndReason::Aborted,
         }
     }
 }

@@ -53,7 +53,8 @@ pub struct CreateWebhook {
 static WEBHOOK_EXAMPLE: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
     serde_json::json!({
         "id": "01a2d0a0-5c1e-7b3a-9f00-3e2d1c0b9a88", "url": "https://backend.example.com/tabula",
-        "events": ["move.played", "game.ended"], "created_at": "2026-11-25T09:58:00Z", "disabled": false
+        "events": ["move.played", "game.ended"], "created_at": "2026-11-25T09:58:00Z", "disabled": false,
+        "disabled_reason": null
     })
 });
 
@@ -65,7 +66,21 @@ pub struct WebhookView {
     pub events: Vec<String>,
     #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
-    /// Always false today: an endpoint is sent its events until deleted.
+    /// Sent nothing while true (`PATCH` sets it, and so does the service
+    /// after every delivery failed for `--webhook-disable-after`, 24 h by
+    /// default): its events wait at most as long as retries would, then fail.
+    pub disabled: bool,
+    /// Why the service disabled the endpoint; null when it did not.
+    #[schema(required = true)]
+    pub disabled_reason: Option<String>,
+}
+
+/// What to change of an endpoint.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"disabled": true}))]
+pub struct PatchWebhook {
+    /// `true`: send it nothing (its events wait); `false`: send again.
     pub disabled: bool,
 }
 
@@ -77,6 +92,7 @@ impl From<&WebhookRecord> for WebhookView {
             events: w.events.iter().map(|e| e.as_str().to_owned()).collect(),
             created_at: w.created_at,
             disabled: w.disabled,
+            disabled_reason: w.disabled_reason.clone(),
         }
     }
 }
