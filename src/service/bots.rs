@@ -309,7 +309,9 @@ impl Service {
     /// for the games a stopped server left with a bot to move.
     pub(super) fn reply_later(&self, id: Uuid) {
         let service = self.clone();
+        let place = self.reply_queue.defer();
         tokio::spawn(async move {
+            let _place = place;
             let replied = match service.game(id).await {
                 Ok(mut game) => service.bot_replies(&mut game, None).await.map(|_| ()),
                 Err(ServiceError::GameNotFound) => Ok(()),
@@ -432,6 +434,14 @@ impl ReplyQueue {
             return Reply::Later;
         }
         Reply::Queued(ReplyPlace(self.held.clone()))
+    }
+
+    /// A place for a reply made later, past the limit if need be: while it
+    /// waits, the moves after it are answered at once too, rather than
+    /// waiting behind it.
+    pub(super) fn defer(&self) -> ReplyPlace {
+        self.held.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        ReplyPlace(self.held.clone())
     }
 }
 
