@@ -9,12 +9,13 @@ export BASE_URL="http://127.0.0.1:${service_port}"
 # of scripts/webhook-check and the client's test are on 127.0.0.1).
 export ADMIN_KEY="ci-admin-$$"
 
-target/release/tabula \
+# Secrets by the environment (a flag shows in `ps`). Every suite runs from
+# this one address, so players are not limited per client here.
+TABULA_ADMIN_KEY="$ADMIN_KEY" TABULA_PLAYER_RATE=0 target/release/tabula \
     --addr "127.0.0.1:${service_port}" \
     --database-url "sqlite://${service_dir}/tabula.db" \
     --log warn \
     --bot-budget-ms 50 \
-    --admin-key "$ADMIN_KEY" \
     --webhook-allow-private \
     >"${service_dir}/service.log" 2>&1 &
 service_pid=$!

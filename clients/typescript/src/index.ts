@@ -1,6 +1,7 @@
-// A typed client for Tabula. Every type comes from `schema.d.ts`, which
+// A typed client for Tabula. Every type comes from `schema.ts`, which
 // `npm run generate` produces from the committed openapi/openapi.json: if the
-// spec and this code disagree, `tsc` fails.
+// spec and this code disagree, `tsc` fails. (A `.ts` file, not a `.d.ts`:
+// tsc emits its declarations into dist, so the package's users get them.)
 import createClient, { type Client } from "openapi-fetch";
 
 import type { components, paths } from "./schema.js";

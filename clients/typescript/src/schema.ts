@@ -566,7 +566,13 @@ export interface paths {
         delete: operations["delete_webhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Disable or enable a webhook endpoint.
+         * @description A disabled endpoint is sent nothing; its events wait (at most as long as
+         *     `--webhook-retry`'s waits add up to, then they fail) and are sent once it
+         *     is enabled again. Enabling also clears `disabled_reason`.
+         */
+        patch: operations["patch_webhook"];
         trace?: never;
     };
     "/v1/webhooks/{id}/deliveries": {
@@ -1088,14 +1094,14 @@ export interface components {
          * @description How the round ended.
          * @enum {string}
          */
-        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement";
+        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement" | "aborted";
         /**
          * @description The stable error code of a problem: branch on it, not on `title` or `detail`.
          *
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1961,6 +1967,16 @@ export interface components {
             seed?: number | null;
         };
         /**
+         * @description What to change of an endpoint.
+         * @example {
+         *       "disabled": true
+         *     }
+         */
+        PatchWebhook: {
+            /** @description `true`: send it nothing (its events wait); `false`: send again. */
+            disabled: boolean;
+        };
+        /**
          * @description A player: who holds seats across games, and their ratings.
          * @example {
          *       "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
@@ -2147,6 +2163,7 @@ export interface components {
              *     default); none → a new rated game that waits. Default: false.
              */
             rated?: boolean;
+            clock?: null | components["schemas"]["ClockRequest"];
         };
         /** @description A range option of a kind. */
         RangeOption: {
@@ -2532,7 +2549,8 @@ export interface components {
          *           "game.ended"
          *         ],
          *         "created_at": "2026-11-25T09:58:00Z",
-         *         "disabled": false
+         *         "disabled": false,
+         *         "disabled_reason": null
          *       },
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
          *     }
@@ -2558,7 +2576,8 @@ export interface components {
          *             "game.ended"
          *           ],
          *           "created_at": "2026-11-25T09:58:00Z",
-         *           "disabled": false
+         *           "disabled": false,
+         *           "disabled_reason": null
          *         }
          *       ]
          *     }
@@ -2574,8 +2593,14 @@ export interface components {
             events: string[];
             /** Format: date-time */
             created_at: string;
-            /** @description Always false today: an endpoint is sent its events until deleted. */
+            /**
+             * @description Sent nothing while true (`PATCH` sets it, and so does the service
+             *     after every delivery failed for `--webhook-disable-after`, 24 h by
+             *     default): its events wait at most as long as retries would, then fail.
+             */
             disabled: boolean;
+            /** @description Why the service disabled the endpoint; null when it did not. */
+            disabled_reason: string | null;
         };
     };
     responses: {
@@ -2639,7 +2664,19 @@ export interface components {
                 };
             };
         };
-        /** @description `malformed_request`: the body is not JSON or not of the documented shape (unknown field, wrong type, a move of another kind's shape), or a path, query or header parameter is invalid. Fix the request; `detail` says what is wrong. */
+        /** @description `invalid_token`: the token is not a seat of this game; or `assistance_forbidden`: the round is rated and in progress, and no hint, analysis or bot move reaches it. */
+        AssistForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_token" | "assistance_forbidden";
+                };
+            };
+        };
+        /** @description `malformed_request`: the body is not JSON or not of the documented shape (unknown field, wrong type, a move of another kind's shape), or a path, query or header parameter is invalid. Fix the request; `detail` says what is wrong. Or `duplicate_header`: a header the service reads (`Authorization`, `Idempotency-Key`, `If-Match`, `If-None-Match`, `Last-Event-ID`, `Content-Type`) came more than once. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2647,7 +2684,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "malformed_request";
+                    code: "malformed_request" | "duplicate_header";
                 };
             };
         };
@@ -2725,7 +2762,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body or token); nothing was changed. Send a new key with a new request. */
+        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body or token); nothing was changed. Send a new key with a new request. Or `clock_required`: a rated quick match needs a `clock`. */
         InvalidMatch: {
             headers: {
                 [name: string]: unknown;
@@ -2733,7 +2770,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option" | "idempotency_key_reused";
+                    code: "invalid_option" | "idempotency_key_reused" | "clock_required";
                 };
             };
         };
@@ -2746,6 +2783,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "invalid_option";
+                };
+            };
+        };
+        /** @description `invalid_option`: `name` is not a valid name (see `CreatePlayer`). Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name; nothing was created. Send a new key with a new request. */
+        InvalidPlayer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "idempotency_key_reused";
                 };
             };
         };
@@ -2989,7 +3038,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. Nothing was created. */
+        /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. Or `clock_required`: a rated game needs a `clock`. Nothing was created. */
         UnprocessableCreate: {
             headers: {
                 [name: string]: unknown;
@@ -2997,7 +3046,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option" | "illegal_move";
+                    code: "invalid_option" | "illegal_move" | "clock_required";
                 };
             };
         };
@@ -3838,7 +3887,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["AssistForbidden"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["MoveConflict"];
             422: components["responses"]["InvalidOption"];
@@ -3881,7 +3930,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["AssistForbidden"];
             404: components["responses"]["PositionNotFound"];
             409: components["responses"]["AnalysisConflict"];
             422: components["responses"]["InvalidOption"];
@@ -3945,7 +3994,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["AssistForbidden"];
             404: components["responses"]["GameNotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["MoveConflict"];
@@ -4008,9 +4057,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the player and their key (keep it: it is shown only here) */
+            /** @description Created: the player and their key (keep it: it is shown only here). A retry with the same `Idempotency-Key` from the same client gets the same player and key, with `Idempotent-Replayed: true` */
             201: {
                 headers: {
+                    /** @description Present (`true`) when this answers an earlier request with the same key */
+                    "Idempotent-Replayed"?: boolean;
+                    /** @description The player's URL */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,7 +4074,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["InvalidOption"];
+            422: components["responses"]["InvalidPlayer"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -4204,6 +4257,43 @@ export interface operations {
             401: components["responses"]["AdminUnauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patch_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchWebhook"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
