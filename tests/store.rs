@@ -868,23 +868,11 @@ impl tabula::store::EventRender for Plain {
 
 #[tokio::test]
 async fn webhook_events_are_recorded_with_their_change_claimed_once_and_pruned_when_done() {
-    use tabula::domain::webhook::WebhookEvent;
-    use tabula::store::{DeliveryState, Outcome, WebhookRecord};
+    use tabula::store::{DeliveryState, Outcome};
     let (_dir, _url, store) = open().await;
     store.outbox().set_render(std::sync::Arc::new(Plain));
     let hook = Uuid::now_v7();
-    store
-        .add_webhook(WebhookRecord {
-            id: hook,
-            url: "http://127.0.0.1:9/".into(),
-            events: vec![WebhookEvent::GameCreated],
-            secret: "whsec_AAAA".into(),
-            created_at: Utc::now(),
-            disabled: false,
-            disabled_reason: None,
-        })
-        .await
-        .unwrap();
+    add_hook(&store, hook).await;
     let game = new_game();
     insert(&store, &game).await;
     let none = std::collections::HashSet::new();
@@ -1007,23 +995,11 @@ async fn a_database_written_by_an_earlier_build_opens_and_reads_the_same() {
 
 #[tokio::test]
 async fn an_endpoint_failing_too_long_is_disabled_and_its_waiting_events_fail_in_time() {
-    use tabula::domain::webhook::WebhookEvent;
-    use tabula::store::{DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
+    use tabula::store::{DeliveryState, FAILING_REASON, Outcome};
     let (_dir, _url, store) = open().await;
     store.outbox().set_render(std::sync::Arc::new(Plain));
     let hook = Uuid::now_v7();
-    store
-        .add_webhook(WebhookRecord {
-            id: hook,
-            url: "http://127.0.0.1:9/".into(),
-            events: vec![WebhookEvent::GameCreated],
-            secret: "whsec_AAAA".into(),
-            created_at: Utc::now(),
-            disabled: false,
-            disabled_reason: None,
-        })
-        .await
-        .unwrap();
+    add_hook(&store, hook).await;
     insert(&store, &new_game()).await;
     let none = std::collections::HashSet::new();
     let later = Utc::now() + chrono::Duration::minutes(1);
@@ -1075,4 +1051,20 @@ async fn an_endpoint_failing_too_long_is_disabled_and_its_waiting_events_fail_in
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
+}
+
+/// Adds an endpoint `hook` for `game.created`, at an address nothing serves.
+async fn add_hook(store: &Store, hook: Uuid) {
+    store
+        .add_webhook(tabula::store::WebhookRecord {
+            id: hook,
+            url: "http://127.0.0.1:9/".into(),
+            events: vec![tabula::domain::webhook::WebhookEvent::GameCreated],
+            secret: "whsec_AAAA".into(),
+            created_at: Utc::now(),
+            disabled: false,
+            disabled_reason: None,
+        })
+        .await
+        .unwrap();
 }

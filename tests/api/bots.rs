@@ -5,7 +5,7 @@ use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, assert_problem, spawn_app_on, spawn_app_with};
+use crate::helpers::{Seat, TestApp, assert_problem, spawn_app_on, spawn_app_with};
 
 /// An app with one search slot and a bot budget long enough that hard
 /// searches are still running while the test sends its other requests.
@@ -122,15 +122,11 @@ async fn client_searches_past_the_queue_are_refused_and_cheap_levels_still_answe
     assert!((1..=refused).contains(&busy), "{busy} refused");
 }
 
-#[tokio::test]
-async fn a_persons_move_is_never_refused_for_bot_load_and_every_reply_comes() {
-    let app = spawn_app_with(|s| {
-        s.bot_threads = 1;
-        s.bot_budget_ms = 300;
-    })
-    .await;
+/// `n` Gomoku games against hard bots, and the answers to a move in each,
+/// all sent at once.
+async fn moves_against_hard_bots(app: &TestApp, n: usize) -> (Vec<Seat>, Vec<reqwest::Response>) {
     let mut games = Vec::new();
-    for _ in 0..24 {
+    for _ in 0..n {
         games.push(
             app.create(json!({"kind": "gomoku", "opponent": {"type": "bot", "level": "hard"}}))
                 .await,
@@ -142,6 +138,17 @@ async fn a_persons_move_is_never_refused_for_bot_load_and_every_reply_comes() {
             .map(|g| app.play(g, json!({"row": 7, "col": 7}))),
     )
     .await;
+    (games, answers)
+}
+
+#[tokio::test]
+async fn a_persons_move_is_never_refused_for_bot_load_and_every_reply_comes() {
+    let app = spawn_app_with(|s| {
+        s.bot_threads = 1;
+        s.bot_budget_ms = 300;
+    })
+    .await;
+    let (games, answers) = moves_against_hard_bots(&app, 24).await;
     let (mut with_reply, mut later) = (0, 0);
     for res in answers {
         // Played, whatever the bots' load.
@@ -184,19 +191,7 @@ async fn a_bot_reply_a_stopped_server_did_not_make_is_made_after_the_restart() {
         s.bot_budget_ms = 400;
     };
     let app = spawn_app_with(slow).await;
-    let mut games = Vec::new();
-    for _ in 0..16 {
-        games.push(
-            app.create(json!({"kind": "gomoku", "opponent": {"type": "bot", "level": "hard"}}))
-                .await,
-        );
-    }
-    let answers = join_all(
-        games
-            .iter()
-            .map(|g| app.play(g, json!({"row": 7, "col": 7}))),
-    )
-    .await;
+    let (games, answers) = moves_against_hard_bots(&app, 16).await;
     assert!(answers.iter().all(|r| r.status() == 201));
     let db = app.stop().await;
     let app = spawn_app_on(db, slow).await;

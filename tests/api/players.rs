@@ -20,6 +20,20 @@ use crate::helpers::{
     spawn_app_with,
 };
 
+/// An app whose clock stands at `start` (RFC 3339) until advanced.
+async fn app_on_manual_clock(start: &str) -> (TestApp, Clock) {
+    let clock = Clock::manual(
+        DateTime::parse_from_rfc3339(start)
+            .unwrap()
+            .with_timezone(&Utc),
+    );
+    let app = {
+        let clock = clock.clone();
+        spawn_app_with(move |s| s.clock = clock).await
+    };
+    (app, clock)
+}
+
 /// A new player: (id, key).
 async fn new_player(app: &TestApp, name: &str) -> (String, String) {
     let res = app.post("/v1/players", None, &json!({"name": name})).await;
@@ -275,15 +289,7 @@ async fn rated_games_are_between_two_players() {
 
 #[tokio::test]
 async fn every_way_a_rated_round_ends_rates_both_players_once() {
-    let clock = Clock::manual(
-        DateTime::parse_from_rfc3339("2026-11-25T10:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc),
-    );
-    let app = {
-        let clock = clock.clone();
-        spawn_app_with(move |s| s.clock = clock).await
-    };
+    let (app, clock) = app_on_manual_clock("2026-11-25T10:00:00Z").await;
     let kind = "tic_tac_toe";
     let base = json!({"kind": kind});
 
@@ -889,15 +895,7 @@ async fn an_unrated_game_between_players_moves_no_rating() {
 
 #[tokio::test]
 async fn a_rated_round_ended_before_each_side_moved_is_aborted_and_unrated() {
-    let clock = Clock::manual(
-        DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc),
-    );
-    let app = {
-        let clock = clock.clone();
-        spawn_app_with(move |s| s.clock = clock).await
-    };
+    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
     let kind = "tic_tac_toe";
     let resign = |seat: Seat| {
         let app = &app;
@@ -1010,16 +1008,7 @@ async fn a_rated_game_needs_a_clock_and_no_help_reaches_its_round_in_progress() 
 
 #[tokio::test]
 async fn a_rated_round_over_on_time_is_never_read_without_its_rating_change() {
-    let clock = Clock::manual(
-        DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc),
-    );
-    let app = {
-        let clock = clock.clone();
-        // The sweeper slowed down: reads meet the timeout first.
-        spawn_app_with(move |s| s.clock = clock).await
-    };
+    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
     let g = rated_game(
         &app,
         json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}),

@@ -339,6 +339,9 @@ const CLOCKS: [string, string][] = [
   ["m60", "1 min a move"],
 ];
 
+/** The clock of a rated game when none was chosen, and of every rated quick match. */
+const RATED_CLOCK = "10+5";
+
 /** A clock choice (`5+3`: minutes and increment seconds; `m30`: per move) as the API's. */
 function clockOf(choice: string | null): { initial_ms: number; increment_ms: number } | { per_move_ms: number } | undefined {
   if (!choice) return undefined;
@@ -397,7 +400,7 @@ async function quickMatch(kind: Kind, name: string, rated = false): Promise<void
   if (rated) await ensurePlayer(name);
   const grant = await ok(
     api.POST("/v1/matches", {
-      body: { kind, ...(name ? { name } : {}), ...(rated ? { rated } : {}) },
+      body: { kind, ...(name ? { name } : {}), ...(rated ? { rated, clock: clockOf(RATED_CLOCK) ?? null } : {}) },
       headers: { "Idempotency-Key": key(), ...asMe() },
     }),
   );
@@ -441,8 +444,9 @@ async function createFromQuery(q: URLSearchParams): Promise<void> {
   if (rule === "freestyle" || rule === "standard") options.rule = rule;
   const name = q.get("name") ?? "";
   const friend = opponent === "human";
-  const clock = friend ? clockOf(q.get("clock")) : undefined;
   const rated = friend && q.get("rated") !== null;
+  // A rated game needs a clock: without a choice, the rated default.
+  const clock = friend ? clockOf(q.get("clock") ?? (rated ? RATED_CLOCK : null)) : undefined;
   status.textContent = "Creating the game…";
   let grant;
   try {

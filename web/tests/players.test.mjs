@@ -122,11 +122,13 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
   // Cy wins two games of three, Di the third (Cy resigns): 18 games settle
   // both deviations under 110.
   for (let i = 0; i < 18; i++) {
-    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true }, cy.key);
+    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true, clock: { per_move_ms: 86_400_000 } }, cy.key);
     const id = grant.game.id;
     await api(`/v1/games/${id}/join`, {}, di.key);
     if (i % 3 === 2) {
+      // Each side moves first: a round resigned before that is aborted.
       await api(`/v1/games/${id}/moves`, { row: 1, col: 1 }, cy.key);
+      await api(`/v1/games/${id}/moves`, { row: 0, col: 0 }, di.key);
       await api(`/v1/games/${id}/resign`, {}, cy.key);
       continue;
     }
