@@ -377,9 +377,14 @@ test("two players play a rated game: keys bind the seats, ratings move, the lead
   const refused = await client.POST("/v1/games", { body: { kind: "connect_four", rated: true } });
   assert.equal(refused.response.status, 401);
   assert.equal(refused.error?.code, "player_required");
-  const created = await client.POST("/v1/games", {
+  const clockless = await client.POST("/v1/games", {
     headers: bearer(ann.key),
     body: { kind: "connect_four", rated: true },
+  });
+  assert.equal(clockless.error?.code, "clock_required");
+  const created = await client.POST("/v1/games", {
+    headers: bearer(ann.key),
+    body: { kind: "connect_four", rated: true, clock: { initial_ms: 300_000, increment_ms: 2000 } },
   });
   assert.ok(created.data);
   const id = created.data.game.id;
