@@ -128,6 +128,7 @@ impl Modify for BearerAuth {
         responses::InvalidOption,
         responses::InvalidMatch,
         responses::InvalidPlayer,
+        responses::RematchConflict,
         responses::MatchUnavailable,
         responses::UnprocessableBotMove,
         responses::TooManyRequests,
@@ -178,6 +179,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(moves::get_position)
             .service(moves::get_notation)
             .service(games::restart_game)
+            .service(games::rematch_game)
             .service(games::resign_game)
             .service(offers::make_offer)
             .service(offers::accept_offer)

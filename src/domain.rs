@@ -478,6 +478,10 @@ pub struct GameRecord {
     pub as_of: DateTime<Utc>,
     /// The seats' players, whether the game is rated, the last rating change.
     pub players: player::Players,
+    /// The game this one is a rematch of.
+    pub rematch_of: Option<Uuid>,
+    /// This game's rematch, once one was made (at most one).
+    pub rematch: Option<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -506,6 +510,8 @@ impl GameRecord {
             clock: None,
             as_of: now,
             players: player::Players::default(),
+            rematch_of: None,
+            rematch: None,
         }
     }
 
@@ -797,6 +803,8 @@ pub enum EventType {
     Timeout(Player),
     /// The game was deleted: its last change, at a version of its own.
     Deleted(DeleteReason),
+    /// A rematch of the game was made: the new game's id.
+    Rematch(Uuid),
 }
 
 /// Why a game was deleted.
@@ -929,6 +937,8 @@ mod tests {
             })),
             as_of: t0,
             players: crate::domain::player::Players::default(),
+            rematch_of: None,
+            rematch: None,
             created_at: t0,
             updated_at: t0,
         };

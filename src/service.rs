@@ -155,6 +155,12 @@ pub enum ServiceError {
         "a rated game needs a clock (`clock`: e.g. {{\"initial_ms\": 300000, \"increment_ms\": 2000}}, or {{\"per_move_ms\": 86400000}} for correspondence play)"
     )]
     ClockRequired,
+    /// A rematch of a game whose round is still in progress.
+    #[error("the round is in progress: a rematch follows a round that is over")]
+    RoundInProgress,
+    /// The game has a rematch already: its id.
+    #[error("this game has a rematch already: {0}")]
+    RematchExists(Uuid),
     /// A hint, analysis or bot move for a rated round in progress.
     #[error(
         "this round is rated and in progress: hints, analyses and bot moves are for unrated games and finished rounds"
@@ -246,6 +252,8 @@ pub enum ChangeKind {
     /// The game was deleted (by a seat, or by expiry): the last change of a
     /// stream.
     Deleted(DeleteReason),
+    /// A rematch was made: the new game's id.
+    Rematch(Uuid),
 }
 
 /// One change of a game, with the game as it stood right after it.

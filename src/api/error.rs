@@ -56,6 +56,8 @@ pub enum ErrorCode {
     ClockRequired,
     AssistanceForbidden,
     DuplicateHeader,
+    RoundInProgress,
+    RematchExists,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -139,6 +141,10 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub game: Option<Box<Game>>,
+    /// `rematch_exists` only: the id of the game's rematch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub rematch: Option<uuid::Uuid>,
 }
 
 impl Problem {
@@ -157,6 +163,7 @@ impl Problem {
             index: None,
             turn: None,
             game: None,
+            rematch: None,
         }
     }
 }
@@ -264,6 +271,8 @@ impl ApiError {
                 ServiceError::PlayerNotFound => ErrorCode::PlayerNotFound,
                 ServiceError::ClockRequired => ErrorCode::ClockRequired,
                 ServiceError::AssistanceForbidden => ErrorCode::AssistanceForbidden,
+                ServiceError::RoundInProgress => ErrorCode::RoundInProgress,
+                ServiceError::RematchExists(_) => ErrorCode::RematchExists,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -305,6 +314,9 @@ impl ApiError {
             }
             ApiError::Service(ServiceError::NotYourTurn { turn }) => {
                 problem.turn = Some((*turn).into());
+            }
+            ApiError::Service(ServiceError::RematchExists(id)) => {
+                problem.rematch = Some(*id);
             }
             ApiError::Service(ServiceError::VersionMismatch(game)) => {
                 problem.detail = format!("the game is at version {}", game.version);
@@ -376,6 +388,8 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::ClockRequired => (StatusCode::UNPROCESSABLE_ENTITY, "Clock required"),
         ErrorCode::AssistanceForbidden => (StatusCode::FORBIDDEN, "Assistance forbidden"),
         ErrorCode::DuplicateHeader => (StatusCode::BAD_REQUEST, "Duplicate header"),
+        ErrorCode::RoundInProgress => (StatusCode::CONFLICT, "Round in progress"),
+        ErrorCode::RematchExists => (StatusCode::CONFLICT, "Rematch exists"),
     }
 }
 

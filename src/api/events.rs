@@ -99,6 +99,8 @@ pub enum EventType {
     /// A side's time ran out (`seat`: whose).
     Timeout,
     Deleted,
+    /// A rematch was made (`game.rematch`: the new game's id).
+    Rematch,
 }
 
 /// Why a game was deleted (`deleted` events only): `deleted`, a seat of the
@@ -189,6 +191,7 @@ fn event_of(change: &Change) -> GameEvent {
         ChangeKind::Draw => (EventType::Draw, None, None, None),
         ChangeKind::Timeout(p) => (EventType::Timeout, None, Some(p.into()), None),
         ChangeKind::Deleted(_) => (EventType::Deleted, None, None, None),
+        ChangeKind::Rematch(_) => (EventType::Rematch, None, None, None),
     };
     let reason = match change.kind {
         ChangeKind::Deleted(reason) => Some(reason.into()),
@@ -233,6 +236,7 @@ fn name_of(t: EventType) -> &'static str {
         EventType::Draw => "draw",
         EventType::Timeout => "timeout",
         EventType::Deleted => "deleted",
+        EventType::Rematch => "rematch",
     }
 }
 

@@ -83,6 +83,8 @@ pub(super) fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<Mo
         clock: None,
         as_of: moves.last().map_or(at(0), |m| m.at),
         players: crate::domain::player::Players::default(),
+        rematch_of: None,
+        rematch: None,
     };
     (game, moves)
 }
@@ -359,6 +361,11 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::ClockRequired => ServiceError::ClockRequired.into(),
         ErrorCode::AssistanceForbidden => ServiceError::AssistanceForbidden.into(),
         ErrorCode::DuplicateHeader => ApiError::DuplicateHeader("authorization"),
+        ErrorCode::RoundInProgress => ServiceError::RoundInProgress.into(),
+        ErrorCode::RematchExists => ServiceError::RematchExists(uuid::Uuid::from_u128(
+            0x0193_0f6e_1c2a_7b3c_9d4e_5f60_7182_93a4,
+        ))
+        .into(),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

@@ -11,9 +11,9 @@ use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, Query, page_cursor,
 use super::reply;
 use super::responses::{
     BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
-    JoinConflict, PayloadTooLarge, PlayerUnauthorized, PreconditionFailed, RequestTimeout,
-    ResignConflict, RestartConflict, Unauthorized, Unavailable, UnprocessableCreate,
-    UnsupportedMediaType,
+    JoinConflict, PayloadTooLarge, PlayerUnauthorized, PreconditionFailed, RematchConflict,
+    RequestTimeout, ResignConflict, RestartConflict, Unauthorized, Unavailable,
+    UnprocessableCreate, UnsupportedMediaType,
 };
 use super::wire::{
     CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
@@ -262,6 +262,56 @@ pub async fn restart_game(
         .restart(game.id, token.token(), if_match.version)
         .await?;
     Ok(reply::game(&game))
+}
+
+/// A rematch: a new game of the same terms, the seats swapped (any seat
+/// token, the round over).
+///
+/// The same kind, options, clock, names, players and rating setting; whoever
+/// was X is O. Each side's token (or player key) is the one it had, and plays
+/// its seat of the new game; against a bot, the bot takes the other seat (and
+/// opens if it now holds X). The new game's `rematch_of` names this one, and
+/// this one's `rematch` the new one. At most one rematch per game.
+#[utoipa::path(
+    tag = "games",
+    params(GameId),
+    request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The new game, the caller's seat in it and its token (the one the caller sent)", body = SeatGrant,
+            headers(
+                ("Location" = GameUrl, description = "The new game's URL, `/v1/games/{id}`"),
+                ("ETag" = ETag, description = "The new game's version, quoted"),
+            )),
+        (status = 400, response = BadRequest),
+        (status = 401, response = Unauthorized),
+        (status = 403, response = Forbidden),
+        (status = 404, response = GameNotFound),
+        (status = 408, response = RequestTimeout),
+        (status = 409, response = RematchConflict),
+        (status = 413, response = PayloadTooLarge),
+        (status = 415, response = UnsupportedMediaType),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[post("/games/{id}/rematch")]
+pub async fn rematch_game(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    body.empty_object()?;
+    let taken = state.service.rematch(game.id, token.token()).await?;
+    let location = format!("/v1/games/{}", taken.game.id);
+    Ok(reply::with_etag(
+        HttpResponse::Created()
+            .insert_header((header::LOCATION, location))
+            .json(SeatGrant::from(&taken)),
+        taken.game.version,
+    ))
 }
 
 /// Resign: the caller's seat gives up the round and the other wins.

@@ -197,6 +197,10 @@ problem_responses! {
     /// token); nothing was changed. Send a new key with a new request. Or
     /// `clock_required`: a rated quick match needs a `clock`.
     InvalidMatch: [InvalidOption, IdempotencyKeyReused, ClockRequired];
+    /// `rematch_exists`: the game has a rematch already (`rematch` is its id); or
+    /// `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat
+    /// is still open.
+    RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent];
     /// `invalid_option`: `name` is not a valid name (see `CreatePlayer`). Or
     /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name;
     /// nothing was created. Send a new key with a new request.

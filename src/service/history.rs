@@ -255,6 +255,10 @@ impl Service {
                         Some(ChangeKind::Timeout(p))
                     }
                     EventType::Deleted(reason) => Some(ChangeKind::Deleted(reason)),
+                    EventType::Rematch(id) => {
+                        state.rematch = Some(id);
+                        Some(ChangeKind::Rematch(id))
+                    }
                 }
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {

@@ -352,6 +352,8 @@ fn new_waiting_game(
         clock: None,
         as_of: now,
         players: crate::domain::player::Players::default(),
+        rematch_of: None,
+        rematch: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The writes: create, join, play, restart, resign, delete. Each is one job
 //! of the store's writer, answered once its transaction has committed.
 
+use chrono::{DateTime, Utc};
 use rand::RngCore;
 use uuid::Uuid;
 
@@ -95,6 +96,8 @@ impl Service {
             clock: new.clock.map(GameClock::new),
             as_of: now,
             players: crate::domain::player::Players::default(),
+            rematch_of: None,
+            rematch: None,
         };
         game.players.rated = new.rated;
         if let Some(player) = &new.player {
@@ -325,6 +328,60 @@ impl Service {
         Ok(game)
     }
 
+    /// A rematch of a game whose round is over, asked by one of its seats:
+    /// a new game of the same kind, options, clock, names, players and
+    /// rating setting, the seats swapped, each side's token the one it had
+    /// (a bot takes the other seat, and opens if it now holds X). The old
+    /// game names it (`rematch`, at a version of its own), once.
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `GameNotFound`,
+    /// `WaitingForOpponent`, `RoundInProgress`, `RematchExists`, store errors.
+    #[tracing::instrument(name = "rematch", level = "debug", skip_all, fields(game = %id))]
+    pub async fn rematch(&self, id: Uuid, token: Option<&str>) -> Result<SeatTaken> {
+        let credential = self.seat_credential(token)?;
+        let clock = self.clock.clone();
+        let (mut game, seat) = self
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let now = clock.now();
+                        let (mut old, seat) = load_seat(tx, id, &credential, None, now).await?;
+                        if let Some(existing) = old.rematch {
+                            return Err(ServiceError::RematchExists(existing));
+                        }
+                        if old.has_open_seat() {
+                            return Err(ServiceError::WaitingForOpponent);
+                        }
+                        if !old.is_over() {
+                            return Err(ServiceError::RoundInProgress);
+                        }
+                        let new = rematch_of(&old, now);
+                        tx.insert_game(&new);
+                        tx.insert_event(new.id, &event(&new, EventType::Create));
+                        for player in new.players.seats.iter().flatten() {
+                            tx.player_game(&player.id, new.id).await?;
+                        }
+                        old.rematch = Some(new.id);
+                        save(tx, &mut old, now).await?;
+                        tx.insert_event(id, &event(&old, EventType::Rematch(new.id)));
+                        Ok((new, seat.other()))
+                    })
+                }),
+            )
+            .await?;
+        self.publish(id);
+        self.publish(game.id);
+        self.bot_replies(&mut game, None).await?;
+        Ok(SeatTaken {
+            game,
+            seat,
+            token: token.unwrap_or_default().to_owned(),
+            invite: None,
+        })
+    }
+
     /// The caller's seat (hotseat: the side to move) gives up the round.
     ///
     /// # Errors
@@ -392,6 +449,40 @@ pub(super) fn new_round(game: &mut GameRecord) {
     game.offer = None;
     game.players.change = None;
     game.reset_clock();
+}
+
+/// The rematch of `old` made at `now`: a new game of the same terms, the
+/// seats (tokens, bots, names, players) swapped, from the empty board.
+fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
+    let [x, o] = old.players.seats.clone();
+    let [x_name, o_name] = old.names.clone();
+    let mut new = GameRecord {
+        id: Uuid::now_v7(),
+        position: AnyGame::new(old.position.setup()),
+        seats: [old.seats[1], old.seats[0]],
+        hotseat: old.hotseat,
+        round: 1,
+        ending: None,
+        version: 1,
+        derived: false,
+        created_at: now,
+        updated_at: now,
+        names: [o_name, x_name],
+        private: old.private,
+        invite: old.invite,
+        offer: None,
+        clock: old.clock.map(|c| GameClock::new(c.control)),
+        as_of: now,
+        players: crate::domain::player::Players {
+            seats: [o, x],
+            rated: old.players.rated,
+            change: None,
+        },
+        rematch_of: Some(old.id),
+        rematch: None,
+    };
+    new.sync_clock(now);
+    new
 }
 
 /// A time control within bounds: budgets of 1 s to 30 days, increments

@@ -127,6 +127,10 @@ struct Meta {
     /// Before and after, by seat: `[rating, deviation, volatility]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rating_change: Option<[[[f64; 3]; 2]; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rematch_of: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rematch: Option<Uuid>,
 }
 
 fn players_empty(players: &[Option<MetaPlayer>; 2]) -> bool {
@@ -218,6 +222,8 @@ impl Meta {
             rating_change: game.players.change.map(|c| {
                 [c.before, c.after].map(|side| side.map(|r| [r.rating, r.deviation, r.volatility]))
             }),
+            rematch_of: game.rematch_of,
+            rematch: game.rematch,
         }
     }
 
@@ -391,6 +397,8 @@ impl GameRow {
             clock,
             as_of: parse_ts(&self.updated_at)?,
             players,
+            rematch_of: meta.rematch_of,
+            rematch: meta.rematch,
         })
     }
 }

@@ -120,6 +120,7 @@ impl EventRow {
             EventType::Deleted(DeleteReason::Expired) => {
                 ("deleted", None, Some(EXPIRED.to_owned()))
             }
+            EventType::Rematch(id) => ("rematch", None, Some(id.to_string())),
         };
         EventRow {
             game_id: id.to_string(),
@@ -152,6 +153,11 @@ impl EventRow {
             }
             ("deleted", None, ..) if self.detail.as_deref() == Some(EXPIRED) => {
                 EventType::Deleted(DeleteReason::Expired)
+            }
+            ("rematch", None, ..)
+                if let Some(id) = self.detail.as_deref().and_then(|d| Uuid::parse_str(d).ok()) =>
+            {
+                EventType::Rematch(id)
             }
             (name, ..) => {
                 return Err(StoreError::Corrupt(format!(

@@ -28,6 +28,7 @@ mod players;
 mod postgres;
 #[path = "../common/receiver.rs"]
 mod receiver;
+mod rematch;
 mod scale;
 mod seats;
 mod system;

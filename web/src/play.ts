@@ -711,6 +711,9 @@ async function showGame(id: string): Promise<void> {
         const again = () => (game.seats.X.type === "bot" || game.seats.O.type === "bot") && !over ? ((confirm = "restart"), render()) : void act("restart");
         actions.push(button("Restart", again, { class: over ? "primary" : null }));
       }
+      // A new game of the same terms, the seats swapped (once per game).
+      if (over && game.rematch) actions.push(button("Go to the rematch", () => void toRematch(game.rematch as string)));
+      else if (over) actions.push(button("Rematch", () => void rematch()));
       if (people() && game.status === "in_progress" && !game.offer) {
         actions.push(button("Offer draw", () => void offer("draw")));
         actions.push(button("Take back", () => void offer("takeback"), { disabled: game.ply === 0 ? "" : null }));
@@ -1055,6 +1058,25 @@ async function showGame(id: string): Promise<void> {
     }
   };
 
+  /** This seat's place in the rematch `next`: the other letter, the same token. */
+  const toRematch = (next: string) => {
+    if (!held) return;
+    const seat = held.hotseat ? held.seat : held.seat === "X" ? "O" : "X";
+    holdSeat(next, { ...held, seat });
+    navigate(`/play/games/${next}`);
+  };
+
+  const rematch = async () => {
+    if (!held) return;
+    try {
+      const grant = await ok(api.POST("/v1/games/{id}/rematch", { params: { path: { id } }, headers: bearer(held.token) }));
+      holdSeat(grant.game.id, { ...held, seat: grant.seat });
+      navigate(`/play/games/${grant.game.id}`);
+    } catch (e) {
+      showError(e);
+    }
+  };
+
   const act = async (what: "restart" | "resign") => {
     if (!held) return;
     try {
@@ -1105,7 +1127,7 @@ async function showGame(id: string): Promise<void> {
         retry = window.setTimeout(connect, 2000);
       }
     };
-    for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout"]) {
+    for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout", "rematch"]) {
       source.addEventListener(type, (e) => {
         const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
         if (!event.game || busy) return;

@@ -289,3 +289,32 @@ test("after a game its analysis shows every move against the best one and the mo
     await page.context().close();
   }
 });
+
+test("after a game either side asks for a rematch: the seats swap, and the other side is shown the way there", async () => {
+  const x = await person();
+  const url = await createFromForm(x, { name: "Ann" });
+  const o = await person(PHONE);
+  await joinAs(o, url, "Bob");
+  // X (Ann) wins down column 1.
+  for (let i = 0; i < 3; i++) {
+    await x.getByRole("button", { name: "Column 1", exact: true }).click();
+    await until(o, (n) => document.querySelectorAll(".board .stone").length === n, 2 * i + 1);
+    await o.getByRole("button", { name: "Column 2", exact: true }).click();
+    await until(x, (n) => document.querySelectorAll(".board .stone").length === n, 2 * i + 2);
+  }
+  await x.getByRole("button", { name: "Column 1", exact: true }).click();
+  await statusIs(o, /You lost/);
+  await o.getByRole("button", { name: "Rematch" }).click();
+  await o.waitForURL((u) => u.pathname !== new URL(url).pathname);
+  const rematch = new URL(o.url()).pathname;
+  // Bob was O: now he holds X and opens.
+  await statusIs(o, "X to move (you)");
+  await x.getByRole("button", { name: "Go to the rematch" }).click();
+  await x.waitForURL((u) => u.pathname === rematch);
+  await statusIs(x, "X to move");
+  await o.getByRole("button", { name: "Column 4", exact: true }).click();
+  await statusIs(x, "O to move (you)");
+  await x.screenshot({ path: join(screenshotDir, "rematch-desktop.png"), fullPage: true });
+  await o.screenshot({ path: join(screenshotDir, "rematch-phone.png"), fullPage: true });
+  for (const page of [x, o]) await page.context().close();
+});

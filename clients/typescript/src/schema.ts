@@ -243,6 +243,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A rematch: a new game of the same terms, the seats swapped (any seat
+         *     token, the round over).
+         * @description The same kind, options, clock, names, players and rating setting; whoever
+         *     was X is O. Each side's token (or player key) is the one it had, and plays
+         *     its seat of the new game; against a bot, the bot takes the other seat (and
+         *     opens if it now holds X). The new game's `rematch_of` names this one, and
+         *     this one's `rematch` the new one. At most one rematch per game.
+         */
+        post: operations["rematch_game"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/resign": {
         parameters: {
             query?: never;
@@ -1101,7 +1126,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1127,7 +1152,7 @@ export interface components {
          * @description The type of a change.
          * @enum {string}
          */
-        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted";
+        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted" | "rematch";
         /**
          * @description A game: its position, status, seats and versions.
          *
@@ -1201,6 +1226,8 @@ export interface components {
          *       "clock": null,
          *       "rated": false,
          *       "rating_change": null,
+         *       "rematch_of": null,
+         *       "rematch": null,
          *       "created_at": "2026-11-22T10:00:00Z",
          *       "updated_at": "2026-11-22T10:00:05Z"
          *     }
@@ -1257,6 +1284,17 @@ export interface components {
             /** @description Rated: when a round ends, both players' ratings move. */
             rated: boolean;
             rating_change: null | components["schemas"]["RatingChangeView"];
+            /**
+             * Format: uuid
+             * @description The game this one is a rematch of (`POST /v1/games/{id}/rematch`); null
+             *     otherwise.
+             */
+            rematch_of: string | null;
+            /**
+             * Format: uuid
+             * @description This game's rematch, once one was made; null until then.
+             */
+            rematch: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1343,6 +1381,8 @@ export interface components {
          *         "clock": null,
          *         "rated": false,
          *         "rating_change": null,
+         *         "rematch_of": null,
+         *         "rematch": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:06Z"
          *       }
@@ -1474,6 +1514,8 @@ export interface components {
          *           "clock": null,
          *           "rated": false,
          *           "rating_change": null,
+         *           "rematch_of": null,
+         *           "rematch": null,
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         }
@@ -1863,6 +1905,8 @@ export interface components {
          *         "clock": null,
          *         "rated": false,
          *         "rating_change": null,
+         *         "rematch_of": null,
+         *         "rematch": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:05Z"
          *       },
@@ -2130,6 +2174,11 @@ export interface components {
             turn?: components["schemas"]["Side"];
             /** @description `version_mismatch` only: the game as it is now (its `version` is the one to send in `If-Match`). */
             game?: components["schemas"]["Game"];
+            /**
+             * Format: uuid
+             * @description `rematch_exists` only: the id of the game's rematch.
+             */
+            rematch?: string;
         };
         /**
          * @description A proven result, from the mover's view.
@@ -2282,6 +2331,8 @@ export interface components {
          *         "clock": null,
          *         "rated": false,
          *         "rating_change": null,
+         *         "rematch_of": null,
+         *         "rematch": null,
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:00Z"
          *       },
@@ -2498,6 +2549,8 @@ export interface components {
          *           "clock": null,
          *           "rated": false,
          *           "rating_change": null,
+         *           "rematch_of": null,
+         *           "rematch": null,
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         },
@@ -2933,6 +2986,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "version_mismatch";
+                };
+            };
+        };
+        /** @description `rematch_exists`: the game has a rematch already (`rematch` is its id); or `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat is still open. */
+        RematchConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "rematch_exists" | "round_in_progress" | "waiting_for_opponent";
                 };
             };
         };
@@ -3470,6 +3535,8 @@ export interface operations {
                      *         "clock": null,
                      *         "rated": false,
                      *         "rating_change": null,
+                     *         "rematch_of": null,
+                     *         "rematch": null,
                      *         "created_at": "2026-11-22T10:00:00Z",
                      *         "updated_at": "2026-11-22T10:00:00Z"
                      *       },
@@ -3638,6 +3705,49 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["RestartConflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rematch_game: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description The new game, the caller's seat in it and its token (the one the caller sent) */
+            201: {
+                headers: {
+                    /** @description The new game's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description The new game's URL, `/v1/games/{id}` */
+                    Location: components["schemas"]["GameUrl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["RematchConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -393,6 +393,13 @@ pub struct Game {
     /// otherwise, and again once a new round starts.
     #[schema(required = true)]
     pub rating_change: Option<RatingChangeView>,
+    /// The game this one is a rematch of (`POST /v1/games/{id}/rematch`); null
+    /// otherwise.
+    #[schema(required = true)]
+    pub rematch_of: Option<Uuid>,
+    /// This game's rematch, once one was made; null until then.
+    #[schema(required = true)]
+    pub rematch: Option<Uuid>,
     #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "super::stamp::time")]
@@ -477,6 +484,8 @@ impl From<&GameRecord> for Game {
             clock: clock_view(g),
             rated: g.players.rated,
             rating_change: g.players.change.as_ref().map(Into::into),
+            rematch_of: g.rematch_of,
+            rematch: g.rematch,
             created_at: g.created_at,
             updated_at: g.updated_at,
         }
