@@ -2,7 +2,6 @@
 //! restart and resign (the event stream, also of this tag, is in
 //! `events.rs`). Extract, parse, call the service, respond.
 
-use actix_web::http::header;
 use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::AppState;
@@ -60,13 +59,7 @@ pub async fn create_game(
     let mut new = request.into_new_game()?;
     new.player = state.service.identify(bearer.token()).await?;
     let taken = state.service.create(new).await?;
-    let location = format!("/v1/games/{}", taken.game.id);
-    Ok(reply::with_etag(
-        HttpResponse::Created()
-            .insert_header((header::LOCATION, location))
-            .json(SeatGrant::from(&taken)),
-        taken.game.version,
-    ))
+    Ok(reply::seat_created(&taken))
 }
 
 /// List games, newest first.
@@ -305,13 +298,7 @@ pub async fn rematch_game(
 ) -> ApiResult {
     body.empty_object()?;
     let taken = state.service.rematch(game.id, token.token()).await?;
-    let location = format!("/v1/games/{}", taken.game.id);
-    Ok(reply::with_etag(
-        HttpResponse::Created()
-            .insert_header((header::LOCATION, location))
-            .json(SeatGrant::from(&taken)),
-        taken.game.version,
-    ))
+    Ok(reply::seat_created(&taken))
 }
 
 /// Resign: the caller's seat gives up the round and the other wins.

@@ -6,9 +6,9 @@ use actix_web::HttpResponse;
 use actix_web::http::{StatusCode, header};
 
 use super::extract::Prefer;
-use super::wire::{self, Game, MoveResponse};
+use super::wire::{self, Game, MoveResponse, SeatGrant};
 use crate::domain::{GameRecord, StoredResponse};
-use crate::service::{MoveResult, Played, ServiceError};
+use crate::service::{MoveResult, Played, SeatTaken, ServiceError};
 
 /// `res` with `ETag: "<version>"`.
 pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
@@ -19,6 +19,16 @@ pub(super) fn with_etag(mut res: HttpResponse, version: i64) -> HttpResponse {
 /// 200 with the game and its `ETag`.
 pub(super) fn game(game: &GameRecord) -> HttpResponse {
     with_etag(HttpResponse::Ok().json(Game::from(game)), game.version)
+}
+
+/// 201 with a new game's seat grant, its `Location` and its `ETag`.
+pub(super) fn seat_created(taken: &SeatTaken) -> HttpResponse {
+    with_etag(
+        HttpResponse::Created()
+            .insert_header((header::LOCATION, format!("/v1/games/{}", taken.game.id)))
+            .json(SeatGrant::from(taken)),
+        taken.game.version,
+    )
 }
 
 /// The answer to a move as stored for its idempotency key.

@@ -458,19 +458,13 @@ fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
     let [x_name, o_name] = old.names.clone();
     let mut new = GameRecord {
         id: Uuid::now_v7(),
-        position: AnyGame::new(old.position.setup()),
         seats: [old.seats[1], old.seats[0]],
         hotseat: old.hotseat,
-        round: 1,
-        ending: None,
-        version: 1,
-        derived: false,
         created_at: now,
         updated_at: now,
         names: [o_name, x_name],
         private: old.private,
         invite: old.invite,
-        offer: None,
         clock: old.clock.map(|c| GameClock::new(c.control)),
         as_of: now,
         players: crate::domain::player::Players {
@@ -479,7 +473,7 @@ fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
             change: None,
         },
         rematch_of: Some(old.id),
-        rematch: None,
+        ..GameRecord::blank(old.position.setup())
     };
     new.sync_clock(now);
     new
