@@ -699,7 +699,7 @@ async function showGame(id: string): Promise<void> {
       actions.push(field("Your name", yourName), button("Join", () => void joinHere(yourName.value.trim()), { class: "primary" }));
     }
     if (held && !view) {
-      if (canMove(game) && showThreats) {
+      if (canMove(game) && showThreats && !game.rated) {
         const lv = select("hint-level", levels.map((l) => [l, l]), levels.includes(hintLevel) ? hintLevel : (levels[0] ?? "easy"));
         lv.addEventListener("change", () => (hintLevel = lv.value as Level));
         actions.push(h("span", { class: "hint-box" }, button("Hint", () => void askHint()), field("level", lv)));
@@ -720,7 +720,9 @@ async function showGame(id: string): Promise<void> {
         actions.push(button("Offer restart", () => void offer("restart")));
       }
     }
-    if (held && !held.hotseat && !view && people()) {
+    // No help reaches a rated round in progress (the API refuses it too).
+    const rated = game.rated && game.status !== "won" && game.status !== "draw";
+    if (held && !held.hotseat && !view && people() && !rated) {
       actions.push(
         h(
           "label",

@@ -63,6 +63,8 @@ test("two players play a rated game from the page: ratings move and show, the pl
   const bobPlayer = JSON.parse(await bob.evaluate(() => localStorage.getItem("tabula.player")));
   assert.equal(bobPlayer.name, "Bob");
 
+  // No hints in a rated round in progress.
+  for (const page of [ann, bob]) assert.equal(await page.getByLabel("Hints and threats").count(), 0);
   // X (Ann) wins down column 0; the players' names link to their pages.
   for (let i = 0; i < 3; i++) {
     await drop(ann, 0);
