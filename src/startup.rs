@@ -132,7 +132,7 @@ impl Application {
             )
             .service(web::redirect("/docs", "/docs/"))
             .configure(browser::play::configure)
-            .default_service(web::to(api::not_found))
+            .default_service(web::to(browser::play::fallback))
             .wrap(middleware::from_fn(api::close_stalled))
             .wrap(middleware::from_fn(api::not_modified))
             .wrap(middleware::from_fn(api::head_as_get))

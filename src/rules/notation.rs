@@ -133,20 +133,20 @@ impl fmt::Display for LineError {
                 f,
                 "move {} is empty (a space before the first move, after the last, or two in a \
                  row): {}",
-                self.index,
+                self.index + 1,
                 syntax(kind)
             ),
             (Problem::Unreadable, false) => write!(
                 f,
                 "move {} (`{}`) is not a {kind} move: {}",
-                self.index,
+                self.index + 1,
                 self.text.escape_debug(),
                 syntax(kind)
             ),
             (Problem::Refused(r), _) => write!(
                 f,
                 "move {} (`{}`) is illegal: {r}",
-                self.index,
+                self.index + 1,
                 self.text.escape_debug()
             ),
         }
@@ -424,7 +424,8 @@ mod tests {
             *e.position,
             parse_line(Setup::TicTacToe, "512").unwrap().position
         );
-        assert!(e.to_string().contains("move 3 (`5`)"), "{e}");
+        // Its index counts from 0, its text (for people) from 1.
+        assert!(e.to_string().contains("move 4 (`5`)"), "{e}");
         assert_eq!(err(Setup::ConnectFour, "1111111"), (6, "column_full"));
         assert_eq!(err(Setup::ConnectFour, "48"), (1, "out_of_bounds"));
         assert_eq!(err(Setup::ConnectFour, "0"), (0, "out_of_bounds"));
@@ -458,7 +459,7 @@ mod tests {
         let g = gomoku(15);
         assert_eq!(err(g, "h8  i9"), (1, "unreadable"));
         let empty = parse_line(g, "h8  i9").unwrap_err().to_string();
-        assert!(empty.starts_with("move 1 is empty"), "{empty}");
+        assert!(empty.starts_with("move 2 is empty"), "{empty}");
         assert_eq!(err(g, " h8"), (0, "unreadable"));
         assert_eq!(err(g, "h8 "), (1, "unreadable"));
         assert_eq!(err(g, "H8"), (0, "unreadable"));

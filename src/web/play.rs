@@ -5,8 +5,10 @@
 //! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`,
 //! `/play/players/{id}`)
 //! answers the same HTML; the script reads the address and draws the view.
-//! The page is not part of the JSON API: it is registered outside the
-//! OpenAPI document.
+//! A game's address answers 404 when there is no such game, and any address
+//! that no route takes answers a browser (`Accept: text/html`) with a page
+//! saying so rather than JSON. The page is not part of the JSON API: it is
+//! registered outside the OpenAPI document.
 
 use std::sync::LazyLock;
 
@@ -14,7 +16,8 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, middleware, web};
 use sha2::{Digest, Sha256};
 
-use crate::api::ApiError;
+use crate::api::{self, ApiError, AppState};
+use crate::service::ServiceError;
 
 /// One embedded file.
 struct Asset {
@@ -94,6 +97,26 @@ async fn page(req: HttpRequest) -> HttpResponse {
     res
 }
 
+/// A game's page, or 404 with the way back when there is no such game.
+async fn game_page(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> HttpResponse {
+    let known = match uuid::Uuid::parse_str(&id) {
+        Ok(id) => !matches!(
+            state.service.game(id).await,
+            Err(ServiceError::GameNotFound)
+        ),
+        Err(_) => false,
+    };
+    if known {
+        page(req).await
+    } else {
+        not_found_with(NO_GAME.as_str())
+    }
+}
+
 async fn script(req: HttpRequest) -> HttpResponse {
     SCRIPT.serve(&req)
 }
@@ -117,18 +140,35 @@ async fn favicon() -> HttpResponse {
         .body(FAVICON)
 }
 
-/// Any other address under `/play/`: a page that says so, with the way back.
-const NOT_FOUND: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+/// A page saying there is nothing here (`what`, `why`), with the way back.
+fn not_found_html(what: &str, why: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <meta name=\"color-scheme\" content=\"light dark\"><title>Tabula: not found</title>\
 <link rel=\"icon\" href=\"/favicon.ico\" type=\"image/svg+xml\">\
 <link rel=\"stylesheet\" href=\"/play/play.css\"></head><body>\
 <header><a href=\"/play\" class=\"brand\">Tabula</a></header>\
-<main><section class=\"card\"><h2>No such page</h2>\
-<p>There is nothing at this address. Games are at <code>/play/games/&lt;id&gt;</code>.</p>\
-<p><a href=\"/play\">Lobby</a></p></section></main></body></html>";
+<main><section class=\"card\"><h2>{what}</h2><p>{why}</p>\
+<p><a href=\"/play\">Lobby</a></p></section></main></body></html>"
+    )
+}
 
-async fn not_found_page() -> HttpResponse {
+static NOT_FOUND: LazyLock<String> = LazyLock::new(|| {
+    not_found_html(
+        "No such page",
+        "There is nothing at this address. Games are at <code>/play/games/&lt;id&gt;</code>.",
+    )
+});
+static NO_GAME: LazyLock<String> = LazyLock::new(|| {
+    not_found_html(
+        "No such game",
+        "This game does not exist: it was deleted, or it expired.",
+    )
+});
+
+/// 404 with `html`.
+fn not_found_with(html: &'static str) -> HttpResponse {
     HttpResponse::NotFound()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header((
@@ -136,7 +176,31 @@ async fn not_found_page() -> HttpResponse {
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(NOT_FOUND)
+        .body(html)
+}
+
+/// Any other address under `/play/` (and any a browser asks for that no
+/// route takes): a page that says so, with the way back.
+async fn not_found_page() -> HttpResponse {
+    not_found_with(NOT_FOUND.as_str())
+}
+
+/// What no route takes: for a browser outside `/v1`, the page that says so;
+/// otherwise the API's problem (404, or 405 with `Allow`).
+///
+/// # Errors
+/// The API's problem, as [`api::not_found`] answers it.
+pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let html = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    let api_path = req.path() == "/v1" || req.path().starts_with("/v1/");
+    if html && !api_path && matches!(*req.method(), actix_web::http::Method::GET) {
+        return Ok(not_found_page().await);
+    }
+    api::not_found(req).await
 }
 
 /// `/` leads to the page.
@@ -160,16 +224,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(web::to(get_only)),
     )
     .service(
-        web::resource([
-            "/play",
-            "/play/",
-            "/play/new",
-            "/play/games/{id}",
-            "/play/players/{id}",
-        ])
-        .get(page)
-        .default_service(web::to(get_only))
-        .wrap(middleware::Compress::default()),
+        web::resource(["/play", "/play/", "/play/new", "/play/players/{id}"])
+            .get(page)
+            .default_service(web::to(get_only))
+            .wrap(middleware::Compress::default()),
+    )
+    .service(
+        web::resource("/play/games/{id}")
+            .get(game_page)
+            .default_service(web::to(get_only))
+            .wrap(middleware::Compress::default()),
     )
     .service(
         web::resource("/play/play.js")

@@ -242,12 +242,13 @@ async fn the_root_redirects_to_the_play_page() {
 #[tokio::test]
 async fn every_address_of_the_play_page_serves_the_page() {
     let app = spawn_app().await;
+    let game = app.create_kind("connect_four").await;
 
     for path in [
         "/play",
         "/play/",
         "/play/new?kind=gomoku&size=9&opponent=bot&level=easy",
-        "/play/games/0190d2a4-0000-7000-8000-000000000000",
+        &format!("/play/games/{}", game.id),
     ] {
         let res = app.get(path).await;
         assert_eq!(res.status(), StatusCode::OK, "{path}");
@@ -383,6 +384,8 @@ async fn other_play_addresses_answer_an_html_404_with_the_way_back_and_the_icon_
         "/play/games",
         "/play/games/x/y",
         "/play/new/again",
+        "/play/games/0190d2a4-0000-7000-8000-000000000000",
+        "/play/games/not-an-id",
     ] {
         let res = app.get(path).await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
@@ -397,7 +400,28 @@ async fn other_play_addresses_answer_an_html_404_with_the_way_back_and_the_icon_
             "{path}: {html}"
         );
     }
-    // The API's own 404s stay problem+json.
+    // A game's address says which is missing.
+    let html = app
+        .get("/play/games/0190d2a4-0000-7000-8000-000000000000")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("No such game"), "{html}");
+    // Elsewhere a browser gets the page too, a program the problem; the
+    // API's own 404s stay problem+json.
+    let browser = |path: &str| {
+        app.client
+            .get(format!("{}{path}", app.base))
+            .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+            .send()
+    };
+    let res = browser("/nope").await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    assert_eq!(header(&res, "content-type"), Some("text/html; charset=utf-8"));
+    assert!(res.text().await.unwrap().contains(r#"<a href="/play">Lobby</a>"#));
+    assert_problem(app.get("/nope").await, 404, "not_found").await;
+    assert_problem(browser("/v1/nothing").await.unwrap(), 404, "not_found").await;
     assert_problem(app.get("/v1/nothing").await, 404, "not_found").await;
     let res = app.get("/favicon.ico").await;
     assert_eq!(res.status(), StatusCode::OK);
