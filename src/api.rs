@@ -190,6 +190,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(bots::play_bot_move)
             .service(events::game_events)
             .service(players::create_player)
+            .service(players::get_me)
             .service(players::get_player)
             .service(players::player_games)
             .service(players::leaderboard)

@@ -6,9 +6,9 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit};
+use super::extract::{Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit};
 use super::responses::{
-    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound,
+    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound, PlayerUnauthorized,
     RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
 };
 use super::wire::{
@@ -112,6 +112,28 @@ const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
 pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery) -> ApiResult {
     let id = player_id(&req)?;
     let player = state.service.player(&id).await?;
+    Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
+}
+
+/// The caller's player.
+///
+/// The player the `Authorization` credential names (a player's key, or a
+/// sign-in token): how a client that holds only a key learns whose it is,
+/// e.g. to sign in with it. A seat token names no player.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's player", body = PlayerBody),
+        (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
+        (status = 500, response = Internal),
+        (status = 503, response = Unavailable),
+    ),
+)]
+#[get("/players/me")]
+pub async fn get_me(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> ApiResult {
+    let player = state.service.me(bearer.token()).await?;
     Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
 }
 

@@ -555,6 +555,23 @@ impl Service {
             .ok_or(ServiceError::PlayerNotFound)
     }
 
+    /// The player a credential (a key or a sign-in token) names, with their
+    /// ratings; one signed in for the first time has none yet.
+    ///
+    /// # Errors
+    /// `PlayerRequired` (no credential, or a seat token), `BadCredential`
+    /// (an unknown key, a token that does not verify), store errors.
+    pub async fn me(&self, bearer: Option<&str>) -> Result<PlayerView> {
+        let found = self
+            .identify_rated(bearer)
+            .await?
+            .ok_or(ServiceError::PlayerRequired)?;
+        Ok(PlayerView {
+            player: found.player,
+            ratings: found.ratings,
+        })
+    }
+
     /// A player's games, newest first, with the next page's cursor.
     ///
     /// # Errors

@@ -163,6 +163,32 @@ async fn a_player_is_created_with_a_key_shown_once_and_read_back() {
 }
 
 #[tokio::test]
+async fn a_key_tells_whose_it_is_and_nothing_else_names_a_player() {
+    let app = spawn_app().await;
+    let (id, key) = new_player(&app, "Erin").await;
+    let me = app.get_json_as("/v1/players/me", &key).await;
+    assert_eq!(me["id"], id.as_str());
+    assert_eq!(me["name"], "Erin");
+    assert_eq!(me["ratings"], json!({}));
+    // No credential, a seat token, an unknown key: no player.
+    assert_problem(app.get("/v1/players/me").await, 401, "player_required").await;
+    let seat = app.create_kind("connect_four").await;
+    for (token, code) in [
+        (seat.token.as_str(), "player_required"),
+        ("tpk_0000000000000000", "invalid_token"),
+    ] {
+        let res = app
+            .client
+            .get(format!("{}/v1/players/me", app.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_problem(res, 401, code).await;
+    }
+}
+
+#[tokio::test]
 async fn a_player_key_binds_the_seat_and_works_as_its_token() {
     let app = spawn_app().await;
     let (ann, ann_key) = new_player(&app, "Ann").await;
