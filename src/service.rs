@@ -351,6 +351,8 @@ pub struct Service {
     webhooks: Arc<WebhookSettings>,
     /// How players sign in and rated quick match pairs them.
     players: Arc<PlayerSettings>,
+    /// Analyses of finished rounds' positions (see [`Service::analysis`]).
+    analyses: Arc<std::sync::Mutex<lru::LruCache<bots::AnalysisKey, Analysis>>>,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -383,6 +385,9 @@ impl Service {
             reply_queue: bots::ReplyQueue::new(max_searches.max(1) * QUEUE_PER_SLOT),
             webhooks: Arc::default(),
             players: Arc::default(),
+            analyses: Arc::new(std::sync::Mutex::new(lru::LruCache::new(
+                bots::KEPT_ANALYSES,
+            ))),
         }
     }
 

@@ -8,8 +8,8 @@ use super::client_ip::ClientAddr;
 use super::error::ApiError;
 use super::extract::{Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit};
 use super::responses::{
-    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound, PlayerUnauthorized,
-    RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
+    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound,
+    PlayerUnauthorized, RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
 };
 use super::wire::{
     CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry, LeaderboardQuery,

@@ -21,6 +21,13 @@ use crate::telemetry::spawn_blocking_with_tracing;
 /// (`POST /v1/games/{id}/bot-move`).
 const BOT_MOVE: &str = "bot-move";
 
+/// A finished round's position analysed at a level: the game, the round,
+/// the moves before it, the level.
+pub(super) type AnalysisKey = (Uuid, u32, u32, Level);
+
+/// How many analyses of finished rounds' positions are kept.
+pub(super) const KEPT_ANALYSES: std::num::NonZeroUsize = std::num::NonZeroUsize::new(4096).unwrap();
+
 impl Service {
     /// Lets the server play one move at `level` for the side to move (the
     /// caller holds that seat's token), then lets a bot opponent reply.
@@ -117,8 +124,12 @@ impl Service {
     ) -> Result<MoveAnalysis> {
         let live = self.game(id).await?;
         let round = at.round.unwrap_or(live.round);
+        // A finished round's positions never change: their analyses are
+        // kept, so that the same question reads the same answer (the time
+        // cap may cut a search shorter one time than another).
+        let finished = round < live.round || live.is_over();
         // Only the round in progress asks for the seat to move.
-        if round == live.round && !live.is_over() {
+        if !finished {
             check_unassisted(&live)?;
             authorize_turn(&live, &self.seat_credential(token)?)?;
         }
@@ -138,6 +149,13 @@ impl Service {
             };
             return Ok(MoveAnalysis { analysis, level });
         }
+        let key = (id, round, game.position.ply(), level);
+        if finished && let Some(kept) = self.kept_analysis(&key) {
+            return Ok(MoveAnalysis {
+                analysis: kept,
+                level,
+            });
+        }
         let _place = QueuePlace::take(self, game.id, client)?;
         let permit = self
             .thinkers
@@ -156,7 +174,15 @@ impl Service {
         .await
         .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?
         .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
+        if finished && let Ok(mut kept) = self.analyses.lock() {
+            kept.put(key, analysis.clone());
+        }
         Ok(MoveAnalysis { analysis, level })
+    }
+
+    /// A finished round's analysis made before, if it is still kept.
+    fn kept_analysis(&self, key: &AnalysisKey) -> Option<Analysis> {
+        self.analyses.lock().ok()?.get(key).cloned()
     }
 
     /// A search a client asked for (hint, bot move): one per game at a

@@ -303,3 +303,29 @@ async fn one_clients_flood_of_searches_leaves_the_others_served() {
         assert_eq!(res.status(), 200, "another client's hint was refused");
     }
 }
+
+#[tokio::test]
+async fn a_finished_rounds_position_analysed_again_reads_the_same() {
+    // A budget so short that Connect Four's solver proves some moves one
+    // time and others another (its deadline, not its work, ends it).
+    let app = spawn_app_with(|s| s.bot_budget_ms = 4).await;
+    let seat = app
+        .create(json!({"kind": "connect_four", "hotseat": true, "moves": "4453432"}))
+        .await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/resign", seat.id),
+            Some(&seat.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    for ply in [3, 5] {
+        let path = format!("/v1/games/{}/analysis?level=perfect&ply={ply}", seat.id);
+        let first = app.get_json(&path).await;
+        assert!(!first["moves"].as_array().unwrap().is_empty(), "{first}");
+        for _ in 0..5 {
+            assert_eq!(app.get_json(&path).await, first, "ply {ply}");
+        }
+    }
+}

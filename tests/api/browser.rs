@@ -418,8 +418,16 @@ async fn other_play_addresses_answer_an_html_404_with_the_way_back_and_the_icon_
     };
     let res = browser("/nope").await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
-    assert_eq!(header(&res, "content-type"), Some("text/html; charset=utf-8"));
-    assert!(res.text().await.unwrap().contains(r#"<a href="/play">Lobby</a>"#));
+    assert_eq!(
+        header(&res, "content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(
+        res.text()
+            .await
+            .unwrap()
+            .contains(r#"<a href="/play">Lobby</a>"#)
+    );
     assert_problem(app.get("/nope").await, 404, "not_found").await;
     assert_problem(browser("/v1/nothing").await.unwrap(), 404, "not_found").await;
     assert_problem(app.get("/v1/nothing").await, 404, "not_found").await;
