@@ -205,16 +205,14 @@ pub fn configure(cfg: &mut ServiceConfig) {
     .service(system::metrics);
 }
 
-/// Fallback for requests no route took: 405 `method_not_allowed` with
+/// The problem for a request no route took: 405 `method_not_allowed` with
 /// `Allow` when the path is one the service serves with another method, else
 /// 404 `not_found`.
-///
-/// # Errors
-/// Always: that is its purpose.
-pub async fn not_found(req: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+#[must_use]
+pub fn not_found(req: &HttpRequest) -> ApiError {
     match allowed_methods(req.path()) {
-        Some(allow) => Err(ApiError::MethodNotAllowed(allow)),
-        None => Err(ApiError::NotFound),
+        Some(allow) => ApiError::MethodNotAllowed(allow),
+        None => ApiError::NotFound,
     }
 }
 

@@ -97,7 +97,8 @@ async fn page(req: HttpRequest) -> HttpResponse {
     res
 }
 
-/// A game's page, or 404 with the way back when there is no such game.
+/// A game's page; when there is no such game, the same page with 404 (its
+/// script says so, with the way back to the lobby).
 async fn game_page(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -111,10 +112,17 @@ async fn game_page(
         Err(_) => false,
     };
     if known {
-        page(req).await
-    } else {
-        not_found_with(NO_GAME.as_str())
+        return page(req).await;
     }
+    HttpResponse::NotFound()
+        .insert_header((header::CONTENT_TYPE, INDEX.content_type))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(INDEX.body)
 }
 
 async fn script(req: HttpRequest) -> HttpResponse {
@@ -140,35 +148,19 @@ async fn favicon() -> HttpResponse {
         .body(FAVICON)
 }
 
-/// A page saying there is nothing here (`what`, `why`), with the way back.
-fn not_found_html(what: &str, why: &str) -> String {
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+/// Any other address under `/play/` (and any a browser asks for that no
+/// route takes): a page that says so, with the way back.
+const NOT_FOUND: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <meta name=\"color-scheme\" content=\"light dark\"><title>Tabula: not found</title>\
 <link rel=\"icon\" href=\"/favicon.ico\" type=\"image/svg+xml\">\
 <link rel=\"stylesheet\" href=\"/play/play.css\"></head><body>\
 <header><a href=\"/play\" class=\"brand\">Tabula</a></header>\
-<main><section class=\"card\"><h2>{what}</h2><p>{why}</p>\
-<p><a href=\"/play\">Lobby</a></p></section></main></body></html>"
-    )
-}
+<main><section class=\"card\"><h2>No such page</h2>\
+<p>There is nothing at this address. Games are at <code>/play/games/&lt;id&gt;</code>.</p>\
+<p><a href=\"/play\">Lobby</a></p></section></main></body></html>";
 
-static NOT_FOUND: LazyLock<String> = LazyLock::new(|| {
-    not_found_html(
-        "No such page",
-        "There is nothing at this address. Games are at <code>/play/games/&lt;id&gt;</code>.",
-    )
-});
-static NO_GAME: LazyLock<String> = LazyLock::new(|| {
-    not_found_html(
-        "No such game",
-        "This game does not exist: it was deleted, or it expired.",
-    )
-});
-
-/// 404 with `html`.
-fn not_found_with(html: &'static str) -> HttpResponse {
+async fn not_found_page() -> HttpResponse {
     HttpResponse::NotFound()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header((
@@ -176,20 +168,14 @@ fn not_found_with(html: &'static str) -> HttpResponse {
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(html)
-}
-
-/// Any other address under `/play/` (and any a browser asks for that no
-/// route takes): a page that says so, with the way back.
-async fn not_found_page() -> HttpResponse {
-    not_found_with(NOT_FOUND.as_str())
+        .body(NOT_FOUND)
 }
 
 /// What no route takes: for a browser outside `/v1`, the page that says so;
 /// otherwise the API's problem (404, or 405 with `Allow`).
 ///
 /// # Errors
-/// The API's problem, as [`api::not_found`] answers it.
+/// The API's problem, as [`api::not_found`] tells it.
 pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let html = req
         .headers()
@@ -200,7 +186,7 @@ pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     if html && !api_path && matches!(*req.method(), actix_web::http::Method::GET) {
         return Ok(not_found_page().await);
     }
-    api::not_found(req).await
+    Err(api::not_found(&req))
 }
 
 /// `/` leads to the page.

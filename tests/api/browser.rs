@@ -400,14 +400,17 @@ async fn other_play_addresses_answer_an_html_404_with_the_way_back_and_the_icon_
             "{path}: {html}"
         );
     }
-    // A game's address says which is missing.
+    // A game's address: the page itself (its script says which is missing).
     let html = app
         .get("/play/games/0190d2a4-0000-7000-8000-000000000000")
         .await
         .text()
         .await
         .unwrap();
-    assert!(html.contains("No such game"), "{html}");
+    assert!(
+        html.contains(r#"<script defer src="/play/play.js">"#),
+        "{html}"
+    );
     // Elsewhere a browser gets the page too, a program the problem; the
     // API's own 404s stay problem+json.
     let browser = |path: &str| {
