@@ -28,9 +28,18 @@ export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly problem: Partial<Problem> | undefined,
+    retryAfter: string | null = null,
   ) {
-    super(problem?.detail ?? `the service answered ${status}`);
+    super(status === 429 ? tooMany(retryAfter) : (problem?.detail ?? `the service answered ${status}`));
   }
+}
+
+/** A rate limit in words, with the wait `Retry-After` (seconds) asks for. */
+function tooMany(retryAfter: string | null): string {
+  const s = Number(retryAfter);
+  if (!retryAfter || !Number.isFinite(s)) return "Too many requests from this address: please wait a little and try again.";
+  const wait = s < 90 ? `${Math.max(1, Math.round(s))} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`;
+  return `Too many requests from this address: try again in ${wait}.`;
 }
 
 /** The body of a successful answer, or an `ApiFailure` with the problem. */
@@ -46,14 +55,19 @@ export async function ok<T>(
   // A body is what the page asks for (it never sends `Prefer: return=minimal`,
   // whose 204 has none): an answer without one is a failure too.
   if (result.data === undefined) {
-    throw new ApiFailure(result.response.status, result.error as Partial<Problem> | undefined);
+    const { status, headers } = result.response;
+    throw new ApiFailure(status, result.error as Partial<Problem> | undefined, headers.get("retry-after"));
   }
   return result.data as Exclude<T, undefined>;
 }
 
-/** A seat this browser holds: kept in localStorage, per game, never in a URL. */
-/** `invite`: a private game's invite code, kept by its creator to share the link. */
-export type Held = { seat: Side; token: string; hotseat: boolean; invite?: string | undefined };
+/** What quick match was asked for: the page asks again with it while the game waits. */
+export type MatchTerms = { kind: Kind; rated: boolean; name?: string; clock?: Schemas["ClockRequest"] | null };
+
+/** A seat this browser holds: kept in localStorage, per game, never in a URL.
+ * `invite`: a private game's invite code, kept by its creator to share the
+ * link; `match`: the seat came from quick match. */
+export type Held = { seat: Side; token: string; hotseat: boolean; invite?: string | undefined; match?: MatchTerms | undefined };
 
 const KEY = "tabula.seat.";
 

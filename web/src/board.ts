@@ -1,7 +1,7 @@
 // Boards of the four kinds, drawn to scale with CSS grids of buttons. The
 // board is a `role="grid"` named after its kind; every cell is a button
 // named as the contract says ("Column 4", "Row 3, column 5", "Board 5,
-// cell 3"); cells that cannot be played now are `aria-disabled`, and the
+// cell 3", Gomoku's by its coordinate "h8"); cells that cannot be played now are `aria-disabled`, and the
 // arrow keys move between cells.
 import type { Game, Kind, Move, Side } from "./api.js";
 import { h } from "./dom.js";
@@ -20,10 +20,12 @@ export function moveKey(m: Move): string {
   return `r${m.row}.${m.col}`;
 }
 
-/** A move in words, 1-based, as the cells are named. */
-export function moveName(m: Move): string {
+/** A move as its cell is named: Gomoku's coordinate (`h8`), else in
+ * words, 1-based (`column 4`, `row 2, column 3`, `board 5, cell 3`). */
+export function moveName(setup: { kind: Kind; size: number }, m: Move): string {
   if ("column" in m) return `column ${m.column + 1}`;
   if ("board" in m) return `board ${m.board + 1}, cell ${m.cell + 1}`;
+  if (setup.kind === "gomoku") return notation(setup, m);
   return `row ${m.row + 1}, column ${m.col + 1}`;
 }
 
@@ -197,7 +199,8 @@ export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HT
       const cells: HTMLElement[] = [];
       for (let c = 0; c < cols; c++) {
         const ch = game.board[r]?.[c];
-        const name = `Row ${r + 1}, column ${c + 1}${ch === "X" || ch === "O" ? `, ${ch}` : ""}`;
+        const at = kind === "gomoku" ? notation({ kind, size: n }, { row: r, col: c }) : `Row ${r + 1}, column ${c + 1}`;
+        const name = `${at}${ch === "X" || ch === "O" ? `, ${ch}` : ""}`;
         const extra = winning.has(`${r}.${c}`) ? "win" : "";
         cells.push(button({ r, c, key: `r${r}.${c}`, name }, { row: r, col: c }, [stone(ch)], extra));
       }

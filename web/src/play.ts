@@ -26,6 +26,7 @@ import {
   type Kind,
   type KindInfo,
   type Level,
+  type MatchTerms,
   type Move,
   type MoveRecord,
   type Schemas,
@@ -151,7 +152,7 @@ async function showLobby(): Promise<void> {
     h("div", { class: "row" }, field("Game", kind), field("Opponent", opponent)),
     gomokuFields,
     h("div", { class: "row" }, levelField, field("Your seat", seat)),
-    h("div", { class: "row" }, field("Your name", name), field("Start from moves", line)),
+    h("div", { class: "row" }, field("Start from moves", line)),
     friendFields,
     h("button", { type: "submit", class: "primary" }, "Create game"),
   );
@@ -193,11 +194,11 @@ async function showLobby(): Promise<void> {
           "li",
           {},
           h("span", {}, `${KIND_NAMES[g.kind]}${g.kind === "gomoku" ? ` ${g.options.rows}x${g.options.columns}` : ""}${g.rated ? " (rated)" : ""}`),
-          h("small", {}, ` ${openSeat(g) ?? ""} open${creator(g)} · ${ago(g.created_at)}`),
+          h("small", {}, ` ${openSeat(g) ?? ""} open${creator(g)}${clockText(g)} · ${ago(g.created_at)}`),
           // Never `Join` a game this browser already holds a seat in.
           heldSeat(g.id)
             ? h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Your game")
-            : button("Join", () => void join(g.id, g.rated, name.value.trim()).catch(showError)),
+            : button("Join", () => void join(g.id, g.rated, name.value.trim(), name).catch(showError)),
           heldSeat(g.id) ? "" : h("a", { href: `/play/games/${g.id}`, "data-link": "" }, "Watch"),
         ),
       ),
@@ -227,30 +228,91 @@ async function showLobby(): Promise<void> {
   quick.addEventListener("submit", (e) => {
     e.preventDefault();
     localStorage.setItem(MATCH_KIND_KEY, matchKind.value);
-    void quickMatch(matchKind.value as Kind, name.value.trim(), ratedMatch.checked).catch(showError);
+    const rated = ratedMatch.checked;
+    const terms = { kind: matchKind.value as Kind, rated, name: name.value.trim(), clock: rated ? (clockOf(RATED_CLOCK) ?? null) : null };
+    const player = rated ? ensurePlayer(terms.name, name, "a rated match is between players: your name makes you one") : Promise.resolve();
+    void player
+      .then(() => askForMatch(terms))
+      .then((grant) => {
+        holdMatched(grant, terms);
+        navigate(`/play/games/${grant.game.id}`);
+      })
+      .catch(showError);
   });
 
-  // Who plays: a player (a key kept in this browser) across games.
+  // Who plays: a name, and a player (a key kept in this browser) across games.
   const you = h("section", { class: "card you", "aria-label": "Player" });
-  const renderYou = () => {
+  const nameField = field("Your name", name);
+  const playAs = button("", () =>
+    void ensurePlayer(name.value.trim(), name)
+      .then(() => (clearError(), renderYou()))
+      .catch(showError),
+  );
+  const playAsLabel = () => (playAs.textContent = `Play as ${name.value.trim() || "…"}`);
+  name.addEventListener("input", playAsLabel);
+  const renderYou = (open: "key" | "stop" | "sign-in" | null = null) => {
     const player = me();
     if (player) {
+      const extra: HTMLElement[] = [];
+      if (open === "key") {
+        const key = h("input", { readonly: "", value: player.key, class: "link", "aria-label": "Player key" });
+        extra.push(
+          h(
+            "div",
+            { class: "row key" },
+            key,
+            button("Copy", () => void copy(player.key, "Copied the key")),
+          ),
+          h("p", { class: "muted" }, "Keep this key somewhere safe: with it you sign in as ", player.name, " in another browser."),
+        );
+      }
+      if (open === "stop") {
+        extra.push(
+          h(
+            "div",
+            { role: "dialog", "aria-modal": "true", "aria-label": `Stop playing as ${player.name}?`, class: "dialog" },
+            h("p", {}, `This browser forgets ${player.name}'s key. Without a copy of it you cannot play as ${player.name} again.`),
+            button("Stop", () => (forgetMe(), renderYou()), { class: "danger" }),
+            button("Cancel", () => renderYou()),
+          ),
+        );
+      }
       you.replaceChildren(
+        h("h2", {}, "You"),
         h("p", {}, "Playing as ", h("a", { href: `/play/players/${encodeURIComponent(player.id)}`, "data-link": "" }, player.name)),
-        button("Stop playing as a player", () => {
-          forgetMe();
-          renderYou();
-        }),
+        nameField,
+        h(
+          "div",
+          { class: "row actions" },
+          button(open === "key" ? "Hide key" : "Show key", () => renderYou(open === "key" ? null : "key")),
+          button(`Stop playing as ${player.name}`, () => renderYou("stop")),
+        ),
+        ...extra,
       );
-    } else {
-      const playAs = button(`Play as ${name.value.trim() || "…"}`, () =>
-        void ensurePlayer(name.value.trim())
-          .then(() => renderYou())
-          .catch(showError),
-      );
-      name.addEventListener("input", () => (playAs.textContent = `Play as ${name.value.trim() || "…"}`));
-      you.replaceChildren(h("p", {}, "Play as a player to keep your games together and play rated games."), playAs);
+      you.querySelector<HTMLElement>('[role="dialog"] button:last-child')?.focus();
+      return;
     }
+    playAsLabel();
+    const signIn: HTMLElement[] = [];
+    if (open === "sign-in") {
+      const key = h("input", { type: "password", autocomplete: "off", spellcheck: "false", class: "link", "aria-label": "Player key", placeholder: "tpk_…" });
+      const form = h("form", { class: "row key" }, key, h("button", { type: "submit", class: "primary" }, "Sign in"), button("Cancel", () => renderYou()));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        void signInWith(key.value.trim())
+          .then(() => (clearError(), renderYou()))
+          .catch(showError);
+      });
+      signIn.push(form);
+    }
+    you.replaceChildren(
+      h("h2", {}, "You"),
+      h("p", {}, "Play as a player to keep your games and rating together and to play rated games."),
+      nameField,
+      h("div", { class: "row actions" }, playAs, open === "sign-in" ? "" : button("Sign in with a key", () => renderYou("sign-in"))),
+      ...signIn,
+    );
+    signIn[0]?.querySelector("input")?.focus();
   };
   renderYou();
 
@@ -269,7 +331,7 @@ async function showLobby(): Promise<void> {
         ),
       ),
     );
-    if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No ranked players yet: ratings settle after a few rated games."));
+    if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No ranked players yet: a player is ranked once their rating settles, after about 14 rated games."));
   };
   boardKind.addEventListener("change", () => {
     localStorage.setItem(BOARD_KIND_KEY, boardKind.value);
@@ -322,6 +384,16 @@ function statusWord(g: Game): string {
   if (g.status === "in_progress") return `${g.turn} to move`;
   if (g.status === "draw") return "draw";
   return `${g.winner} won`;
+}
+
+/** A game's clock as the lobby tells it (` · 10 min + 5 s`), or "". */
+function clockText(g: Game): string {
+  const c = g.clock;
+  if (!c) return "";
+  const span = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
+  if (c.per_move_ms !== undefined) return ` · ${span(c.per_move_ms)} a move`;
+  if (c.initial_ms === undefined) return "";
+  return ` · ${span(c.initial_ms)}${c.increment_ms ? ` + ${Math.round(c.increment_ms / 1000)} s` : ""}`;
 }
 
 function creator(g: Game): string {
@@ -387,26 +459,69 @@ function saveName(name: string | null | undefined): void {
   if (name) localStorage.setItem(NAME_KEY, name);
 }
 
-/** This browser's player: the one kept, or a new one named `name` (shown once: its key stays here). */
-async function ensurePlayer(name: string): Promise<void> {
+/** This browser's player: the one kept, or a new one named `name` (shown
+ * once: its key stays here). Without a name, `field` (where it is typed)
+ * takes the focus and the error says why a name is needed. */
+async function ensurePlayer(name: string, field?: HTMLInputElement | null, why = "it is your player's name"): Promise<void> {
   if (me()) return;
-  if (!name) throw new Error("Enter your name first: it is your player's name");
-  const created = await ok(api.POST("/v1/players", { body: { name } }));
+  if (!name) {
+    field?.focus();
+    throw new Error(`Enter your name first: ${why}`);
+  }
+  const created = await ok(api.POST("/v1/players", { body: { name }, headers: { "Idempotency-Key": key() } }));
   setMe({ id: created.player.id, key: created.key, name: created.player.name });
   saveName(name);
 }
 
-async function quickMatch(kind: Kind, name: string, rated = false): Promise<void> {
-  if (rated) await ensurePlayer(name);
+/** Plays as the player whose key this is, from now on in this browser. */
+async function signInWith(playerKey: string): Promise<void> {
+  if (!playerKey) throw new Error("Paste your player key first (it begins with tpk_)");
+  let player;
+  try {
+    player = await ok(api.GET("/v1/players/me", { headers: bearer(playerKey) }));
+  } catch (e) {
+    if (e instanceof ApiFailure && e.status === 401) throw new Error("That is not a player's key: check that it was copied whole");
+    throw e;
+  }
+  setMe({ id: player.id, key: playerKey, name: player.name });
+  saveName(player.name);
+}
+
+/** Copies `text`, and says so in the status line (`done`). */
+async function copy(text: string, done = "Copied"): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    showError("This browser did not let the page copy: select the text and copy it yourself");
+    return false;
+  }
+  status.textContent = done;
+  return true;
+}
+
+/** Asks quick match for a seat on `terms` (as the seat `held`, when asking
+ * again) and keeps the seat given. */
+async function askForMatch(terms: MatchTerms, held?: Held): Promise<Schemas["SeatGrant"]> {
+  // The same caller as before: its player, else the seat's token (quick
+  // match then gives its own waiting game back rather than a new one).
+  const caller = me() ? asMe() : held ? bearer(held.token) : {};
   const grant = await ok(
     api.POST("/v1/matches", {
-      body: { kind, ...(name ? { name } : {}), ...(rated ? { rated, clock: clockOf(RATED_CLOCK) ?? null } : {}) },
-      headers: { "Idempotency-Key": key(), ...asMe() },
+      body: {
+        kind: terms.kind,
+        ...(terms.name ? { name: terms.name } : {}),
+        ...(terms.rated ? { rated: true, clock: terms.clock ?? null } : {}),
+      },
+      headers: { "Idempotency-Key": key(), ...caller },
     }),
   );
-  saveName(name);
-  holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: false });
-  navigate(`/play/games/${grant.game.id}`);
+  saveName(terms.name);
+  return grant;
+}
+
+/** Keeps the seat quick match gave. */
+function holdMatched(grant: Schemas["SeatGrant"], terms: MatchTerms): void {
+  holdSeat(grant.game.id, { seat: grant.seat, token: grant.token, hotseat: false, match: terms });
 }
 
 function openSeat(g: Game): Side | null {
@@ -423,10 +538,10 @@ function ago(when: string): string {
   return s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
 }
 
-async function join(id: string, rated = false, typed = ""): Promise<void> {
+async function join(id: string, rated = false, typed = "", field?: HTMLInputElement): Promise<void> {
   if (heldSeat(id)) return navigate(`/play/games/${id}`);
   const name = typed || savedName();
-  if (rated) await ensurePlayer(name);
+  if (rated) await ensurePlayer(name, field, "a rated game is between players: your name makes you one");
   const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body: name ? { name } : {}, headers: asMe() }));
   holdSeat(id, { seat: grant.seat, token: grant.token, hotseat: false });
   navigate(`/play/games/${id}`);
@@ -521,9 +636,12 @@ async function showGame(id: string): Promise<void> {
   try {
     game = await ok(api.GET("/v1/games/{id}", { params: { path: { id } } }));
   } catch (e) {
+    if (!(e instanceof ApiFailure && e.status === 404)) throw e;
+    // One text says so, with the way back.
+    forgetSeat(id);
     status.textContent = "No such game";
-    main.replaceChildren(h("section", { class: "card" }, h("p", {}, "This game does not exist (any more)."), h("a", { href: "/play", "data-link": "" }, "Lobby")));
-    throw e;
+    main.replaceChildren(h("section", { class: "card" }, h("p", {}, "This game does not exist: it was deleted, or it expired."), h("a", { href: "/play", "data-link": "" }, "Lobby")));
+    return;
   }
   let held = heldSeat(id);
   // The seats' players' ratings in this kind, shown beside their names.
@@ -578,10 +696,13 @@ async function showGame(id: string): Promise<void> {
   const moveList = h("ol", { class: "moves", role: "list", "aria-label": "Moves" });
   const reviewBox = h("section", { class: "review", "aria-label": "Analysis" });
   main.replaceChildren(
-    h("section", { class: "card game" }, title, info, clocks, boardBox, threats, offerBox, controls, dialogBox, stepper, moveList, invite),
+    h("section", { class: "card game" }, title, info, invite, clocks, boardBox, threats, offerBox, controls, dialogBox, stepper, moveList),
     reviewBox,
   );
-  document.title = `Tabula: ${KIND_NAMES[game.kind]}`;
+
+  // The score of a series of rematches (`Ann 2 – 1 Bob`), or "".
+  let series = "";
+  const matching = () => held?.match !== undefined && !held.hotseat && game.status === "waiting";
 
   const canMove = (g: Game) =>
     !busy && !view && g.status === "in_progress" && held !== null && (held.hotseat || held.seat === g.turn);
@@ -634,9 +755,15 @@ async function showGame(id: string): Promise<void> {
   const render = () => {
     const shown = view?.game ?? game;
     title.textContent = `${KIND_NAMES[game.kind]}${game.kind === "gomoku" ? ` ${game.options.rows}x${game.options.columns} (${game.options.rule ?? "freestyle"})` : ""}${game.rated ? " · rated" : ""}`;
+    const searching = !view && matching();
     status.textContent = view
       ? `Round ${view.round}, after move ${view.ply} of ${view.plies}: ${statusText(shown, null)}`
-      : statusText(game, held);
+      : searching
+        ? "Looking for an opponent"
+        : statusText(game, held);
+    // A tab in the background says when it is the viewer's move.
+    const mine = game.status === "in_progress" && held !== null && (held.hotseat || held.seat === game.turn);
+    document.title = `${mine ? "Your move · " : ""}Tabula: ${KIND_NAMES[game.kind]}`;
     const playable = new Set(canMove(game) ? game.legal_moves.map(moveKey) : []);
     // Keyboard players keep their place on the board across redraws.
     const active = document.activeElement;
@@ -661,7 +788,14 @@ async function showGame(id: string): Promise<void> {
       again.setAttribute("tabindex", "0");
       again.focus();
     }
-    const role = held ? (held.hotseat ? "You play both seats on this screen" : `You play ${held.seat}`) : "You are watching";
+    const invitee = !held && game.status === "waiting" ? openSeat(game) : null;
+    const role = held
+      ? held.hotseat
+        ? "You play both seats on this screen"
+        : `You play ${held.seat}`
+      : invitee
+        ? `Join to play ${invitee}`
+        : "You are watching";
     const seats = (["X", "O"] as Side[]).flatMap((s, i) => {
       const seat = game.seats[s];
       const sep = i ? " · " : "";
@@ -679,6 +813,7 @@ async function showGame(id: string): Promise<void> {
       h("span", {}, role),
       h("span", { class: "seats" }, ...seats),
       h("span", {}, `Round ${game.round}`),
+      series ? h("span", { class: "series" }, series) : "",
       h("span", { class: `live ${live}` }, live === "live" ? "● live" : live === "connecting" ? "○ connecting…" : "○ reconnecting…"),
     );
     const reviewed = view ? reviewAt(view) : undefined;
@@ -688,15 +823,15 @@ async function showGame(id: string): Promise<void> {
         : ""
       : [
           note,
-          ...(showThreats ? game.threats.map((t) => `${t.player} wins at ${moveName(t.move)} next move`) : []),
-          hint ? `Hint (${hint.level}): ${moveName(hint.move)}` : "",
+          ...(showThreats ? game.threats.map((t) => `${t.player} wins at ${nameOf(t.move)} next move`) : []),
+          hint ? `Hint (${hint.level}): ${nameOf(hint.move)}` : "",
         ]
           .filter(Boolean)
           .join(". ");
     const actions: (HTMLElement | string)[] = [];
     if (!held && openSeat(game) && game.status === "waiting") {
       const yourName = h("input", { type: "text", maxlength: "32", value: savedName(), class: "name" });
-      actions.push(field("Your name", yourName), button("Join", () => void joinHere(yourName.value.trim()), { class: "primary" }));
+      actions.push(field("Your name", yourName), button("Join", () => void joinHere(yourName.value.trim(), yourName), { class: "primary" }));
     }
     if (held && !view) {
       if (canMove(game) && showThreats && !game.rated) {
@@ -709,16 +844,19 @@ async function showGame(id: string): Promise<void> {
       // Between two people a round in progress restarts by agreement only.
       if (over || (game.ply > 0 && !people())) {
         const again = () => (game.seats.X.type === "bot" || game.seats.O.type === "bot") && !over ? ((confirm = "restart"), render()) : void act("restart");
-        actions.push(button("Restart", again, { class: over ? "primary" : null }));
+        actions.push(button("Restart", again));
       }
-      // A new game of the same terms, the seats swapped (once per game).
-      if (over && game.rematch) actions.push(button("Go to the rematch", () => void toRematch(game.rematch as string)));
-      else if (over) actions.push(button("Rematch", () => void rematch()));
-      if (people() && game.status === "in_progress" && !game.offer) {
-        actions.push(button("Offer draw", () => void offer("draw")));
-        actions.push(button("Take back", () => void offer("takeback"), { disabled: game.ply === 0 ? "" : null }));
-        actions.push(button("Offer restart", () => void offer("restart")));
+      // After a round: a new game of the same terms, the seats swapped (once
+      // per game), so that the other side moves first and a series is scored.
+      if (over && game.rematch) actions.push(button("Go to the rematch", () => void toRematch(game.rematch as string), { class: "primary" }));
+      else if (over) actions.push(button("Rematch", () => void rematch(), { class: "primary" }));
+      if (people() && game.status === "in_progress" && !game.offer) actions.push(button("Offer draw", () => void offer("draw")));
+      // Against a bot it takes back your last move and its reply; on one screen, the last move.
+      if (game.status === "in_progress" && !game.offer) {
+        const taken = held.hotseat ? game.ply > 0 : moves.some((m) => m.player === held?.seat);
+        actions.push(button("Take back", () => void offer("takeback"), { disabled: taken ? null : "" }));
       }
+      if (people() && game.status === "in_progress" && !game.offer) actions.push(button("Offer restart", () => void offer("restart")));
     }
     // No help reaches a rated round in progress (the API refuses it too).
     const rated = game.rated && game.status !== "won" && game.status !== "draw";
@@ -746,28 +884,33 @@ async function showGame(id: string): Promise<void> {
     renderMoves();
     renderStepper();
     renderReview();
+    // A waiting game, first thing under its title: who it waits for, and a
+    // way to call it off (deleted, back to the lobby).
     const open = openSeat(game);
+    const waits = held && open && !held.hotseat && !view && game.status === "waiting" && game.seats[open].type === "human";
     invite.replaceChildren(
-      ...(held && open && !held.hotseat && game.seats[open].type === "human"
-        ? [
-            h("span", {}, `Invite a friend to play ${open}: `),
-            h("input", { readonly: "", value: inviteLink(), "aria-label": "Invite link", class: "link" }),
-            button("Copy link", () => void navigator.clipboard?.writeText(inviteLink())),
-          ]
-        : []),
+      ...(!waits
+        ? []
+        : searching
+          ? [h("span", {}, `Whoever asks for ${KIND_NAMES[game.kind]} next plays you here.`), button("Cancel", () => void cancel())]
+          : [
+              h("span", {}, `Invite a friend to play ${open}: `),
+              h("input", { readonly: "", value: inviteLink(), "aria-label": "Invite link", class: "link" }),
+              button("Copy link", () => void copy(inviteLink(), "Copied the invite link")),
+              button("Cancel", () => void cancel()),
+            ]),
     );
   };
 
-  // The round as one line of the kind's notation: shown, and copied.
+  // The round as one line of the kind's notation, copied; shown only
+  // where the browser does not let the page copy.
   const notationBox = h("span", { class: "notation" });
   const copyNotation = async () => {
     try {
       const round = view?.round ?? game.round;
       const res = await ok(api.GET("/v1/games/{id}/notation", { params: { path: { id }, query: { round } } }));
-      const text = h("input", { readonly: "", value: res.moves, "aria-label": "Notation", class: "link" });
-      notationBox.replaceChildren(text);
-      text.select();
-      await navigator.clipboard?.writeText(res.moves).catch(() => {});
+      if (await copy(res.moves)) return void notationBox.replaceChildren();
+      notationBox.replaceChildren(h("input", { readonly: "", value: res.moves, "aria-label": "Notation", class: "link" }));
     } catch (e) {
       showError(e);
     }
@@ -792,6 +935,7 @@ async function showGame(id: string): Promise<void> {
 
   const roundOver = () => game.status === "won" || game.status === "draw";
   const notationOf = (m: Move) => notation({ kind: game.kind, size: game.options.rows }, m);
+  const nameOf = (m: Move) => moveName({ kind: game.kind, size: game.options.rows }, m);
   const reviewAt = (v: { round: number; ply: number }) => (v.round === game.round ? review?.[v.ply] : undefined);
   const dropReview = () => {
     reviewing?.abort();
@@ -840,7 +984,7 @@ async function showGame(id: string): Promise<void> {
     const done = !reviewing;
     const lost = done ? momentLost(review, game.status === "won" ? (game.winner === "X" ? "O" : "X") : null) : null;
     const items = review.map((r, ply) => {
-      const worse = !sameMove(r.played.move, r.best.move) && r.best.evaluation.score > r.played.evaluation.score;
+      const worse = !sameMove(r.played.move, r.best.move) && mistake(r.played.evaluation, r.best.evaluation);
       const label = `${ply + 1}. ${r.player} ${notationOf(r.played.move)}: ${evalText(r.played.evaluation)}${worse ? `; best ${notationOf(r.best.move)}: ${evalText(r.best.evaluation)}` : ""}`;
       return h(
         "li",
@@ -852,10 +996,10 @@ async function showGame(id: string): Promise<void> {
     const verdict = !done
       ? `Analyzing move ${review.length + 1} of ${moves.length}…`
       : r && lost !== null
-        ? `The game was lost at move ${lost + 1}: ${r.player} played ${notationOf(r.played.move)} (${evalText(r.played.evaluation)}) where ${notationOf(r.best.move)} held (${evalText(r.best.evaluation)}).`
+        ? `The game was lost at move ${lost + 1}: ${r.player} played ${notationOf(r.played.move)} (${evalText(r.played.evaluation)}) where ${notationOf(r.best.move)} ${bestText(r.best.evaluation)}.`
         : game.status === "draw"
           ? "A draw: neither side let the game slip."
-          : "No single move lost it at this level: the loser was behind from early on, or the search saw no difference.";
+          : "No move is proven to have lost it at this level: the loser was behind from early on, or the search could not prove where it turned.";
     reviewBox.replaceChildren(
       h("h2", {}, "Analysis"),
       h("p", { class: "verdict-line", "aria-live": "polite" }, verdict),
@@ -868,7 +1012,7 @@ async function showGame(id: string): Promise<void> {
   const renderOffer = () => {
     const o = game.offer;
     if (!o || !held || held.hotseat || view) return void offerBox.replaceChildren();
-    const what = o.type === "draw" ? "a draw" : o.type === "takeback" ? "to take back a move" : "a new round";
+    const what = offerWhat(o.type);
     if (o.by === held.seat) {
       offerBox.replaceChildren(h("p", {}, `You offered ${what}. `, button("Withdraw", () => void answer("withdraw"))));
     } else {
@@ -979,8 +1123,10 @@ async function showGame(id: string): Promise<void> {
     if (g.round !== game.round) view = null;
     if (moves.length) last = moves.map((m) => m.move);
     if (g.version > game.version) hint = null;
+    const ended = (g.status === "won" || g.status === "draw") && g.status !== game.status;
     game = g;
     render();
+    if (ended || (g.rematch && !series)) void loadSeries().catch(() => {});
     void syncMoves().catch(() => {});
     void loadRatings().catch(() => {});
   };
@@ -1033,7 +1179,7 @@ async function showGame(id: string): Promise<void> {
       game = before;
       busy = false;
       if (res.replies.length) {
-        note = res.replies.map((r) => `${r.player} (bot) played ${moveName(r.move)}`).join("; ");
+        note = res.replies.map((r) => `${r.player} (bot) played ${nameOf(r.move)}`).join("; ");
       }
       fresh = res.replies.at(-1)?.move ?? null;
       update(res.game, [res.move, ...res.replies]);
@@ -1064,7 +1210,7 @@ async function showGame(id: string): Promise<void> {
   const toRematch = (next: string) => {
     if (!held) return;
     const seat = held.hotseat ? held.seat : held.seat === "X" ? "O" : "X";
-    holdSeat(next, { ...held, seat });
+    holdSeat(next, { ...held, seat, match: undefined });
     navigate(`/play/games/${next}`);
   };
 
@@ -1072,11 +1218,74 @@ async function showGame(id: string): Promise<void> {
     if (!held) return;
     try {
       const grant = await ok(api.POST("/v1/games/{id}/rematch", { params: { path: { id } }, headers: bearer(held.token) }));
-      holdSeat(grant.game.id, { ...held, seat: grant.seat });
+      holdSeat(grant.game.id, { ...held, seat: grant.seat, match: undefined });
       navigate(`/play/games/${grant.game.id}`);
     } catch (e) {
       showError(e);
     }
+  };
+
+  /** Calls off a waiting game: deleted, and back to the lobby. */
+  const cancel = async () => {
+    if (!held) return;
+    const res = await api.DELETE("/v1/games/{id}", { params: { path: { id } }, headers: bearer(held.token) }).catch(() => null);
+    if (!res) return showError(new ApiFailure(0, undefined));
+    if (!res.response.ok && res.response.status !== 404) {
+      return showError(new ApiFailure(res.response.status, res.error as Partial<Schemas["Problem"]>));
+    }
+    forgetSeat(id);
+    navigate("/play");
+  };
+
+  /** While quick match's game waits, asks again now and then: a person who
+   * asked meanwhile (whose game this one did not meet: it had waited too
+   * long) is met, and this game stays found by those who ask next. */
+  const askAgain = async () => {
+    const terms = held?.match;
+    if (!held || !terms || !matching()) return;
+    const grant = await askForMatch(terms, held).catch(() => null);
+    if (!grant || grant.game.id === id) return;
+    // Seated elsewhere: this game goes, unless someone took it meanwhile.
+    const gone = await api.DELETE("/v1/games/{id}", { params: { path: { id } }, headers: bearer(held.token) }).catch(() => null);
+    if (gone && !gone.response.ok && gone.response.status !== 404) {
+      if (grant.game.status === "waiting") {
+        await api.DELETE("/v1/games/{id}", { params: { path: { id: grant.game.id } }, headers: bearer(grant.token) }).catch(() => null);
+      }
+      return;
+    }
+    forgetSeat(id);
+    holdMatched(grant, terms);
+    navigate(`/play/games/${grant.game.id}`, true);
+  };
+  const asking = window.setInterval(() => void askAgain(), ASK_AGAIN_MS);
+
+  /** The series this game belongs to (its rematches both ways), scored by
+   * person: the seats swap with each rematch. */
+  const loadSeries = async () => {
+    const chain: Game[] = [game];
+    const read = async (other: string | null | undefined) =>
+      other ? (await api.GET("/v1/games/{id}", { params: { path: { id: other } } })).data : undefined;
+    for (let g = await read(game.rematch_of); g && chain.length < SERIES_MAX; g = await read(g.rematch_of)) chain.unshift(g);
+    const here = chain.length - 1;
+    for (let g = await read(game.rematch); g && chain.length < SERIES_MAX; g = await read(g.rematch)) chain.push(g);
+    const first = chain[0];
+    if (chain.length < 2 || !first) return void (series = "");
+    // Person A sat X in the first game, so X in every other one after it.
+    const mineIsA = held && !held.hotseat ? (held.seat === "X") === (here % 2 === 0) : null;
+    const label = (s: Side, isA: boolean) => {
+      const seat = first.seats[s];
+      return seat.name ?? (seat.type === "bot" ? "Bot" : mineIsA === null ? s : mineIsA === isA ? "You" : "Opponent");
+    };
+    let a = 0;
+    let b = 0;
+    chain.forEach((g, i) => {
+      const current = i === here ? game : g;
+      if (current.status !== "won" || !current.winner) return;
+      if ((current.winner === "X") === (i % 2 === 0)) a += 1;
+      else b += 1;
+    });
+    series = `${label("X", true)} ${a} – ${b} ${label("O", false)}`;
+    render();
   };
 
   const act = async (what: "restart" | "resign") => {
@@ -1093,12 +1302,12 @@ async function showGame(id: string): Promise<void> {
     }
   };
 
-  const joinHere = async (name: string) => {
+  const joinHere = async (name: string, nameInput: HTMLInputElement) => {
     try {
       const code = new URLSearchParams(location.hash.slice(1)).get("invite");
       const body = { ...(name ? { name } : {}), ...(code ? { invite: code } : {}) };
       // A rated game seats players only: one is made for this browser if need be.
-      if (game.rated) await ensurePlayer(name || savedName());
+      if (game.rated) await ensurePlayer(name || savedName(), nameInput, "a rated game is between players: your name makes you one");
       const grant = await ok(api.POST("/v1/games/{id}/join", { params: { path: { id } }, body, headers: asMe() }));
       saveName(name);
       held = { seat: grant.seat, token: grant.token, hotseat: false };
@@ -1138,6 +1347,12 @@ async function showGame(id: string): Promise<void> {
           fresh = event.move.move;
         }
         if (event.type === "restart" || event.type === "takeback") last = [];
+        // The person who offered hears of a decline; the other of a withdrawal.
+        const was = game.offer;
+        if (was && held && !held.hotseat && event.version > game.version) {
+          if (event.type === "offer_declined" && was.by === held.seat) note = `Your offer of ${offerWhat(was.type)} was declined`;
+          if (event.type === "offer_withdrawn" && was.by !== held.seat) note = `${game.seats[was.by].name ?? was.by} withdrew the offer of ${offerWhat(was.type)}`;
+        }
         update(event.game);
       });
     }
@@ -1170,6 +1385,7 @@ async function showGame(id: string): Promise<void> {
   }, 4000);
   leave = () => {
     reviewing?.abort();
+    window.clearInterval(asking);
     source?.close();
     window.clearTimeout(retry);
     window.clearInterval(tick);
@@ -1183,8 +1399,19 @@ async function showGame(id: string): Promise<void> {
     })
     .catch(() => {});
   void loadRatings().catch(() => {});
+  void loadSeries().catch(() => {});
   await syncMoves().catch(() => {});
 }
+
+/** What an offer asks for, in words. */
+function offerWhat(type: Schemas["OfferType"]): string {
+  return type === "draw" ? "a draw" : type === "takeback" ? "to take back a move" : "a new round";
+}
+
+/** How often a page waiting in quick match asks again. */
+const ASK_AGAIN_MS = 5_000;
+/** The most games of a series read for its score. */
+const SERIES_MAX = 30;
 
 // --------------------------------------------------------------- player
 
@@ -1228,7 +1455,9 @@ async function showPlayer(id: string): Promise<void> {
         const side: Side | undefined = g.seats.X.player === id ? "X" : g.seats.O.player === id ? "O" : undefined;
         const other = side ? g.seats[side === "X" ? "O" : "X"] : undefined;
         const against = other?.name ? ` against ${other.name}` : "";
-        const label = `${KIND_NAMES[g.kind]}${g.rated ? " (rated)" : ""}${against} · ${statusWord(g)} · ${ago(g.created_at)}`;
+        // The result as this player's: won or lost, not a letter.
+        const result = side && g.status === "won" ? (g.winner === side ? `${player.name} won` : `${player.name} lost`) : statusWord(g);
+        const label = `${KIND_NAMES[g.kind]}${g.rated ? " (rated)" : ""}${against} · ${result} · ${ago(g.created_at)}`;
         return h("li", {}, h("a", { href: `/play/games/${g.id}`, "data-link": "" }, label));
       }),
     );
@@ -1255,28 +1484,41 @@ function sameMove(a: Move, b: Move): boolean {
   return moveKey(a) === moveKey(b);
 }
 
-/** An evaluation in words, for the side that moves. */
+/** An evaluation in words, for the side that moves; one the search did
+ * not prove is a score, marked as such (`≈ +17`). */
 function evalText(e: Schemas["EvaluationView"]): string {
   if (e.outcome === "win") return e.plies === 1 ? "wins at once" : `wins in ${e.plies}`;
   if (e.outcome === "loss") return `loses in ${e.plies}`;
   if (e.outcome === "draw") return "draws";
-  return `${e.score > 0 ? "+" : ""}${e.score}`;
+  return `≈ ${e.score > 0 ? "+" : e.score < 0 ? "−" : ""}${Math.abs(e.score)}`;
 }
 
-/** Where the loser's game turned: the first of its moves after which the
- * loss was proven although the best move was not lost; else (unproven, big
- * boards) its move that gave away the most, if that is a clear mistake. */
+/** What the best move kept, after "where h8 …". */
+function bestText(e: Schemas["EvaluationView"]): string {
+  if (e.outcome === "win") return `won (${evalText(e)})`;
+  if (e.outcome === "draw") return "held the draw";
+  return `was not proven lost (${evalText(e)})`;
+}
+
+/** Whether playing `played` rather than `best` was a mistake: a proven
+ * loss where the best was not proven lost, a worse proven outcome, or
+ * between two unproven scores a lower one. An unproven score is never
+ * judged against a proven outcome. */
+function mistake(played: Schemas["EvaluationView"], best: Schemas["EvaluationView"]): boolean {
+  const rank = { loss: 0, draw: 1, win: 2 } as const;
+  if (played.outcome === "loss" && best.outcome !== "loss") return true;
+  if (played.outcome && best.outcome) return rank[played.outcome] < rank[best.outcome];
+  if (!played.outcome && !best.outcome) return best.score > played.score;
+  return false;
+}
+
+/** Where the loser's game turned: the first of their moves that made a
+ * position not proven lost for them into one proven lost. Nothing else is
+ * called the losing move. */
 function momentLost(review: Reviewed[], loser: Side | null): number | null {
   if (!loser) return null;
-  const mine = review.map((r, ply) => ({ r, ply })).filter(({ r }) => r.player === loser);
-  const proven = mine.find(({ r }) => r.played.evaluation.outcome === "loss" && r.best.evaluation.outcome !== "loss");
-  if (proven) return proven.ply;
-  let worst: { ply: number; drop: number } | null = null;
-  for (const { r, ply } of mine) {
-    const drop = r.best.evaluation.score - r.played.evaluation.score;
-    if (drop > (worst?.drop ?? 0)) worst = { ply, drop };
-  }
-  return worst && worst.drop >= 200 ? worst.ply : null;
+  const at = review.findIndex((r) => r.player === loser && r.played.evaluation.outcome === "loss" && r.best.evaluation.outcome !== "loss");
+  return at < 0 ? null : at;
 }
 
 /** X's evaluation after each move, as a small line: up is good for X. */

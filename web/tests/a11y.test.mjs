@@ -101,6 +101,26 @@ for (const scheme of ["light", "dark"]) {
     await findings(x, "a finished game's analysis");
     await x.goto("/play/typo");
     await findings(x, "the 404 page");
+    // The second round's states: quick match looking, the player's key
+    // shown, the stop dialog, sign-in with a key, a waiting game's invite.
+    await x.goto("/play");
+    await x.getByRole("button", { name: "Quick match" }).click();
+    await statusIs(x, "Looking for an opponent");
+    await findings(x, "quick match looking for an opponent");
+    await x.getByRole("button", { name: "Cancel" }).click();
+    const you = x.getByRole("region", { name: "Player" });
+    await you.getByLabel("Your name").fill("Ann");
+    await you.getByRole("button", { name: "Play as Ann" }).click();
+    await you.getByRole("button", { name: "Show key" }).click();
+    await findings(x, "the player's key shown");
+    await you.getByRole("button", { name: "Stop playing as Ann" }).click();
+    await findings(x, "the stop dialog");
+    await x.getByRole("dialog").getByRole("button", { name: "Stop" }).click();
+    await you.getByRole("button", { name: "Sign in with a key" }).click();
+    await findings(x, "sign in with a key");
+    await x.goto("/play/new?kind=gomoku&opponent=human&name=Ann");
+    await x.getByLabel("Invite link").waitFor();
+    await findings(x, "a waiting game with its invite");
     await x.context().close();
     await o.context().close();
   });

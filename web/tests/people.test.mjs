@@ -221,13 +221,13 @@ test("gomoku shows its coordinates as its notation counts, and a small cell take
   const numbers = await page.locator(".framed .nums span").allTextContents();
   assert.equal(letters.join(""), "abcdefghijklmno");
   assert.deepEqual([numbers[0], numbers.at(-1)], ["15", "1"]);
-  const centre = page.getByRole("button", { name: "Row 8, column 8", exact: true });
+  const centre = page.getByRole("button", { name: "h8", exact: true });
   const width = (await centre.boundingBox()).width;
   assert.ok(width < 30, `cells of ${width}px`);
   await centre.tap();
   assert.equal(await page.locator(".board .stone").count(), 0, "one tap only points");
   assert.equal(await page.locator(".board .aim").count(), 1);
-  await page.getByRole("button", { name: "Row 8, column 8", exact: true }).tap();
+  await page.getByRole("button", { name: "h8", exact: true }).tap();
   await until(page, () => document.querySelectorAll(".board .stone").length === 1);
   await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 1);
   assert.equal(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").textContent(), "1. h8");
@@ -243,8 +243,12 @@ test("a game's notation is copied, and a game starts from a pasted line", async 
     await page.getByRole("button", { name: `Column ${column}`, exact: true }).click();
     await until(page, (n) => document.querySelectorAll(".board .stone").length === n, n + 1);
   }
+  // Copied, said so, and no text field left in view.
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.getByRole("button", { name: "Copy notation" }).click();
-  await until(page, () => document.querySelector('[aria-label="Notation"]')?.value === "4453");
+  await statusIs(page, "Copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "4453");
+  assert.equal(await page.getByRole("textbox").count(), 0);
   await page.goto("/play");
   await page.getByLabel("Opponent", { exact: true }).selectOption("hotseat");
   await page.getByLabel("Start from moves").fill("4453");
@@ -277,7 +281,7 @@ test("after a game its analysis shows every move against the best one and the mo
     const list = page.getByRole("list", { name: "Move evaluations" });
     await until(page, () => /lost at move/.test(document.querySelector(".verdict-line")?.textContent ?? ""), undefined, 15000);
     assert.equal(await list.getByRole("listitem").count(), 5);
-    assert.match(await page.locator(".verdict-line").textContent(), /lost at move 4: O played 4 \(loses in \d+\) where 3 held \(draws\)/);
+    assert.match(await page.locator(".verdict-line").textContent(), /lost at move 4: O played 4 \(loses in \d+\) where 3 held the draw/);
     assert.match(await list.getByRole("listitem").nth(3).textContent(), /^4\. O 4: loses in \d+; best 3: draws$/);
     // A click shows the position before that move, with the best move marked.
     await list.getByRole("button").nth(3).click();

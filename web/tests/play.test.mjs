@@ -253,9 +253,16 @@ test("the board is played with the keyboard, and errors show the problem's detai
   await statusIs(page, "O to move (you)");
   assert.equal(await page.getByRole("button", { name: "Row 2, column 2, X" }).count(), 1);
 
-  await page.goto("/play/games/00000000-0000-4000-8000-000000000000");
-  await until(page, () => /no such game/.test(document.getElementById("error").textContent));
+  // A refused line: the problem's detail, its moves counted from 1.
+  await page.goto("/play/new?kind=connect_four&opponent=hotseat&moves=4444444");
+  await until(page, () => /move 7 \(4\) is illegal: the column is full/.test(document.getElementById("error").textContent));
   assert.equal(await page.getByRole("alert").isVisible(), true);
+  // A missing game is said once, with the way back, not as an error too.
+  const res = await page.goto("/play/games/00000000-0000-4000-8000-000000000000");
+  assert.equal(res.status(), 404);
+  await statusIs(page, "No such game");
+  await page.getByRole("main").getByRole("link", { name: "Lobby" }).waitFor();
+  assert.equal(await page.getByRole("alert").isVisible(), false);
   await page.context().close();
 });
 
@@ -264,7 +271,7 @@ test("screenshots of each kind at desktop and phone width, light and dark", asyn
   const games = [
     ["tic_tac_toe", {}, ["Row 2, column 2", "Row 1, column 1", "Row 1, column 3", "Row 3, column 1"]],
     ["connect_four", {}, ["Column 4", "Column 4", "Column 5", "Column 3", "Column 6"]],
-    ["gomoku", { size: "15" }, ["Row 8, column 8", "Row 7, column 9", "Row 8, column 9", "Row 9, column 7", "Row 8, column 10", "Row 6, column 10"]],
+    ["gomoku", { size: "15" }, ["h8", "i9", "i8", "g7", "j8", "j10"]],
     ["ultimate_tic_tac_toe", {}, ["Board 5, cell 5", "Board 5, cell 1", "Board 1, cell 5", "Board 5, cell 9", "Board 9, cell 5"]],
   ];
   for (const [name, viewport, scheme] of [

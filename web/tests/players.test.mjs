@@ -86,7 +86,7 @@ test("two players play a rated game from the page: ratings move and show, the pl
   await ratings.getByRole("listitem").filter({ hasText: "Connect Four" }).waitFor();
   assert.match(await ratings.textContent(), /1662 ± 290 · 1 rated game · provisional/);
   const games = ann.getByRole("list", { name: "Games" });
-  await games.getByRole("link", { name: /Connect Four \(rated\) against Bob · X won/ }).waitFor();
+  await games.getByRole("link", { name: /Connect Four \(rated\) against Bob · Ann won/ }).waitFor();
   await ann.screenshot({ path: join(screenshotDir, "players-page-desktop.png"), fullPage: true });
   await bob.goto(`/play/players/${encodeURIComponent(annPlayer.id)}`);
   await bob.getByRole("list", { name: "Ratings" }).getByRole("listitem").first().waitFor();
