@@ -6,21 +6,26 @@ ARG PROFILE=dist
 WORKDIR /src
 # Dependencies first, in a layer of their own: against stub sources, so the
 # layer is rebuilt only when Cargo.toml or Cargo.lock change, and a change
-# to src/ recompiles Tabula alone, not all ~300 crates (a few minutes still
+# to src/ or crates/ recompiles Tabula alone, not all ~300 crates (a few minutes still
 # with `dist`, which optimises every crate with Tabula as one unit).
 COPY Cargo.toml Cargo.lock rust-toolchain.toml build.rs ./
-RUN mkdir -p src benches \
+COPY crates/rules/Cargo.toml crates/rules/
+COPY crates/bots/Cargo.toml crates/bots/
+COPY crates/tools ./crates/tools
+RUN mkdir -p src benches crates/rules/src crates/bots/src \
     && echo 'fn main() {}' > src/main.rs \
-    && touch src/lib.rs \
+    && touch src/lib.rs crates/rules/src/lib.rs crates/bots/src/lib.rs \
     && echo 'fn main() {}' > benches/rules.rs \
     && cargo build --profile "$PROFILE" --locked --bin tabula \
-    && rm -rf src benches target/"$PROFILE"/.fingerprint/tabula-* target/"$PROFILE"/deps/*tabula*
+    && rm -rf src benches crates/rules crates/bots \
+        target/"$PROFILE"/.fingerprint/tabula-* target/"$PROFILE"/deps/*tabula*
 COPY src ./src
+# The rules and the bots (the Connect Four opening book, compiled in with
+# include_bytes!, is in crates/bots/data).
+COPY crates ./crates
 COPY migrations ./migrations
 COPY web/dist ./web/dist
 COPY benches ./benches
-# The Connect Four opening book, compiled in with include_bytes!.
-COPY data ./data
 RUN cargo build --profile "$PROFILE" --locked --bin tabula \
     && cp target/"$PROFILE"/tabula /tabula
 

@@ -5,15 +5,18 @@
 //!
 //! ```text
 //! api ──► service ──► ai ──► rules
-//!            │         └───► domain::Level
-//!            ├──────► store ──► domain ──► rules
+//!            ├──────► store ──► domain ──► rules, ai::Level
 //!            └──────► rules, domain
 //! ```
 //!
+//! `rules` and `ai` are crates of their own (`crates/rules`, `crates/bots`,
+//! re-exported here under those names): `rules` depends on nothing of the
+//! service and does no I/O; `ai` depends on `rules` only; neither has tokio,
+//! sqlx or actix in its dependency tree, which their manifests keep so.
 //! `api` reaches the store only through `service` (the value types it renders
-//! come from `domain`, `rules` and `service`); `store` knows nothing of `ai`;
-//! `rules` imports nothing of the crate and does no I/O. `startup` wires the
-//! layers together; `config` and `telemetry` are used by all.
+//! come from `domain`, `rules` and `service`); `store` knows nothing of `ai`
+//! but its levels. `startup` wires the layers together; `config` and
+//! `telemetry` are used by all.
 //!
 //! # Module map
 //! - `rules`: the four games as pure values (`docs/rules.md` is their
@@ -23,7 +26,7 @@
 //!   as one string, per kind).
 //! - `domain`: the records the service works with: a game and its seats,
 //!   token hashes, moves, changes (events), list filters, stored idempotent
-//!   answers, bot levels, `player` (players, their seats' bindings, rated
+//!   answers, `player` (players, their seats' bindings, rated
 //!   rounds' changes), `rating` (Glicko-2, pure arithmetic) and `webhook`
 //!   (which events a write makes).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
@@ -60,8 +63,8 @@
 //! - `telemetry`: logging and request metrics.
 //! - `startup`: builds the app, binds, serves, stops gracefully.
 
-/// Bots and hints over the rules: levels, seeded strategies, time budgets.
-pub mod ai;
+/// Bots and hints over the rules: the `tabula-bots` crate.
+pub use tabula_bots as ai;
 /// HTTP handlers, wire types, errors as problem+json, the OpenAPI document.
 pub mod api;
 /// The time source: the system clock, or a manual one in tests.
@@ -70,8 +73,8 @@ pub mod clock;
 pub mod config;
 /// The records the service works with: games, seats, moves, changes, levels.
 pub mod domain;
-/// Pure game logic: the four games and the types they share.
-pub mod rules;
+/// Pure game logic, the four games: the `tabula-rules` crate.
+pub use tabula_rules as rules;
 /// The use cases: where rules, ai and store meet; transactions and versions.
 pub mod service;
 /// Builds the actix app, binds, serves, stops gracefully.

@@ -47,6 +47,7 @@ use uuid::Uuid;
 use crate::ai::Level;
 /// What a hint, an analysis or a bot move answers with: the api renders these.
 pub use crate::ai::{Analysis, Evaluation, Outcome, ScoredMove, Suggestion};
+// What the API renders of webhooks and their events, as the store keeps it.
 use crate::clock::Clock;
 use crate::domain::{
     DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind,
@@ -54,6 +55,7 @@ use crate::domain::{
 };
 use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
+pub use crate::store::{AttemptRecord, EventRender, WebhookRecord};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
 pub use expiry::{Expiring, Expiry, ExpiryReason, SWEEP_LIMIT};

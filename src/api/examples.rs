@@ -103,7 +103,7 @@ pub fn game() -> Value {
 /// A `move.played` webhook event's body.
 #[must_use]
 pub fn webhook_event() -> Value {
-    use crate::store::EventRender as _;
+    use crate::service::EventRender as _;
     let (game, moves) = after_first_move();
     let at = moves.last().map_or(game.updated_at, |m| m.at);
     let body = super::EventData.body(

@@ -19,7 +19,7 @@ use super::wire::{
 };
 use crate::domain::webhook::WebhookEvent;
 use crate::domain::{GameRecord, GameStatus, MoveRecord};
-use crate::store::EventRender;
+use crate::service::EventRender;
 
 type ApiResult = Result<HttpResponse, ApiError>;
 

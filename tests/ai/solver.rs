@@ -187,7 +187,7 @@ fn the_book_agrees_with_the_bare_solver_on_its_deepest_positions() {
 #[test]
 fn each_book_score_is_the_best_of_its_moves_it_knows() {
     // The book holds positions along the perfect bot's lines (see
-    // `examples/c4book.rs`), reached from the empty board through book
+    // `crates/tools/examples/c4book.rs`), reached from the empty board through book
     // positions. Each move whose score is known one stone deeper scores at
     // most the position, and when all are known the best is the position's
     // score. Where the bot is to move the book holds a move of that score.
@@ -401,7 +401,7 @@ fn perfect_from_the_start(side: Player, other: Level, seed: u64) -> Option<Playe
 #[test]
 fn perfect_as_x_wins_from_the_empty_board_and_plays_from_the_book() {
     // Connect Four is a first-player win: perfect as X wins against any
-    // replies, and the book (its lines as X and O, see `examples/c4book.rs`)
+    // replies, and the book (its lines as X and O, see `crates/tools/examples/c4book.rs`)
     // holds every position it meets before the book's depth.
     assert!(Book::embedded().depth() >= 10, "the committed book");
     for seed in 0..4 {

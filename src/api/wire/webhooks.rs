@@ -6,7 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::{EndReason, Game, MoveRecordView, RatingChangeView, RoundResult};
-use crate::store::{AttemptRecord, WebhookRecord};
+use crate::service::{AttemptRecord, WebhookRecord};
 
 /// An event a webhook endpoint may subscribe to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
