@@ -2,8 +2,7 @@
 // (clients/typescript: openapi-typescript types + openapi-fetch). A change of
 // the spec that this page does not follow fails `npm run typecheck`.
 import createClient from "openapi-fetch";
-
-import type { components, paths } from "../../clients/typescript/src/schema.js";
+import { type components, type paths } from "../../clients/typescript/src/schema.js";
 
 export type Schemas = components["schemas"];
 export type Game = Schemas["Game"];

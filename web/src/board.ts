@@ -3,7 +3,7 @@
 // named as the contract says ("Column 4", "Row 3, column 5", "Board 5,
 // cell 3", Gomoku's by its coordinate "h8"); cells that cannot be played now are `aria-disabled`, and the
 // arrow keys move between cells.
-import type { Game, Kind, Move, Side } from "./api.js";
+import { type Game, type Kind, type Move, type Side } from "./api.js";
 import { h } from "./dom.js";
 
 export const KIND_NAMES: Record<Kind, string> = {
