@@ -31,5 +31,7 @@ mod receiver;
 mod rematch;
 mod scale;
 mod seats;
+mod sign_in;
 mod system;
 mod webhooks;
+mod webhooks_disabling;

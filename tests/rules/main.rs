@@ -8,6 +8,7 @@
 
 mod connect_four;
 mod gomoku;
+mod gomoku_cases;
 mod notation;
 mod tic_tac_toe;
 mod ultimate;
