@@ -12,6 +12,7 @@ mod gomoku_cases;
 mod notation;
 mod tic_tac_toe;
 mod ultimate;
+mod ultimate_cases;
 
 use proptest::prelude::*;
 use tabula::rules::{Game, PlayError, Refusal};
