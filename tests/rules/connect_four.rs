@@ -1,5 +1,6 @@
 //! Connect Four: perft and random play against a naive oracle (plain arrays,
-//! full-board scans), snapshot validation, and hand-made edge cases.
+//! full-board scans) and snapshot validation (the hand-made edge cases:
+//! `connect_four_cases.rs`).
 //!
 //! Over 700 lines, on purpose: the oracle and the checks made against it
 //! belong together; nearly half the file is the oracle and its helpers.
@@ -7,17 +8,17 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use tabula::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, COLUMNS, Column, ConnectFour, ROWS};
-use tabula::rules::{Coord, Game, Player, Refusal, Status, Threat};
+use tabula::rules::connect_four::{COLUMNS, Column, ConnectFour, ROWS};
+use tabula::rules::{Coord, Game, Player, Refusal, Status};
 
-const R: usize = 6;
-const C: usize = 7;
+pub(crate) const R: usize = 6;
+pub(crate) const C: usize = 7;
 
 /// Row 0 at the top, as in the API.
-type Grid = [[Option<Player>; C]; R];
+pub(crate) type Grid = [[Option<Player>; C]; R];
 
 /// The four line directions as (row step, column step).
-const DIRS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+pub(crate) const DIRS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
 /* ------------------------------------------------------------------------ */
 /* The naive oracle                                                          */
@@ -25,13 +26,13 @@ const DIRS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
 /// A deliberately simple Connect Four: a grid of cells, full scans for fours.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Naive {
+pub(crate) struct Naive {
     grid: Grid,
     ply: u32,
 }
 
 impl Naive {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Naive {
             grid: [[None; C]; R],
             ply: 0,
@@ -101,7 +102,7 @@ impl Naive {
         false
     }
 
-    fn winner(&self) -> Option<Player> {
+    pub(crate) fn winner(&self) -> Option<Player> {
         Player::BOTH
             .into_iter()
             .find(|&p| Self::has_four(&self.grid, p))
@@ -129,7 +130,7 @@ impl Naive {
         }
     }
 
-    fn drop_disc(&mut self, col: usize) {
+    pub(crate) fn drop_disc(&mut self, col: usize) {
         let r = self.landing_row(col).expect("oracle: column has room");
         self.grid[r][col] = Some(self.to_move());
         self.ply += 1;
@@ -142,7 +143,7 @@ impl Naive {
     }
 
     /// Every cell of every four, row-major, no duplicates.
-    fn line(&self) -> Vec<Coord> {
+    pub(crate) fn line(&self) -> Vec<Coord> {
         let mut cells: Vec<Coord> = Self::fours(&self.grid)
             .into_iter()
             .flat_map(|(_, cells)| cells)
@@ -152,7 +153,7 @@ impl Naive {
         cells
     }
 
-    fn status(&self) -> Status {
+    pub(crate) fn status(&self) -> Status {
         match self.winner() {
             Some(winner) => Status::Won {
                 winner,
@@ -166,7 +167,7 @@ impl Naive {
     }
 
     /// rules.md "Threats", by trying every column for both players.
-    fn threats(&self) -> Vec<(Player, usize)> {
+    pub(crate) fn threats(&self) -> Vec<(Player, usize)> {
         if self.over() {
             return Vec::new();
         }
@@ -216,7 +217,7 @@ impl Naive {
 /// before the last disc), found with the oracle by taking discs back from the
 /// top, the last mover's first, so that every earlier position is unfinished;
 /// then checked by playing it forwards.
-fn naive_order(target: &Grid) -> Option<Vec<usize>> {
+pub(crate) fn naive_order(target: &Grid) -> Option<Vec<usize>> {
     fn back(n: &Naive, seq: &mut Vec<usize>, dead: &mut HashSet<Grid>) -> bool {
         if n.ply == 0 {
             return true;
@@ -275,7 +276,7 @@ fn naive_order(target: &Grid) -> Option<Vec<usize>> {
 
 /// Snapshot bytes of a grid, in the documented layout: bit `7 * col + height`
 /// (height from the bottom), X's `u64` then O's, little-endian.
-fn snapshot_of(grid: &Grid) -> Vec<u8> {
+pub(crate) fn snapshot_of(grid: &Grid) -> Vec<u8> {
     let mut boards = [0u64; 2];
     for (r, row) in grid.iter().enumerate() {
         for (c, cell) in row.iter().enumerate() {
@@ -291,12 +292,12 @@ fn snapshot_of(grid: &Grid) -> Vec<u8> {
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-fn col(i: i64) -> Column {
+pub(crate) fn col(i: i64) -> Column {
     Column::new(i).expect("column in range")
 }
 
 /// Plays `cols` from the empty board, checking each move.
-fn play_all(cols: &[u8]) -> ConnectFour {
+pub(crate) fn play_all(cols: &[u8]) -> ConnectFour {
     let mut game = ConnectFour::new();
     for (i, &c) in cols.iter().enumerate() {
         if let Err(r) = game.try_play(col(c.into())) {
@@ -306,7 +307,7 @@ fn play_all(cols: &[u8]) -> ConnectFour {
     game
 }
 
-fn naive_play_all(cols: &[u8]) -> Naive {
+pub(crate) fn naive_play_all(cols: &[u8]) -> Naive {
     let mut n = Naive::new();
     for &c in cols {
         n.drop_disc(c.into());
@@ -314,11 +315,11 @@ fn naive_play_all(cols: &[u8]) -> Naive {
     n
 }
 
-fn coords(cells: &[(u8, u8)]) -> Vec<Coord> {
+pub(crate) fn coords(cells: &[(u8, u8)]) -> Vec<Coord> {
     cells.iter().map(|&(r, c)| Coord::new(r, c)).collect()
 }
 
-fn grid_of(game: &ConnectFour) -> Grid {
+pub(crate) fn grid_of(game: &ConnectFour) -> Grid {
     let mut grid = [[None; C]; R];
     for (r, row) in grid.iter_mut().enumerate() {
         for (c, cell) in row.iter_mut().enumerate() {
@@ -329,7 +330,7 @@ fn grid_of(game: &ConnectFour) -> Grid {
 }
 
 /// Everything observable about `game` agrees with the oracle.
-fn assert_agrees(game: &ConnectFour, naive: &Naive) {
+pub(crate) fn assert_agrees(game: &ConnectFour, naive: &Naive) {
     assert_eq!(grid_of(game), naive.grid, "cells");
     assert_eq!(game.ply(), naive.ply, "ply");
     assert_eq!(game.to_move(), naive.to_move(), "to_move");
@@ -397,7 +398,7 @@ fn assert_agrees(game: &ConnectFour, naive: &Naive) {
 
 /// The engine's side of [`Naive::perft`]: `counts[d]` gets the sequences of
 /// exactly `d` moves through `game`; `moves[ply]` is a reused buffer.
-fn perft(game: &ConnectFour, counts: &mut [u64], moves: &mut [Vec<Column>]) {
+pub(crate) fn perft(game: &ConnectFour, counts: &mut [u64], moves: &mut [Vec<Column>]) {
     let ply = game.ply() as usize;
     counts[ply] += 1;
     let last = counts.len() - 1;
@@ -419,7 +420,7 @@ fn perft(game: &ConnectFour, counts: &mut [u64], moves: &mut [Vec<Column>]) {
 }
 
 /// Sequences of exactly `d` moves from the empty board, for `d` in `0..=depth`.
-fn engine_perft(depth: usize) -> Vec<u64> {
+pub(crate) fn engine_perft(depth: usize) -> Vec<u64> {
     let mut counts = vec![0; depth + 1];
     let mut moves = vec![Vec::new(); depth + 1];
     perft(&ConnectFour::new(), &mut counts, &mut moves);
@@ -427,7 +428,7 @@ fn engine_perft(depth: usize) -> Vec<u64> {
 }
 
 /// The oracle's counts, the seven first moves walked on their own threads.
-fn naive_perft(depth: usize) -> Vec<u64> {
+pub(crate) fn naive_perft(depth: usize) -> Vec<u64> {
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..C)
             .map(|c| {
@@ -476,7 +477,7 @@ fn perft_matches_the_naive_oracle_to_depth_eight() {
 /* ------------------------------------------------------------------------ */
 
 /// Wire columns, mostly in range, sometimes not.
-fn inputs() -> impl Strategy<Value = Vec<i64>> {
+pub(crate) fn inputs() -> impl Strategy<Value = Vec<i64>> {
     let column = prop_oneof![
         8 => 0i64..7,
         1 => prop_oneof![Just(-1i64), Just(7), Just(i64::MIN), Just(i64::MAX), -100i64..100],
@@ -486,7 +487,7 @@ fn inputs() -> impl Strategy<Value = Vec<i64>> {
 
 /// A board of random heights (up to `max_height`) and colours in the first
 /// `columns` columns (mostly unreachable).
-fn random_grid(columns: usize, max_height: usize) -> impl Strategy<Value = Grid> {
+pub(crate) fn random_grid(columns: usize, max_height: usize) -> impl Strategy<Value = Grid> {
     (
         prop::collection::vec(0..=max_height, columns),
         prop::collection::vec(any::<bool>(), R * C),
@@ -509,7 +510,7 @@ fn random_grid(columns: usize, max_height: usize) -> impl Strategy<Value = Grid>
 
 /// A board from random play, then some X and O discs swapped (so the
 /// counts stay right but the order of play may no longer exist).
-fn shuffled_grid() -> impl Strategy<Value = Grid> {
+pub(crate) fn shuffled_grid() -> impl Strategy<Value = Grid> {
     (
         prop::collection::vec(0usize..C, 0..45),
         prop::collection::vec((0..R * C, 0..R * C), 0..3),
@@ -597,302 +598,7 @@ proptest! {
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Edge cases                                                                */
-/* ------------------------------------------------------------------------ */
-
-/// A full board without four: X and O fill all 42 cells.
-const DRAW: [u8; 42] = [
-    4, 1, 6, 2, 1, 0, 1, 4, 4, 2, 4, 1, 3, 6, 3, 3, 1, 0, 4, 6, 6, 1, 2, 3, 6, 0, 6, 4, 2, 5, 5, 3,
-    3, 2, 5, 5, 0, 2, 0, 5, 5, 0,
-];
-
-/// 41 discs without four, then O's 42nd disc makes four in column 5.
-const LAST_DISC_WINS: [u8; 42] = [
-    4, 1, 6, 2, 1, 0, 1, 4, 4, 2, 4, 1, 3, 6, 3, 3, 1, 0, 4, 6, 6, 1, 2, 3, 6, 0, 6, 4, 2, 5, 5, 3,
-    3, 2, 0, 5, 0, 5, 0, 5, 2, 5,
-];
-
-#[test]
-fn a_new_game_is_empty_with_x_to_move_and_every_column_open() {
-    let game = ConnectFour::new();
-    assert_eq!(game, ConnectFour::default());
-    assert_eq!(game.ply(), 0);
-    assert_eq!(game.status(), Status::InProgress { to_move: Player::X });
-    assert_eq!(game.legal_moves(), Column::ALL.to_vec());
-    assert_eq!(game.dims(), (6, 7));
-    assert!(game.threats().is_empty());
-    assert_agrees(&game, &Naive::new());
-}
-
-#[test]
-fn columns_outside_zero_to_six_are_refused_as_out_of_bounds() {
-    for bad in [-1, 7, 8, 100, i64::MAX, i64::MIN, -7, 256, 263] {
-        assert_eq!(Column::new(bad), Err(Refusal::OutOfBounds), "column {bad}");
-    }
-    for good in 0..7 {
-        assert_eq!(Column::new(good).map(Column::index), Ok(good as u8));
-    }
-}
-
-#[test]
-fn a_full_column_is_refused_with_column_full_and_the_position_kept() {
-    let game = play_all(&[2, 2, 2, 2, 2, 2]);
-    assert_eq!(game.height(col(2)), 6);
-    assert!(!game.can_play(col(2)));
-    assert_eq!(game.check(col(2)), Err(Refusal::ColumnFull));
-    let err = game.clone().play(col(2)).unwrap_err();
-    assert_eq!(err.refusal, Refusal::ColumnFull);
-    assert_eq!(err.position, game);
-    let mut tried = game.clone();
-    assert_eq!(tried.try_play(col(2)), Err(Refusal::ColumnFull));
-    assert_eq!(tried, game);
-    assert!(!game.legal_moves().contains(&col(2)));
-    assert_eq!(game.legal_moves().len(), 6);
-    assert!(game.check(col(1)).is_ok());
-}
-
-#[test]
-fn a_won_game_refuses_every_column_with_game_over() {
-    let game = play_all(&[0, 1, 0, 1, 0, 1, 0]);
-    assert_eq!(game.winner(), Some(Player::X));
-    assert!(game.is_over());
-    for m in Column::ALL {
-        assert_eq!(game.check(m), Err(Refusal::GameOver));
-        assert_eq!(game.clone().play(m).unwrap_err().position, game);
-    }
-    assert!(game.legal_moves().is_empty());
-    assert!(game.threats().is_empty());
-    // O would move next, and the round trip keeps the winner.
-    assert_eq!(game.to_move(), Player::O);
-    assert_eq!(ConnectFour::decode(&game.encode()), Ok(game));
-}
-
-#[test]
-fn a_full_board_without_four_is_a_draw_at_ply_42() {
-    let mut game = ConnectFour::new();
-    let mut naive = Naive::new();
-    for (i, &c) in DRAW.iter().enumerate() {
-        assert!(!game.is_over(), "over before move {i}");
-        game.try_play(col(c.into())).expect("legal");
-        naive.drop_disc(c.into());
-        assert_eq!(
-            naive.winner(),
-            None,
-            "the oracle sees a four after move {i}"
-        );
-        assert_agrees(&game, &naive);
-    }
-    assert_eq!(game.ply(), 42);
-    assert_eq!(game.status(), Status::Draw);
-    assert_eq!(game.winner(), None);
-    assert!(game.winning_line().is_empty());
-    assert!(game.legal_moves().is_empty());
-    assert!(game.threats().is_empty());
-    assert_eq!(game.check(col(0)), Err(Refusal::GameOver));
-    assert_eq!(game.mask(), BOARD_MASK);
-    assert_eq!(game.playable(), 0);
-}
-
-#[test]
-fn four_made_by_the_42nd_disc_is_a_win_not_a_draw() {
-    let before = play_all(&LAST_DISC_WINS[..41]);
-    assert!(!before.is_over());
-    assert_eq!(before.legal_moves(), vec![col(5)]);
-    assert_eq!(
-        before.threats(),
-        vec![Threat {
-            player: Player::O,
-            mv: col(5)
-        }]
-    );
-    let game = play_all(&LAST_DISC_WINS);
-    assert_eq!(game.ply(), 42);
-    let line = coords(&[(0, 5), (1, 5), (2, 5), (3, 5)]);
-    assert_eq!(
-        game.status(),
-        Status::Won {
-            winner: Player::O,
-            line: line.clone()
-        }
-    );
-    assert_eq!(naive_play_all(&LAST_DISC_WINS).line(), line);
-    assert_eq!(ConnectFour::decode(&game.encode()), Ok(game));
-}
-
-#[test]
-fn four_stacked_in_a_column_wins_vertically() {
-    let game = play_all(&[0, 1, 0, 1, 0, 1, 0]);
-    assert_eq!(
-        game.status(),
-        Status::Won {
-            winner: Player::X,
-            line: coords(&[(2, 0), (3, 0), (4, 0), (5, 0)]),
-        }
-    );
-}
-
-#[test]
-fn four_along_the_bottom_row_wins_horizontally() {
-    let game = play_all(&[0, 0, 1, 1, 2, 2, 3]);
-    assert_eq!(game.winner(), Some(Player::X));
-    assert_eq!(
-        game.winning_line(),
-        coords(&[(5, 0), (5, 1), (5, 2), (5, 3)])
-    );
-}
-
-#[test]
-fn four_rising_to_the_right_wins_on_the_diagonal() {
-    let game = play_all(&[0, 1, 1, 2, 3, 2, 2, 3, 6, 3, 3]);
-    assert_eq!(game.winner(), Some(Player::X));
-    assert_eq!(
-        game.winning_line(),
-        coords(&[(2, 3), (3, 2), (4, 1), (5, 0)])
-    );
-}
-
-#[test]
-fn four_falling_to_the_right_wins_on_the_other_diagonal() {
-    let game = play_all(&[6, 5, 5, 4, 3, 4, 4, 3, 0, 3, 3]);
-    assert_eq!(game.winner(), Some(Player::X));
-    assert_eq!(
-        game.winning_line(),
-        coords(&[(2, 3), (3, 4), (4, 5), (5, 6)])
-    );
-}
-
-#[test]
-fn a_drop_that_completes_two_lines_lists_both() {
-    // O's last disc at (2, 3) tops a column of four and a falling diagonal.
-    let moves = [4, 6, 6, 4, 5, 5, 2, 3, 1, 4, 1, 3, 2, 3, 4, 3];
-    let before = play_all(&moves[..15]);
-    assert!(!before.is_over());
-    let game = play_all(&moves);
-    let line = coords(&[(2, 3), (3, 3), (3, 4), (4, 3), (4, 5), (5, 3), (5, 6)]);
-    assert_eq!(
-        game.status(),
-        Status::Won {
-            winner: Player::O,
-            line: line.clone()
-        }
-    );
-    assert_eq!(naive_play_all(&moves).line(), line);
-}
-
-#[test]
-fn a_run_of_seven_lists_all_seven_cells() {
-    // X fills the bottom row 0, 1, 2 and 4, 5, 6, then closes the gap.
-    let game = play_all(&[0, 0, 1, 1, 2, 2, 4, 4, 5, 5, 6, 6, 3]);
-    assert_eq!(game.winner(), Some(Player::X));
-    let line: Vec<Coord> = (0..7).map(|c| Coord::new(5, c)).collect();
-    assert_eq!(game.winning_line(), line);
-}
-
-#[test]
-fn a_disc_dropped_into_the_middle_of_a_gap_makes_five() {
-    // X: bottom row 0, 1 and 3, 4; O stacks on top; X drops 2: five in a row.
-    let game = play_all(&[0, 0, 1, 1, 3, 3, 4, 4, 2]);
-    assert_eq!(game.winner(), Some(Player::X));
-    let line: Vec<Coord> = (0..5).map(|c| Coord::new(5, c)).collect();
-    assert_eq!(game.winning_line(), line);
-}
-
-#[test]
-fn threats_list_the_movers_wins_first_then_the_opponents() {
-    // X: bottom row 1, 2, 3 (open at 0 and 4); O: three stacked in column 6.
-    let game = play_all(&[1, 6, 2, 6, 3, 6]);
-    let t = |player, c| Threat { player, mv: col(c) };
-    assert_eq!(
-        game.threats(),
-        vec![t(Player::X, 0), t(Player::X, 4), t(Player::O, 6)]
-    );
-    // After a quiet X move it is O's turn: O's win first, then X's.
-    let game = play_all(&[1, 6, 2, 6, 3, 6, 5]);
-    assert_eq!(
-        game.threats(),
-        vec![t(Player::O, 6), t(Player::X, 0), t(Player::X, 4)]
-    );
-    assert_eq!(
-        naive_play_all(&[1, 6, 2, 6, 3, 6, 5]).threats(),
-        vec![(Player::O, 6), (Player::X, 0), (Player::X, 4)]
-    );
-}
-
-#[test]
-fn a_winning_cell_above_the_landing_cell_is_not_a_threat() {
-    // O has three on the second row; the cell that would make four, (col 3,
-    // height 1), is not where a disc in column 3 lands.
-    let game = play_all(&[0, 0, 1, 1, 2, 2]);
-    let t = |player, c| Threat { player, mv: col(c) };
-    assert_eq!(game.threats(), vec![t(Player::X, 3)]);
-    let o_cell = 1u64 << (7 * 3 + 1);
-    assert_eq!(game.winning_cells(Player::O), o_cell);
-    assert_eq!(game.winning_cells(Player::X), 1 << (7 * 3));
-    assert_eq!(game.playable() & o_cell, 0);
-}
-
-#[test]
-fn the_bitboards_follow_the_documented_layout() {
-    let game = play_all(&[3, 3, 0]);
-    assert_eq!(game.discs(Player::X), 1 << 21 | 1);
-    assert_eq!(game.discs(Player::O), 1 << 22);
-    assert_eq!(game.mask(), 1 << 21 | 1 << 22 | 1);
-    // O to move: (O's discs, mask).
-    assert_eq!(game.bitboards(), (1 << 22, 1 << 21 | 1 << 22 | 1));
-    assert_eq!(game.height(col(3)), 2);
-    assert_eq!(game.height(col(0)), 1);
-    assert_eq!(game.height(col(6)), 0);
-    assert_eq!(
-        game.playable(),
-        (BOTTOM_MASK & !(1 << 21 | 1)) | 1 << 23 | 1 << 1
-    );
-    assert_eq!(game.cell_at(5, 3), Some(Player::X));
-    assert_eq!(game.cell_at(4, 3), Some(Player::O));
-    assert_eq!(game.cell_at(5, 0), Some(Player::X));
-    assert_eq!(game.cell_at(3, 3), None);
-    assert_eq!(BOTTOM_MASK.count_ones(), 7);
-    assert_eq!(BOARD_MASK.count_ones(), 42);
-    assert_eq!(
-        BOARD_MASK & (BOTTOM_MASK << 6),
-        0,
-        "sentinel row is off the board"
-    );
-}
-
-#[test]
-fn keys_tell_apart_every_position_to_depth_five() {
-    fn walk(
-        game: &ConnectFour,
-        depth: u32,
-        seen: &mut HashSet<u64>,
-        boards: &mut HashSet<Vec<u8>>,
-    ) {
-        let key = game.key();
-        assert!(key < 1 << 49);
-        assert_eq!(seen.insert(key), boards.insert(game.encode()), "key clash");
-        if depth > 0 {
-            for m in game.legal_moves() {
-                walk(&game.clone().play(m).unwrap(), depth - 1, seen, boards);
-            }
-        }
-    }
-    let (mut seen, mut boards) = (HashSet::new(), HashSet::new());
-    walk(&ConnectFour::new(), 5, &mut seen, &mut boards);
-    assert_eq!(seen.len(), boards.len());
-}
-
-#[test]
-fn an_unchecked_drop_into_a_full_column_changes_nothing() {
-    let mut game = play_all(&[2, 2, 2, 2, 2, 2]);
-    let before = game.clone();
-    game.play_unchecked(col(2));
-    assert_eq!(game, before);
-}
-
-/* ---------------------------- snapshots ---------------------------------- */
-
-fn snapshot(x: u64, o: u64) -> Vec<u8> {
+pub(crate) fn snapshot(x: u64, o: u64) -> Vec<u8> {
     [x.to_le_bytes(), o.to_le_bytes()].concat()
 }
 

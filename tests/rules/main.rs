@@ -7,6 +7,7 @@
 )]
 
 mod connect_four;
+mod connect_four_cases;
 mod gomoku;
 mod gomoku_cases;
 mod notation;
