@@ -35,3 +35,4 @@ mod sign_in;
 mod system;
 mod webhooks;
 mod webhooks_disabling;
+mod webhooks_retries;
