@@ -1,9 +1,7 @@
 //! Players and ratings: keys, seats bound to players, rated rounds rated
-//! once however they end, concurrency, leaderboards and rated quick match
-//! (sign-in by JWT: `sign_in.rs`).
-//!
-//! Over 700 lines, on purpose: the contract's section on players and ratings
-//! tested in one place, as its parts (keys, rated rounds) build on each other.
+//! once however they end, concurrency (leaderboards and rated quick match:
+//! `leaderboard.rs`; rated rounds' fair play: `fair_play.rs`; sign-in by JWT:
+//! `sign_in.rs`).
 
 use std::time::Duration;
 
@@ -20,7 +18,7 @@ use crate::helpers::{
 };
 
 /// An app whose clock stands at `start` (RFC 3339) until advanced.
-async fn app_on_manual_clock(start: &str) -> (TestApp, Clock) {
+pub(crate) async fn app_on_manual_clock(start: &str) -> (TestApp, Clock) {
     let clock = Clock::manual(
         DateTime::parse_from_rfc3339(start)
             .unwrap()
@@ -34,7 +32,7 @@ async fn app_on_manual_clock(start: &str) -> (TestApp, Clock) {
 }
 
 /// A new player: (id, key).
-async fn new_player(app: &TestApp, name: &str) -> (String, String) {
+pub(crate) async fn new_player(app: &TestApp, name: &str) -> (String, String) {
     let res = app.post("/v1/players", None, &json!({"name": name})).await;
     assert_eq!(res.status(), 201, "create player");
     let v: Value = res.json().await.unwrap();
@@ -44,7 +42,7 @@ async fn new_player(app: &TestApp, name: &str) -> (String, String) {
     )
 }
 
-async fn create_as(app: &TestApp, key: &str, body: Value) -> Seat {
+pub(crate) async fn create_as(app: &TestApp, key: &str, body: Value) -> Seat {
     let res = app.post("/v1/games", Some(key), &body).await;
     let status = res.status();
     let v: Value = res.json().await.unwrap();
@@ -52,7 +50,7 @@ async fn create_as(app: &TestApp, key: &str, body: Value) -> Seat {
     seat_of(&v)
 }
 
-async fn join_as(app: &TestApp, id: &str, key: &str) -> Seat {
+pub(crate) async fn join_as(app: &TestApp, id: &str, key: &str) -> Seat {
     let res = app
         .post(&format!("/v1/games/{id}/join"), Some(key), &json!({}))
         .await;
@@ -70,14 +68,14 @@ pub(crate) fn with_key(seat: &Seat, key: &str) -> Seat {
     }
 }
 
-struct RatedGame {
-    x: Seat,
-    o: Seat,
-    x_player: String,
-    o_player: String,
+pub(crate) struct RatedGame {
+    pub(crate) x: Seat,
+    pub(crate) o: Seat,
+    pub(crate) x_player: String,
+    pub(crate) o_player: String,
 }
 
-async fn rated_game(app: &TestApp, body: Value) -> RatedGame {
+pub(crate) async fn rated_game(app: &TestApp, body: Value) -> RatedGame {
     let (x_player, x_key) = new_player(app, "Xena").await;
     let (o_player, o_key) = new_player(app, "Otto").await;
     let mut body = body;
@@ -100,18 +98,18 @@ pub(crate) async fn player(app: &TestApp, id: &str) -> Value {
 }
 
 /// The player's rated games of a kind (0 without a rating).
-async fn rated_games(app: &TestApp, id: &str, kind: &str) -> i64 {
+pub(crate) async fn rated_games(app: &TestApp, id: &str, kind: &str) -> i64 {
     player(app, id).await["ratings"][kind]["games"]
         .as_i64()
         .unwrap_or(0)
 }
 
-fn cell(row: u32, col: u32) -> Value {
+pub(crate) fn cell(row: u32, col: u32) -> Value {
     json!({"row": row, "col": col})
 }
 
 /// X wins tic-tac-toe along the top row.
-async fn x_wins(app: &TestApp, g: &RatedGame) -> Value {
+pub(crate) async fn x_wins(app: &TestApp, g: &RatedGame) -> Value {
     for (seat, row, col) in [(&g.x, 0, 0), (&g.o, 1, 0), (&g.x, 0, 1), (&g.o, 1, 1)] {
         app.play_ok(seat, cell(row, col)).await;
     }
@@ -521,147 +519,6 @@ async fn on_two_instances_fifty_rated_games_ending_at_once_lose_no_update() {
 }
 
 #[tokio::test]
-async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first() {
-    let app = spawn_app().await;
-    let (ann, ann_key) = new_player(&app, "Ann").await;
-    let (bob, bob_key) = new_player(&app, "Bob").await;
-    let board = |limit: &str| {
-        let app = &app;
-        let path = format!("/v1/kinds/tic_tac_toe/leaderboard{limit}");
-        async move { app.get_json(&path).await }
-    };
-    let mut played = 0;
-    // Ann wins two games of three; until their deviations fall to 110 the
-    // board is empty.
-    while player(&app, &ann).await["ratings"]["tic_tac_toe"]["provisional"] != false {
-        assert_eq!(board("").await["items"], json!([]));
-        let x = create_as(
-            &app,
-            &ann_key,
-            json!({"kind": "tic_tac_toe", "rated": true, "clock": {"per_move_ms": 86_400_000}}),
-        )
-        .await;
-        let o = join_as(&app, &x.id, &bob_key).await;
-        let g = RatedGame {
-            x: with_key(&x, &ann_key),
-            o: with_key(&o, &bob_key),
-            x_player: ann.clone(),
-            o_player: bob.clone(),
-        };
-        if played % 3 == 2 {
-            app.play_ok(&g.x, cell(2, 2)).await;
-            app.play_ok(&g.o, cell(0, 0)).await;
-            let res = app
-                .post(
-                    &format!("/v1/games/{}/resign", g.x.id),
-                    Some(&g.x.token),
-                    &json!({}),
-                )
-                .await;
-            assert_eq!(res.status(), 200);
-        } else {
-            x_wins(&app, &g).await;
-        }
-        played += 1;
-        assert!(played < 60, "deviations never fell to 110");
-    }
-    let items = board("").await["items"].clone();
-    assert_eq!(items.as_array().unwrap().len(), 2, "{items}");
-    assert_eq!(items[0]["player"], ann);
-    assert_eq!(items[0]["name"], "Ann");
-    assert_eq!(items[1]["player"], bob);
-    assert_eq!(items[0]["games"], played);
-    assert!(items[0]["rating"].as_f64().unwrap() > items[1]["rating"].as_f64().unwrap());
-    assert!(items[0]["deviation"].as_f64().unwrap() <= 110.0);
-    assert_eq!(
-        board("?limit=1").await["items"].as_array().unwrap().len(),
-        1
-    );
-    assert_eq!(
-        app.get_json("/v1/kinds/connect_four/leaderboard").await["items"],
-        json!([])
-    );
-    let unknown = assert_problem(
-        app.get("/v1/kinds/chess/leaderboard").await,
-        404,
-        "not_found",
-    )
-    .await;
-    let detail = unknown["detail"].as_str().unwrap();
-    assert!(
-        detail.contains("`chess`") && detail.contains("`ultimate_tic_tac_toe`"),
-        "{detail}"
-    );
-    assert_problem(
-        app.get("/v1/kinds/tic_tac_toe/leaderboard?limit=0").await,
-        400,
-        "malformed_request",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn rated_quick_match_seats_the_nearest_rating_within_the_window() {
-    let app = spawn_app_with(|s| s.match_window = 100).await;
-    // Ann wins a rated game: about 1662.
-    let first = rated_game(&app, json!({"kind": "connect_four"})).await;
-    for _ in 0..3 {
-        app.play_ok(&first.x, json!({"column": 0})).await;
-        app.play_ok(&first.o, json!({"column": 1})).await;
-    }
-    app.play_ok(&first.x, json!({"column": 0})).await;
-    let ann_key = first.x.token.clone();
-    let quick = |key: Option<String>, rated: bool| {
-        let app = &app;
-        async move {
-            let res = app
-                .post(
-                    "/v1/matches",
-                    key.as_deref(),
-                    &json!({"kind": "connect_four", "rated": rated, "clock": if rated { json!({"per_move_ms": 86_400_000}) } else { Value::Null }}),
-                )
-                .await;
-            let status = res.status();
-            let v: Value = res.json().await.unwrap();
-            assert_eq!(status, 200, "{v}");
-            v
-        }
-    };
-    assert_problem(
-        app.post(
-            "/v1/matches",
-            None,
-            &json!({"kind": "connect_four", "rated": true}),
-        )
-        .await,
-        401,
-        "player_required",
-    )
-    .await;
-    let ann_waits = quick(Some(ann_key.clone()), true).await;
-    assert_eq!(ann_waits["game"]["status"], "waiting");
-    assert_eq!(ann_waits["game"]["rated"], true);
-    // An unrated match never takes a rated game.
-    let unrated = quick(None, false).await;
-    assert_eq!(unrated["game"]["status"], "waiting");
-    assert_ne!(unrated["game"]["id"], ann_waits["game"]["id"]);
-    // A newcomer (1500) is 162 points from Ann: beyond the window of 100.
-    let (_, cy_key) = new_player(&app, "Cy").await;
-    let cy = quick(Some(cy_key), true).await;
-    assert_eq!(cy["game"]["status"], "waiting");
-    assert_ne!(cy["game"]["id"], ann_waits["game"]["id"]);
-    // Another newcomer is seated with the nearest: Cy.
-    let (di, di_key) = new_player(&app, "Di").await;
-    let di_seat = quick(Some(di_key.clone()), true).await;
-    assert_eq!(di_seat["game"]["id"], cy["game"]["id"]);
-    assert_eq!(di_seat["game"]["status"], "in_progress");
-    assert_eq!(di_seat["game"]["seats"]["O"]["player"], di);
-    // Ann asking again gets her own game back.
-    let again = quick(Some(ann_key), true).await;
-    assert_eq!(again["game"]["id"], ann_waits["game"]["id"]);
-}
-
-#[tokio::test]
 async fn player_creation_is_limited_per_client_and_a_keyed_retry_gets_the_same_player() {
     let app = spawn_app_with(|s| s.player_rate = 3).await;
     let create = |name: &'static str, key: Option<&'static str>| {
@@ -716,161 +573,4 @@ async fn player_creation_is_limited_per_client_and_a_keyed_retry_gets_the_same_p
     assert_problem(refused, 429, "rate_limited").await;
     // A retry is still answered.
     assert_eq!(create("Di", Some("k-2")).await.status(), 201);
-}
-
-#[tokio::test]
-async fn an_unrated_game_between_players_moves_no_rating() {
-    let app = spawn_app().await;
-    let (ann, ann_key) = new_player(&app, "Ann").await;
-    let (_, bob_key) = new_player(&app, "Bob").await;
-    let x = create_as(&app, &ann_key, json!({"kind": "tic_tac_toe"})).await;
-    let o = join_as(&app, &x.id, &bob_key).await;
-    let g = RatedGame {
-        x,
-        o,
-        x_player: ann.clone(),
-        o_player: String::new(),
-    };
-    let won = x_wins(&app, &g).await;
-    assert_eq!(won["game"]["status"], "won");
-    assert_eq!(won["game"]["rating_change"], Value::Null);
-    assert_eq!(player(&app, &ann).await["ratings"], json!({}));
-}
-
-#[tokio::test]
-async fn a_rated_round_ended_before_each_side_moved_is_aborted_and_unrated() {
-    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
-    let kind = "tic_tac_toe";
-    let resign = |seat: Seat| {
-        let app = &app;
-        async move {
-            let res = app
-                .post(
-                    &format!("/v1/games/{}/resign", seat.id),
-                    Some(&seat.token),
-                    &json!({}),
-                )
-                .await;
-            assert_eq!(res.status(), 200);
-            res.json::<Value>().await.unwrap()
-        }
-    };
-    // X resigns before anyone moved (the farm's puppets did).
-    let puppet = rated_game(&app, json!({"kind": kind})).await;
-    let ended = resign(puppet.x.clone()).await;
-    // O resigns after X's first move: O never moved.
-    let second = rated_game(&app, json!({"kind": kind})).await;
-    app.play_ok(&second.x, cell(1, 1)).await;
-    let ended_second = resign(second.o.clone()).await;
-    // A clock that runs out before X's first move.
-    let abandoned = rated_game(
-        &app,
-        json!({"kind": kind, "clock": {"initial_ms": 10000, "increment_ms": 0}}),
-    )
-    .await;
-    clock.advance(Duration::from_secs(11));
-    let timed_out = app.game(&abandoned.x.id).await;
-    for g in [&ended, &ended_second, &timed_out] {
-        assert_eq!(g["status"], "draw", "{g}");
-        assert_eq!(g["end_reason"], "aborted", "{g}");
-        assert_eq!(g["winner"], Value::Null, "{g}");
-        assert_eq!(g["rating_change"], Value::Null, "{g}");
-    }
-    for g in [&puppet, &second, &abandoned] {
-        assert_eq!(rated_games(&app, &g.x_player, kind).await, 0);
-        assert_eq!(rated_games(&app, &g.o_player, kind).await, 0);
-    }
-    // Once each side has moved, a resignation counts.
-    let played = rated_game(&app, json!({"kind": kind})).await;
-    app.play_ok(&played.x, cell(1, 1)).await;
-    app.play_ok(&played.o, cell(0, 0)).await;
-    let ended = resign(played.x.clone()).await;
-    assert_eq!(ended["end_reason"], "resignation");
-    assert_eq!(ended["winner"], "O");
-    assert_eq!(rated_games(&app, &played.o_player, kind).await, 1);
-}
-
-#[tokio::test]
-async fn a_rated_game_needs_a_clock_and_no_help_reaches_its_round_in_progress() {
-    let app = spawn_app().await;
-    let (_, key) = new_player(&app, "Ann").await;
-    for (path, body) in [
-        ("/v1/games", json!({"kind": "connect_four", "rated": true})),
-        (
-            "/v1/matches",
-            json!({"kind": "connect_four", "rated": true}),
-        ),
-    ] {
-        assert_problem(
-            app.post(path, Some(&key), &body).await,
-            422,
-            "clock_required",
-        )
-        .await;
-    }
-    let g = rated_game(&app, json!({"kind": "connect_four"})).await;
-    app.play_ok(&g.x, json!({"column": 3})).await;
-    let before = app.game(&g.x.id).await;
-    for (method, path) in [
-        (
-            Method::GET,
-            format!("/v1/games/{}/hint?level=perfect", g.o.id),
-        ),
-        (
-            Method::GET,
-            format!("/v1/games/{}/analysis?level=perfect", g.o.id),
-        ),
-        (Method::GET, format!("/v1/games/{}/analysis?ply=0", g.o.id)),
-        (Method::POST, format!("/v1/games/{}/bot-move", g.o.id)),
-    ] {
-        let mut req = app.request(method, &path).bearer_auth(&g.o.token);
-        if path.ends_with("bot-move") {
-            req = req.json(&json!({"level": "perfect"}));
-        }
-        assert_problem(req.send().await.unwrap(), 403, "assistance_forbidden").await;
-    }
-    let after = app.game(&g.x.id).await;
-    assert_eq!(
-        (&after["version"], &after["ply"]),
-        (&before["version"], &before["ply"]),
-        "nothing changed"
-    );
-    // Over: its analysis is open to all.
-    let res = app
-        .post(
-            &format!("/v1/games/{}/resign", g.o.id),
-            Some(&g.o.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    let analysis = app
-        .get_json(&format!("/v1/games/{}/analysis?ply=1&level=easy", g.x.id))
-        .await;
-    assert!(analysis["moves"].as_array().is_some(), "{analysis}");
-}
-
-#[tokio::test]
-async fn a_rated_round_over_on_time_is_never_read_without_its_rating_change() {
-    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
-    let g = rated_game(
-        &app,
-        json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}),
-    )
-    .await;
-    app.play_ok(&g.x, cell(1, 1)).await;
-    app.play_ok(&g.o, cell(0, 0)).await;
-    clock.advance(Duration::from_secs(6));
-    let read = app.game(&g.x.id).await;
-    assert_eq!(read["end_reason"], "timeout", "{read}");
-    assert_eq!(read["winner"], "O");
-    assert!(
-        read["rating_change"]["O"]["after"].as_f64().unwrap() > 1500.0,
-        "{read}"
-    );
-    let listed = app
-        .get_json(&format!("/v1/players/{}/games", g.o_player))
-        .await;
-    assert_eq!(listed["items"][0]["rating_change"], read["rating_change"]);
-    assert_eq!(rated_games(&app, &g.x_player, "tic_tac_toe").await, 1);
 }

@@ -2,9 +2,6 @@
 //! (signed, in order, retried, given up) to a receiver on 127.0.0.1
 //! (retries, slow and deleted endpoints, two instances: `webhooks_retries.rs`;
 //! endpoints disabled and enabled again: `webhooks_disabling.rs`).
-//!
-//! Over 700 lines, on purpose: the contract's section on webhooks and the
-//! receiver its deliveries are checked against, in one place.
 
 use std::time::Duration;
 

@@ -1,9 +1,6 @@
 //! Connect Four: perft and random play against a naive oracle (plain arrays,
 //! full-board scans) and snapshot validation (the hand-made edge cases:
 //! `connect_four_cases.rs`).
-//!
-//! Over 700 lines, on purpose: the oracle and the checks made against it
-//! belong together; nearly half the file is the oracle and its helpers.
 
 use std::collections::HashSet;
 
