@@ -11,6 +11,7 @@ mod browser;
 mod clocks;
 mod concurrency;
 mod errors;
+mod errors_requests;
 mod events;
 mod expiry;
 mod fair_play;
