@@ -10,6 +10,7 @@ mod connect_four;
 mod connect_four_cases;
 mod gomoku;
 mod gomoku_cases;
+mod gomoku_properties;
 mod notation;
 mod tic_tac_toe;
 mod ultimate;
