@@ -6,6 +6,7 @@
     reason = "test helpers as well as tests may unwrap: the panic is the failure message"
 )]
 
+mod analysis;
 mod bots;
 mod browser;
 mod clocks;
