@@ -12,9 +12,7 @@ use futures_util::future::BoxFuture;
 use lru::LruCache;
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::SqlitePool;
 use sqlx::{Postgres, Sqlite, Transaction};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
@@ -26,6 +24,9 @@ use super::moves::{EventRow, MoveRow};
 use super::outbox::{Hooks, Outbox, Recorder};
 use super::writer::{Job, PG_WRITERS, Target, TypedJob};
 use crate::domain::GameRecord;
+
+// Opening the SQLite file: its lock, its writer, its checkpoints.
+mod sqlite;
 
 /// Runs `$body` with `$c` bound to the backend's reader pool (the same
 /// query text against either backend).
@@ -117,7 +118,7 @@ impl Store {
                 open_postgres(url, read_connections, changed.clone(), outbox.clone()).await?,
             )
         } else {
-            Backend::Sqlite(open_sqlite(url, read_connections, outbox.clone()).await?)
+            Backend::Sqlite(sqlite::open(url, read_connections, outbox.clone()).await?)
         };
         let store = Store {
             backend,
@@ -226,136 +227,6 @@ impl Store {
             return Err(closed());
         }
         answer.await.unwrap_or_else(|_| Err(closed()))
-    }
-}
-
-/// Opens (creating if missing) and migrates the file, takes its lock, and
-/// starts the writer.
-async fn open_sqlite(
-    url: &str,
-    read_connections: u32,
-    outbox: Arc<Outbox>,
-) -> Result<SqliteBackend, StoreError> {
-    let options = SqliteConnectOptions::from_str(url)?
-        .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal)
-        // NORMAL in WAL mode: a commit survives a crash of the process (only
-        // a power loss or OS crash may lose the last commits).
-        .synchronous(SqliteSynchronous::Normal)
-        .busy_timeout(Duration::from_secs(5))
-        // The WAL is copied into the file by a background connection (see
-        // `checkpoint`); the writer's own checkpoint, which stalls every
-        // queued write for two fsyncs, comes only at 64 MiB of WAL.
-        .pragma("wal_autocheckpoint", "16384")
-        .foreign_keys(true);
-    let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-    let lock = if in_memory {
-        None
-    } else {
-        Some(lock_file(options.get_filename())?)
-    };
-    // One connection, the writer's: SQLite takes one write transaction at a
-    // time, and queueing is cheaper than retrying `SQLITE_BUSY`.
-    let writer = SqlitePoolOptions::new()
-        .max_connections(1)
-        .max_lifetime(None)
-        .idle_timeout(None)
-        .test_before_acquire(false)
-        .acquire_timeout(Duration::from_secs(10))
-        .connect_with(options.clone())
-        .await?;
-    sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
-    // An in-memory database is one connection's: the readers share it.
-    let (reader, checkpointer) = if in_memory {
-        (writer.clone(), None)
-    } else {
-        let checkpointer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await?;
-        tokio::spawn(checkpoint(checkpointer.clone()));
-        let reader = SqlitePoolOptions::new()
-            .max_connections(read_connections.max(1))
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.read_only(true))
-            .await?;
-        (reader, Some(checkpointer))
-    };
-    let (jobs, queue) = mpsc::channel(4096);
-    let target = Target::Sqlite {
-        pool: writer.clone(),
-        hold: !in_memory,
-    };
-    let run = super::writer::run(target, Arc::new(tokio::sync::Mutex::new(queue)), outbox);
-    // The writer on a thread of its own, with a runtime of its own: its
-    // batches never wait for the service's busy workers.
-    std::thread::Builder::new()
-        .name("sqlite-writer".into())
-        .spawn(move || {
-            match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime.block_on(run),
-                Err(e) => tracing::error!(error = %e, "the SQLite writer's runtime did not start"),
-            }
-        })
-        .map_err(|e| StoreError::Unavailable(sqlx::Error::Io(e)))?;
-    Ok(SqliteBackend {
-        reader,
-        writer,
-        checkpointer,
-        jobs,
-        lock: Arc::new(std::sync::Mutex::new(lock)),
-    })
-}
-
-/// Copies the WAL into the database file in the background (PASSIVE: it
-/// never blocks the writer or the readers), every 40 ms while there is
-/// something to copy, until its pool closes. Off the writer's path
-/// (a checkpoint syncs the WAL and the file), so that the writer's own
-/// checkpoint finds nearly everything copied.
-async fn checkpoint(pool: SqlitePool) {
-    let busy = Duration::from_millis(40);
-    let idle = Duration::from_millis(250);
-    loop {
-        let pause = match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
-            .fetch_one(&pool)
-            .await
-        {
-            // (blocked, pages in the WAL, pages copied): writes are coming in.
-            Ok((_, log, _)) if log > 0 => busy,
-            Ok(_) => idle,
-            Err(_) if pool.is_closed() => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "background checkpoint failed");
-                idle
-            }
-        };
-        tokio::time::sleep(pause).await;
-    }
-}
-
-/// Locks `<file>.lock` beside the database: one process serves a file.
-fn lock_file(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
-    let mut path = db.as_os_str().to_owned();
-    path.push(".lock");
-    let path = std::path::PathBuf::from(path);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| StoreError::Unavailable(sqlx::Error::Io(e)))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse(format!(
-            "the database {} is in use by another process (its lock {} is held); \
-             one process serves a SQLite file",
-            db.display(),
-            path.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Unavailable(sqlx::Error::Io(e))),
     }
 }
 
