@@ -15,16 +15,16 @@
 //! only what is new. Taking back looks up nothing: the play saved what it
 //! changed, and it is put back.
 //!
-//! This is most of `hard`'s time a node; making it 2.5 times cheaper (same
-//! moves, `gomoku-regret play`) let the work a millisecond rise from 600 to
-//! 1,500 (docs/benchmarks.md). A leaf needs only the totals a move would
-//! leave: [`Lines::peek`] adds them up without playing it (7% less time a
-//! move, and 1,600). Each cell's neighbours are listed once ([`Frame`]),
-//! and the per-cell arrays are indexed masked, without bounds checks
-//! ([`Grid`]): with the one lookup a key, 22% fewer instructions (and
-//! 1,800; 2,400 once the main search stopped starting iterations it could
-//! not finish). Each cell's quad also carries the evaluation network's
-//! vectors ([`net`]), summed per colour as the quad weights are (2,100).
+//! This is most of `hard`'s time a node, so it is built for speed, each
+//! trick for a gain `gomoku-regret play` measured at the same moves: a
+//! leaf needs only the totals a move would leave ([`Lines::peek`] adds them
+//! up without playing it); each cell's neighbours are listed once
+//! ([`Frame`]); the per-cell arrays are indexed masked, without bounds
+//! checks ([`Grid`]); each cell's quad also carries the evaluation
+//! network's vectors ([`net`]), summed per colour as the quad weights are.
+//!
+//! Over 700 lines, on purpose: the incremental state and the lookups that
+//! keep it current change together, move by move and back.
 
 use std::ops::{Index, IndexMut};
 use std::sync::LazyLock;
