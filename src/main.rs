@@ -5,8 +5,7 @@ use tabula::{Application, Settings, telemetry};
 
 /// mimalloc rather than the system's allocator: an answered move makes and
 /// frees a few dozen small allocations on three threads, and glibc's
-/// malloc and free were ~7% of the service's CPU per move (docs/benchmarks.md,
-/// "Where a SQLite move's time goes").
+/// malloc and free took a measurable share of a move's CPU.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -67,8 +67,8 @@ where
     // A list of targets and levels (all the service's own settings are) is
     // filtered by `Targets`, whose verdicts are fixed per call site; other
     // directives (spans, fields) need `EnvFilter`, which also looks each
-    // span up as it is entered and left: ~1% of a move's CPU, for the
-    // request's span alone.
+    // span up as it is entered and left, a measurable cost for the request's
+    // span alone.
     if let Ok(targets) = filter.parse::<Targets>() {
         let layer = tracing_subscriber::fmt::layer()
             .with_ansi(ansi)

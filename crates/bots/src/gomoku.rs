@@ -48,16 +48,11 @@ use tabula_rules::AnyMove;
 use tabula_rules::gomoku::{Gomoku, Point};
 
 /// Search nodes per millisecond of budget (see [`super::Budget::work`]):
-/// set so that an ordinary machine spends about half the budget (a `hard`
-/// move at the default 300 ms took ~140 ms on a 2-core AMD EPYC host at
-/// 600, and takes about the same at 2,400 since its nodes cost 2.5 times
-/// less, then 7% and ~11% less again, and the main search no longer
-/// starts an iteration it cannot finish, 22% less again; docs/benchmarks.md).
-/// 2,100 since the evaluation's network ([`net`]) made a node ~11% dearer,
-/// so that a move takes the time it took before.
-/// A host 2.2 times slower (an EPYC at 2.45 GHz) reaches the 300 ms cap on
-/// a move that spends its whole allowance; it then searches what the clock
-/// lets.
+/// set so that an ordinary machine spends about half the budget on a
+/// `hard` move (raised as nodes got cheaper, lowered when the evaluation's
+/// network, [`net`], made them dearer, so that a move keeps its time). A
+/// host much slower than that reaches the wall-clock cap on a move that
+/// spends its whole allowance; it then searches what the clock lets.
 pub(super) const NODES_PER_MILLI: u64 = 2_100;
 
 /// Heuristic scores are divided by this for the public evaluation.

@@ -275,7 +275,7 @@ impl Gomoku {
     /// next `k` cells ahead (and behind) are all the player's, for `k` up to
     /// 5; a cell wins when some `a` ahead and `4 - a` behind meet (exactly,
     /// under the standard rule). Walking each candidate cell's lines instead
-    /// cost ~7% of the service's CPU per move on a 25x25 board.
+    /// cost a measurable share of a move's CPU on a 25x25 board.
     #[must_use]
     pub fn winning_cells(&self, player: Player) -> [u32; ROWS] {
         let size = usize::from(self.size());

@@ -28,8 +28,8 @@
 //!
 //! The searches are bounded by work, so a row is reproducible, but only
 //! while no move reaches the budget's wall-clock cap: on a busy machine
-//! some do, and the row changes (the same code scored 28.1% with a build
-//! running beside it, 34.4% alone). `--cap-ms N` keeps the work of
+//! some do, and the row changes (the same code scored clearly lower with a
+//! build running beside it than alone). `--cap-ms N` keeps the work of
 //! `--budget-ms` but raises the cap, so that a row on a loaded machine is
 //! the row of a quiet one.
 

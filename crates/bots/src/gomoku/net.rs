@@ -14,11 +14,10 @@
 //! of 1/[`SCALE`]; then the hidden layer's [`H`] × [`INPUTS`] weights,
 //! its [`H`] biases, the output's [`H`] weights and its bias, all f32).
 //!
-//! Held out, it predicts Rapfi's evaluations with a log loss of 0.4286
-//! against 0.4658 for the linear sum alone. A node costs ~11% more, so
-//! the work a millisecond went from 2,400 to 2,100; at the same time a
-//! move, `hard` scored 278 of 576 games against Rapfi at 20,000 nodes,
-//! where it had 268.5 (docs/benchmarks.md).
+//! Held out, it predicts Rapfi's evaluations better than the linear sum
+//! alone; a node costs more, so the work a millisecond was lowered to keep
+//! a move's time, and at that time `hard` scores better against Rapfi
+//! (docs/benchmarks.md, "Gomoku against a real engine").
 //!
 //! [`patterns`]: super::patterns
 
