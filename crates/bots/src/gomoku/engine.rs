@@ -53,8 +53,8 @@ const WIDTH: usize = 10;
 /// Moves searched at the root.
 const ROOT_WIDTH: usize = 28;
 /// What an iteration is expected to cost at most, as a multiple of the one
-/// before it (5/2: the median is ~2.2, docs/benchmarks.md): the next one
-/// starts only when that much work is left.
+/// before it (a little above the measured median): the next one starts
+/// only when that much work is left.
 const GROWTH: (u64, u64) = (5, 2);
 /// The evaluation's scale: the learned evaluation's thousandths of a logit
 /// to the search's units (300 a logit, as the window evaluation had).
