@@ -112,17 +112,10 @@ async fn game_page(
         Err(_) => false,
     };
     if known {
-        return page(req).await;
+        page(req).await
+    } else {
+        not_found_html(INDEX.body)
     }
-    HttpResponse::NotFound()
-        .insert_header((header::CONTENT_TYPE, INDEX.content_type))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-        ))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(INDEX.body)
 }
 
 async fn script(req: HttpRequest) -> HttpResponse {
@@ -161,14 +154,20 @@ const NOT_FOUND: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"
 <p><a href=\"/play\">Lobby</a></p></section></main></body></html>";
 
 async fn not_found_page() -> HttpResponse {
+    not_found_html(NOT_FOUND.as_bytes())
+}
+
+/// 404 with an HTML `body`, under the page's policy.
+fn not_found_html(body: &'static [u8]) -> HttpResponse {
     HttpResponse::NotFound()
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header((
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CONTENT_SECURITY_POLICY),
         ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(NOT_FOUND)
+        .body(body)
 }
 
 /// What no route takes: for a browser outside `/v1`, the page that says so;
