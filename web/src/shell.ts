@@ -48,7 +48,9 @@ export function navigate(path: string, replace = false): void {
   void router();
 }
 
-/** Copies `text`, and says so in the status line (`done`). */
+/** Copies `text`, and says so in the status line (`done`) for a few
+ * seconds; then the line says again what it said (unless a view has
+ * written it since). */
 export async function copy(text: string, done = "Copied"): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
@@ -56,7 +58,14 @@ export async function copy(text: string, done = "Copied"): Promise<boolean> {
     showError("This browser did not let the page copy: select the text and copy it yourself");
     return false;
   }
+  const before = status.textContent;
   status.textContent = done;
+  window.setTimeout(() => {
+    if (status.textContent === done) status.textContent = before;
+  }, SAID_FOR_MS);
   return true;
 }
+
+/** How long "Copied" stays in the status line. */
+const SAID_FOR_MS = 4000;
 
