@@ -60,6 +60,15 @@ export async function ok<T>(
   return result.data as Exclude<T, undefined>;
 }
 
+/** Deletes a game with a seat's token: null once it is gone (a 404 too:
+ * gone already), else the failure. */
+export async function deleteGame(id: string, token: string): Promise<ApiFailure | null> {
+  const res = await api.DELETE("/v1/games/{id}", { params: { path: { id } }, headers: bearer(token) }).catch(() => null);
+  if (!res) return new ApiFailure(0, undefined);
+  if (res.response.ok || res.response.status === 404) return null;
+  return new ApiFailure(res.response.status, res.error as Partial<Problem> | undefined);
+}
+
 /** What quick match was asked for: the page asks again with it while the game waits. */
 export type MatchTerms = { kind: Kind; rated: boolean; name?: string; clock?: Schemas["ClockRequest"] | null };
 

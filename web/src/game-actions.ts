@@ -2,7 +2,7 @@
 // answers, resign and restart, rematch, join, cancel a waiting game, ask
 // quick match again, copy the notation, step through the history.
 import { askForMatch, ensurePlayer, holdMatched, savedName, saveName } from "./account.js";
-import { api, ApiFailure, asMe, bearer, forgetSeat, holdSeat, type Move, ok, type Schemas } from "./api.js";
+import { api, asMe, bearer, deleteGame, forgetSeat, holdSeat, type Move, ok } from "./api.js";
 import { applyLocally, moveKey } from "./board.js";
 import { h } from "./dom.js";
 import { matching, nameOf, render } from "./game-render.js";
@@ -170,11 +170,8 @@ export const rematch = async (st: GameScreen) => {
 /** Calls off a waiting game: deleted, and back to the lobby. */
 export const cancel = async (st: GameScreen) => {
   if (!st.held) return;
-  const res = await api.DELETE("/v1/games/{id}", { params: { path: { id: st.id } }, headers: bearer(st.held.token) }).catch(() => null);
-  if (!res) return showError(new ApiFailure(0, undefined));
-  if (!res.response.ok && res.response.status !== 404) {
-    return showError(new ApiFailure(res.response.status, res.error as Partial<Schemas["Problem"]>));
-  }
+  const failed = await deleteGame(st.id, st.held.token);
+  if (failed) return showError(failed);
   forgetSeat(st.id);
   navigate("/play");
 };
@@ -188,11 +185,10 @@ export const askAgain = async (st: GameScreen) => {
   const grant = await askForMatch(terms, st.held).catch(() => null);
   if (!grant || grant.game.id === st.id) return;
   // Seated elsewhere: this game goes, unless someone took it meanwhile.
-  const gone = await api.DELETE("/v1/games/{id}", { params: { path: { id: st.id } }, headers: bearer(st.held.token) }).catch(() => null);
-  if (gone && !gone.response.ok && gone.response.status !== 404) {
-    if (grant.game.status === "waiting") {
-      await api.DELETE("/v1/games/{id}", { params: { path: { id: grant.game.id } }, headers: bearer(grant.token) }).catch(() => null);
-    }
+  // A lost answer counts as gone: the next ask finds out.
+  const failed = await deleteGame(st.id, st.held.token);
+  if (failed && failed.status !== 0) {
+    if (grant.game.status === "waiting") await deleteGame(grant.game.id, grant.token);
     return;
   }
   forgetSeat(st.id);
