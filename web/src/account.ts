@@ -44,7 +44,7 @@ export async function ensurePlayer(name: string, field?: HTMLInputElement | null
     field?.focus();
     throw new Error(`Enter your name first: ${why}`);
   }
-  const created = await ok(api.POST("/v1/players", { body: { name }, headers: { "Idempotency-Key": key() } }));
+  const created = await ok(api.POST("/v1/players", { body: { name } }));
   setMe({ id: created.player.id, key: created.key, name: created.player.name });
   saveName(name);
 }
@@ -64,7 +64,7 @@ export async function signInWith(playerKey: string): Promise<void> {
 }
 
 /** Asks quick match for a seat on `terms` (as the seat `held`, when asking
- * again) and keeps the seat given. */
+ * again); the caller keeps the seat given (`holdMatched`). */
 export async function askForMatch(terms: MatchTerms, held?: Held): Promise<Schemas["SeatGrant"]> {
   // The same caller as before: its player, else the seat's token (quick
   // match then gives its own waiting game back rather than a new one).
