@@ -53,7 +53,7 @@ const fmt = (ms: number) => {
   return hh ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
 };
 
-// The score of a series of rematches (`Ann 2 – 1 Bob`), or "".
+/** Whether this is quick match's game, still waiting for an opponent. */
 export const matching = (st: GameScreen) => st.held?.match !== undefined && !st.held.hotseat && st.game.status === "waiting";
 
 export const canMove = (st: GameScreen, g: Game) =>

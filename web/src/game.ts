@@ -62,68 +62,66 @@ export async function showGame(id: string): Promise<void> {
  * connections first): the server is asked now and then, and the page says
  * so when it is away. Returns what stops it all. */
 function startLive(st: GameScreen): () => void {
-let source: EventSource | null = null;
-let retry: number | undefined;
-const connect = () => {
-  source = new EventSource(`/v1/games/${encodeURIComponent(st.id)}/events?last_event_id=${st.game.version}`);
-  source.onopen = () => {
-    st.live = "live";
-    render(st);
-  };
-  source.onerror = () => {
-    st.live = "reconnecting";
-    render(st);
-    if (source?.readyState === EventSource.CLOSED) {
-      // The browser gave up (an HTTP error): start afresh after a pause.
-      source = null;
-      retry = window.setTimeout(connect, 2000);
+  let source: EventSource | null = null;
+  let retry: number | undefined;
+  const connect = () => {
+    source = new EventSource(`/v1/games/${encodeURIComponent(st.id)}/events?last_event_id=${st.game.version}`);
+    source.onopen = () => {
+      st.live = "live";
+      render(st);
+    };
+    source.onerror = () => {
+      st.live = "reconnecting";
+      render(st);
+      if (source?.readyState === EventSource.CLOSED) {
+        // The browser gave up (an HTTP error): start afresh after a pause.
+        source = null;
+        retry = window.setTimeout(connect, 2000);
+      }
+    };
+    for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout", "rematch"]) {
+      source.addEventListener(type, (e) => {
+        const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
+        if (!event.game || st.busy) return;
+        if (event.type === "move" && event.move && event.version > st.game.version) {
+          st.last = [event.move.move];
+          st.fresh = event.move.move;
+        }
+        if (event.type === "restart" || event.type === "takeback") st.last = [];
+        // The person who offered hears of a decline; the other of a withdrawal.
+        const was = st.game.offer;
+        if (was && st.held && !st.held.hotseat && event.version > st.game.version) {
+          if (event.type === "offer_declined" && was.by === st.held.seat) st.note = `Your offer of ${offerWhat(was.type)} was declined`;
+          if (event.type === "offer_withdrawn" && was.by !== st.held.seat) st.note = `${st.game.seats[was.by].name ?? was.by} withdrew the offer of ${offerWhat(was.type)}`;
+        }
+        update(st, event.game);
+      });
     }
+    source.addEventListener("deleted", () => {
+      source?.close();
+      forgetSeat(st.id);
+      st.live = "closed";
+      status.textContent = "This game was deleted";
+      st.el.boardBox.replaceChildren();
+    });
   };
-  for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout", "rematch"]) {
-    source.addEventListener(type, (e) => {
-      const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
-      if (!event.game || st.busy) return;
-      if (event.type === "move" && event.move && event.version > st.game.version) {
-        st.last = [event.move.move];
-        st.fresh = event.move.move;
-      }
-      if (event.type === "restart" || event.type === "takeback") st.last = [];
-      // The person who offered hears of a decline; the other of a withdrawal.
-      const was = st.game.offer;
-      if (was && st.held && !st.held.hotseat && event.version > st.game.version) {
-        if (event.type === "offer_declined" && was.by === st.held.seat) st.note = `Your offer of ${offerWhat(was.type)} was declined`;
-        if (event.type === "offer_withdrawn" && was.by !== st.held.seat) st.note = `${st.game.seats[was.by].name ?? was.by} withdrew the offer of ${offerWhat(was.type)}`;
-      }
-      update(st, event.game);
-    });
-  }
-  source.addEventListener("deleted", () => {
-    source?.close();
-    forgetSeat(st.id);
-    st.live = "closed";
-    status.textContent = "This game was deleted";
-    st.el.boardBox.replaceChildren();
-  });
-};
-connect();
-// A stream can look open while the server is gone (it stops taking
-// connections first): ask it now and then, and say so when it is away.
-const ping = window.setInterval(() => {
-  if (st.live !== "live") return;
-  void fetch("/readyz", { cache: "no-store", signal: AbortSignal.timeout(3000) })
-    .then((r) => r.ok)
-    .catch(() => false)
-    .then((up) => {
-      if (!up && st.live === "live") {
-        st.live = "reconnecting";
-        render(st);
-        // Start the stream afresh: its `open` says when the server is back.
-        source?.close();
-        window.clearTimeout(retry);
-        retry = window.setTimeout(connect, 1000);
-      }
-    });
-}, 4000);
+  connect();
+  const ping = window.setInterval(() => {
+    if (st.live !== "live") return;
+    void fetch("/readyz", { cache: "no-store", signal: AbortSignal.timeout(3000) })
+      .then((r) => r.ok)
+      .catch(() => false)
+      .then((up) => {
+        if (!up && st.live === "live") {
+          st.live = "reconnecting";
+          render(st);
+          // Start the stream afresh: its `open` says when the server is back.
+          source?.close();
+          window.clearTimeout(retry);
+          retry = window.setTimeout(connect, 1000);
+        }
+      });
+  }, 4000);
 
   return () => {
     source?.close();
@@ -132,7 +130,7 @@ const ping = window.setInterval(() => {
   };
 }
 
-// The seats' players' ratings in this kind, shown beside their names.
+/** The seats' players' ratings in this kind, shown beside their names. */
 export const loadRatings = async (st: GameScreen) => {
   const ids = (["X", "O"] as Side[]).map((s) => st.game.seats[s].player).filter((p): p is string => !!p);
   const stamp = `${ids.join(",")}|${st.game.round}|${st.game.rating_change ? "done" : ""}`;
