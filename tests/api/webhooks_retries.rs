@@ -203,12 +203,20 @@ async fn deleting_an_endpoint_stops_its_deliveries() {
     app.create_kind("tic_tac_toe").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let id = grant["webhook"]["id"].as_str().unwrap();
-    let res = app
-        .request(Method::DELETE, &format!("/v1/webhooks/{id}"))
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap();
+    let delete = || {
+        app.request(Method::DELETE, &format!("/v1/webhooks/{id}"))
+            .bearer_auth(KEY)
+            .send()
+    };
+    let mut res = delete().await.unwrap();
+    // 503 `storage_unavailable` means "nothing changed, retry later": a
+    // loaded CI host answered it once here (the cause did not show again in
+    // 24 overloaded runs), so this client does what the contract says.
+    if res.status() == 503 {
+        eprintln!("DELETE answered 503: {}", res.text().await.unwrap());
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        res = delete().await.unwrap();
+    }
     assert_eq!(res.status(), 204);
     // An attempt claimed before the deletion committed may still arrive
     // after the 204 (under load in CI, one did); the deletion took the
