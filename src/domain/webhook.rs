@@ -1,5 +1,5 @@
 //! Webhook events: what a change of a game tells a team's backend (see
-//! README "Webhooks"). Pure: which events one write of a game makes, from
+//! docs/guide.md "Webhooks"). Pure: which events one write of a game makes, from
 //! the game before and after it; the store records them with the write.
 
 use super::GameRecord;
