@@ -18,6 +18,7 @@ mod players;
 mod rate_limit;
 mod reply;
 mod responses;
+mod rules;
 mod system;
 mod webhooks;
 pub mod wire;
@@ -114,6 +115,8 @@ impl Modify for BearerAuth {
         responses::JoinConflict,
         responses::AnalysisConflict,
         responses::UnprocessableCreate,
+        responses::UnprocessableLine,
+        responses::UnprocessableLines,
         responses::RestartConflict,
         responses::DeleteConflict,
         responses::InvalidInvite,
@@ -136,6 +139,7 @@ impl Modify for BearerAuth {
         responses::Unavailable,
         responses::MoveUnavailable,
         responses::BotUnavailable,
+        responses::BotUnavailableNoStore,
         responses::StreamUnavailable,
         responses::RequestTimeout,
         responses::AdminUnauthorized,
@@ -153,6 +157,7 @@ impl Modify for BearerAuth {
         (name = "matches", description = "Quick match: a seat in the next game of the kind wanted, with the next person who wants it"),
         (name = "moves", description = "Play moves and read the history, also in each kind's notation"),
         (name = "bots", description = "Server bots: hints, analyses and bot moves"),
+        (name = "rules", description = "Rules as a service: any position of any kind from a line of moves, and its analysis; nothing is stored, no token is needed"),
         (name = "players", description = "Players with keys or the operator's sign-in, their ratings (Glicko-2, per kind) and games, and each kind's leaderboard"),
         (name = "webhooks", description = "For operators (`--admin-key`): endpoints that are sent what happens to games, signed as the Standard Webhooks specification says; the deliveries' log"),
         (name = "system", description = "Health, readiness and metrics"),
@@ -198,7 +203,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(webhooks::list_webhooks)
             .service(webhooks::delete_webhook)
             .service(webhooks::patch_webhook)
-            .service(webhooks::list_deliveries),
+            .service(webhooks::list_deliveries)
+            .service(
+                // A batch of lines may be larger than a move's body.
+                scope::scope("/rules")
+                    .app_data(extract::BodyLimit(rules::BATCH_BODY_LIMIT))
+                    .service(rules::get_rules_position)
+                    .service(rules::post_rules_positions)
+                    .service(rules::get_rules_analysis),
+            ),
     )
     .service(system::healthz)
     .service(system::readyz)

@@ -256,6 +256,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_MATCH_WAIT", default_value = default::MATCH_WAIT, value_parser = parse_wait)]
     pub match_wait: Duration,
 
+    /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
+    #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = crate::service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
+    pub max_analysis_work: u64,
+
     /// The operators' key: `Authorization: Bearer <key>` on `/v1/webhooks`. Unset: those paths answer 404.
     #[arg(long, env = "TABULA_ADMIN_KEY", hide_env_values = true)]
     pub admin_key: Option<String>,
@@ -351,6 +355,7 @@ impl Settings {
             expire_finished: default_expiry(default::EXPIRE_FINISHED),
             expire_idle: default_expiry(default::EXPIRE_IDLE),
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
+            max_analysis_work: crate::service::rules::DEFAULT_MAX_ANALYSIS_WORK,
             admin_key: None,
             webhook_retry: parse_retry(default::WEBHOOK_RETRY).unwrap_or_default(),
             webhook_allow_private: false,

@@ -27,6 +27,7 @@ pub use webhooks::{DEFAULT_DISABLE_AFTER, PER_ENDPOINT, WebhookSettings, refused
 mod notation;
 mod offers;
 mod players;
+pub mod rules;
 mod webhooks;
 mod writes;
 
@@ -355,6 +356,8 @@ pub struct Service {
     players: Arc<PlayerSettings>,
     /// Analyses of finished rounds' positions (see [`Service::analysis`]).
     analyses: Arc<std::sync::Mutex<lru::LruCache<bots::AnalysisKey, Analysis>>>,
+    /// The most work an analysis of a line may ask for.
+    max_analysis_work: u64,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -390,7 +393,15 @@ impl Service {
             analyses: Arc::new(std::sync::Mutex::new(lru::LruCache::new(
                 bots::KEPT_ANALYSES,
             ))),
+            max_analysis_work: rules::DEFAULT_MAX_ANALYSIS_WORK,
         }
+    }
+
+    /// Sets the most work an analysis of a line may ask for.
+    #[must_use]
+    pub fn with_max_analysis_work(mut self, work: u64) -> Service {
+        self.max_analysis_work = work;
+        self
     }
 
     /// Sets how webhooks are delivered.

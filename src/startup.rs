@@ -76,6 +76,7 @@ impl Application {
         )
         .with_expiry(Expiry::of(settings))
         .with_match_wait(settings.match_wait)
+        .with_max_analysis_work(settings.max_analysis_work)
         .with_webhooks(crate::service::WebhookSettings {
             retry: settings.webhook_retry.0.clone(),
             allow_private: settings.webhook_allow_private,

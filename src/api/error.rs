@@ -58,6 +58,7 @@ pub enum ErrorCode {
     DuplicateHeader,
     RoundInProgress,
     RematchExists,
+    TooManyLines,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -220,6 +221,9 @@ pub enum ApiError {
     /// A header the contract reads, sent more than once.
     #[error("the header {0} came more than once: send it once")]
     DuplicateHeader(&'static str),
+    /// A batch of positions with more lines than it may hold.
+    #[error("{0} lines: a batch holds at most 100")]
+    TooManyLines(usize),
     #[error(transparent)]
     Service(#[from] ServiceError),
 }
@@ -238,6 +242,7 @@ impl ApiError {
             ApiError::BodyTimeout(_) => ErrorCode::RequestTimeout,
             ApiError::AdminKeyWrong => ErrorCode::InvalidToken,
             ApiError::DuplicateHeader(_) => ErrorCode::DuplicateHeader,
+            ApiError::TooManyLines(_) => ErrorCode::TooManyLines,
             ApiError::Service(e) => match e {
                 ServiceError::TooManyOffers(_) | ServiceError::TooManyPlayers(_) => {
                     ErrorCode::RateLimited
@@ -390,6 +395,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::DuplicateHeader => (StatusCode::BAD_REQUEST, "Duplicate header"),
         ErrorCode::RoundInProgress => (StatusCode::CONFLICT, "Round in progress"),
         ErrorCode::RematchExists => (StatusCode::CONFLICT, "Rematch exists"),
+        ErrorCode::TooManyLines => (StatusCode::UNPROCESSABLE_ENTITY, "Too many lines"),
     }
 }
 

@@ -11,7 +11,8 @@ use uuid::Uuid;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::wire::{
     self, AnalysisView, BotLevel, EvaluationView, Game, GamePage, HintView, KindList, MoveBody,
-    MoveList, MoveRecordView, MoveResponse, NotationView, ProvenOutcome, SeatGrant,
+    MoveList, MoveRecordView, MoveResponse, NotationView, Position, PositionItem, PositionList,
+    ProvenOutcome, SeatGrant,
 };
 use crate::domain::{GameRecord, Level, MoveRecord, Seat, TokenHash};
 use crate::rules::{
@@ -294,6 +295,34 @@ pub fn line_problem() -> Value {
     }
 }
 
+/// A batch of positions: a line read, and one refused at its seventh move.
+#[must_use]
+pub fn position_list() -> Value {
+    let items = ["4453", "4444444"]
+        .iter()
+        .map(
+            |text| match crate::service::rules::position(Setup::ConnectFour, text) {
+                Ok(line) => PositionItem::Position(Box::new(Position::from(&line))),
+                Err(e) => PositionItem::Problem(Box::new(ApiError::from(e).problem())),
+            },
+        )
+        .collect();
+    to_value(&PositionList { items })
+}
+
+/// A line's analysis: tic-tac-toe's `1425`, as [`analysis`] evaluates it.
+#[must_use]
+pub fn line_analysis() -> Value {
+    let Ok(line) = notation::parse_line(Setup::TicTacToe, "1425") else {
+        return Value::Null;
+    };
+    let mut value = json!({"position": to_value(&Position::from(&line))});
+    if let (Some(out), Value::Object(fields)) = (value.as_object_mut(), analysis()) {
+        out.extend(fields);
+    }
+    value
+}
+
 /// The problem body the server sends for `code`, from a typical cause.
 #[must_use]
 pub fn problem(code: ErrorCode) -> Value {
@@ -366,6 +395,7 @@ pub fn problem(code: ErrorCode) -> Value {
             0x0193_0f6e_1c2a_7b3c_9d4e_5f60_7182_93a4,
         ))
         .into(),
+        ErrorCode::TooManyLines => ApiError::TooManyLines(120),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

@@ -260,9 +260,42 @@ problem_responses! {
     /// streams are open as the server holds (`--max-streams`). Retry after `Retry-After`
     /// seconds.
     StreamUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
+    /// `busy`: the bots are at capacity, or this client holds its share of their
+    /// places (a quarter). Nothing was changed; retry after `Retry-After` seconds.
+    BotUnavailableNoStore: [Busy] with [RetryAfter];
+    /// `invalid_option` (an option out of range or not of this kind) or `too_many_lines`:
+    /// more than 100 lines. Each line's own problem is its item's answer.
+    UnprocessableLines: [InvalidOption, TooManyLines];
     /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the
     /// headers (10 s by default); the connection is closed. Send the whole body at once.
     RequestTimeout: [RequestTimeout];
+}
+
+/// `invalid_option` (an option out of range or not of this kind, a bot level the kind
+/// does not offer, a `work` of 0 or over the limit) or `illegal_move`: the line holds a
+/// move that is unreadable or illegal where it stands.
+pub struct UnprocessableLine;
+
+impl<'s> ToResponse<'s> for UnprocessableLine {
+    fn response() -> (&'s str, RefOr<Response>) {
+        let description = "`invalid_option`: an option is out of range or not of this kind, \
+            the bot level is not available for this kind, or `work` is 0 or over \
+            `--max-analysis-work`. Or `illegal_move`: the line (`moves`) holds a move that is \
+            unreadable or illegal where it stands: `index` is its 0-based number, `reason` says \
+            why (`unreadable` for text that is not a move of the kind's notation) and \
+            `legal_moves` lists the moves that were legal there.";
+        let mut response = problem_response(
+            description,
+            &[ErrorCode::InvalidOption, ErrorCode::IllegalMove],
+            &[],
+        );
+        if let Some(content) = response.content.get_mut(PROBLEM_JSON)
+            && let Some(RefOr::T(example)) = content.examples.get_mut("illegal_move")
+        {
+            example.value = Some(examples::line_problem());
+        }
+        ("UnprocessableLine", response.into())
+    }
 }
 
 /// `invalid_option` (an option out of range, a combination not allowed, a bot level the

@@ -15,6 +15,7 @@ mod moves;
 mod notation;
 mod players;
 mod queries;
+mod rules;
 mod webhooks;
 
 use actix_web::http::header::HeaderValue;
@@ -46,6 +47,10 @@ pub use players::{
     PlayerCreated, PlayerGamesQuery, PlayerRating, RatingChangeView, SeatRatingChange,
 };
 pub use queries::{HintQuery, ListQuery, RoundQuery};
+pub use rules::{
+    LineAnalysis, LineAnalysisQuery, Position, PositionBatch, PositionItem, PositionList,
+    PositionQuery,
+};
 pub use webhooks::{
     CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, PatchWebhook, WebhookEventBody,
     WebhookEventData, WebhookEventType, WebhookGrant, WebhookList, WebhookView,

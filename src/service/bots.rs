@@ -491,14 +491,18 @@ pub(super) struct Queued {
 
 /// A client search's place in the bots' queue, given back when dropped
 /// (also when the request goes away while waiting).
-struct QueuePlace {
+pub(super) struct QueuePlace {
     queued: std::sync::Arc<std::sync::Mutex<Queued>>,
     game: Uuid,
     client: Option<IpAddr>,
 }
 
 impl QueuePlace {
-    fn take(service: &Service, game: Uuid, client: Option<IpAddr>) -> Result<QueuePlace> {
+    pub(super) fn take(
+        service: &Service,
+        game: Uuid,
+        client: Option<IpAddr>,
+    ) -> Result<QueuePlace> {
         let mut queued = service
             .queued
             .lock()

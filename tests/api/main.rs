@@ -33,6 +33,7 @@ mod postgres;
 #[path = "../common/receiver.rs"]
 mod receiver;
 mod rematch;
+mod rules_service;
 mod scale;
 mod seats;
 mod sign_in;

@@ -88,7 +88,7 @@ fn every_v1_operation_documents_429_rate_limited_with_retry_after() {
     let ops = operations(&doc);
     assert_eq!(
         ops.iter().filter(|(p, _, _)| p.starts_with("/v1/")).count(),
-        31
+        34
     );
     for (path, method, op) in ops {
         let has = op["responses"].get("429").is_some();

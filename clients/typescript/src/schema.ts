@@ -643,6 +643,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules/{kind}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A position from a line.
+         * @description The position after `moves` (the kind's notation, from the start; empty:
+         *     the start position), with what a game's state shows: the side to move,
+         *     status, winner and winning line, board, legal moves and threats.
+         *     Options as `GET /v1/kinds` names them (`size`, `rule` for Gomoku). Nothing
+         *     is stored and no token is needed; the answer never changes, so it is
+         *     cacheable for good (`ETag`, `Cache-Control: immutable`; `If-None-Match`
+         *     with its `ETag` → 304). A bad line is refused as a set-up line at create:
+         *     422 `illegal_move` with the 0-based `index` of its first bad move and
+         *     `reason`.
+         */
+        get: operations["get_rules_position"];
+        put?: never;
+        /**
+         * Positions from many lines.
+         * @description Up to 100 lines of one kind (and its `options`), each answered as
+         *     `GET /v1/rules/{kind}/positions` answers it: its position, or the
+         *     problem of its first bad move (`illegal_move` with `index` and
+         *     `reason`), in the order of the lines. More than 100 lines → 422
+         *     `too_many_lines`. The body may hold up to 256 KiB. Nothing is stored.
+         */
+        post: operations["post_rules_positions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{kind}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A line's analysis.
+         * @description The position after `moves` and every legal move of the side to move,
+         *     evaluated at `level` (default `medium`) as a game's analysis is, best
+         *     first, within `work` (alpha-beta nodes; playouts in ultimate
+         *     tic-tac-toe): the same request always gets the same answer. At
+         *     `perfect`, Connect Four's solver gives exact scores (`exact`: every
+         *     evaluation proven) when it finishes within `work` nodes. The search takes
+         *     a place in the bots' queue as a hint does (503 `busy` when it is full or
+         *     this client holds its share). Nothing is stored, no token is needed.
+         */
+        get: operations["get_rules_analysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1148,7 +1211,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1769,6 +1832,130 @@ export interface components {
             games: number;
         };
         /**
+         * @description A line's analysis: the position, and every legal move evaluated.
+         * @example {
+         *       "position": {
+         *         "kind": "tic_tac_toe",
+         *         "options": {
+         *           "rows": 3,
+         *           "columns": 3
+         *         },
+         *         "moves": "1425",
+         *         "ply": 4,
+         *         "turn": "X",
+         *         "status": "in_progress",
+         *         "winner": null,
+         *         "winning_line": null,
+         *         "board": [
+         *           "XX.",
+         *           "OO.",
+         *           "..."
+         *         ],
+         *         "ultimate": null,
+         *         "legal_moves": [
+         *           {
+         *             "row": 0,
+         *             "col": 2
+         *           },
+         *           {
+         *             "row": 1,
+         *             "col": 2
+         *           },
+         *           {
+         *             "row": 2,
+         *             "col": 0
+         *           },
+         *           {
+         *             "row": 2,
+         *             "col": 1
+         *           },
+         *           {
+         *             "row": 2,
+         *             "col": 2
+         *           }
+         *         ],
+         *         "threats": [
+         *           {
+         *             "player": "X",
+         *             "move": {
+         *               "row": 0,
+         *               "col": 2
+         *             }
+         *           },
+         *           {
+         *             "player": "O",
+         *             "move": {
+         *               "row": 1,
+         *               "col": 2
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "level": "easy",
+         *       "exact": false,
+         *       "moves": [
+         *         {
+         *           "move": {
+         *             "row": 0,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": 1000,
+         *             "outcome": "win",
+         *             "plies": 1
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 1,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": 0,
+         *             "outcome": null,
+         *             "plies": null
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 0
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 1
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         },
+         *         {
+         *           "move": {
+         *             "row": 2,
+         *             "col": 2
+         *           },
+         *           "evaluation": {
+         *             "score": -1000,
+         *             "outcome": "loss",
+         *             "plies": 2
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        LineAnalysis: components["schemas"]["AnalysisView"] & {
+            position: components["schemas"]["Position"];
+        };
+        /**
          * @description A move; its shape depends on the game's kind: `{"row", "col"}` for
          *     `tic_tac_toe` and `gomoku`, `{"column"}` for `connect_four`, `{"board",
          *     "cell"}` for `ultimate_tic_tac_toe`. A move of another kind's shape is
@@ -2120,6 +2307,181 @@ export interface components {
             games: number;
             /** @description `deviation > 110`: not on the leaderboard yet. */
             provisional: boolean;
+        };
+        /**
+         * @description A position of a kind, read from a line: each field as in a Game.
+         * @example {
+         *       "kind": "connect_four",
+         *       "options": {
+         *         "rows": 6,
+         *         "columns": 7
+         *       },
+         *       "moves": "4453",
+         *       "ply": 4,
+         *       "turn": "X",
+         *       "status": "in_progress",
+         *       "winner": null,
+         *       "winning_line": null,
+         *       "board": [
+         *         ".......",
+         *         ".......",
+         *         ".......",
+         *         ".......",
+         *         "...O...",
+         *         "..OXX.."
+         *       ],
+         *       "ultimate": null,
+         *       "legal_moves": [
+         *         {
+         *           "column": 0
+         *         },
+         *         {
+         *           "column": 1
+         *         },
+         *         {
+         *           "column": 2
+         *         },
+         *         {
+         *           "column": 3
+         *         },
+         *         {
+         *           "column": 4
+         *         },
+         *         {
+         *           "column": 5
+         *         },
+         *         {
+         *           "column": 6
+         *         }
+         *       ],
+         *       "threats": []
+         *     }
+         */
+        Position: {
+            kind: components["schemas"]["Kind"];
+            options: components["schemas"]["GameOptions"];
+            /** @description The line, as the kind's notation writes it. */
+            moves: string;
+            /**
+             * Format: int32
+             * @description Moves played.
+             */
+            ply: number;
+            turn?: null | components["schemas"]["Side"];
+            /** @description `in_progress`, `won` or `draw`. */
+            status: components["schemas"]["Status"];
+            winner?: null | components["schemas"]["Side"];
+            /** @description The cells of the winning line(s); null unless won. */
+            winning_line?: components["schemas"]["Coord"][] | null;
+            /** @description One string per row, top row first: `.` empty, `X`, `O`. */
+            board: string[];
+            ultimate?: null | components["schemas"]["UltimateState"];
+            /** @description The moves the side to move may play; empty when the game is over. */
+            legal_moves: components["schemas"]["MoveBody"][];
+            /** @description Moves that would win at once, for either player; empty when the game is over. */
+            threats: components["schemas"]["ThreatInfo"][];
+        };
+        /**
+         * @description Lines of one kind to read at once.
+         * @example {
+         *       "lines": [
+         *         "4453",
+         *         "",
+         *         "4444444"
+         *       ]
+         *     }
+         */
+        PositionBatch: {
+            options?: null | components["schemas"]["CreateOptions"];
+            /** @description Up to 100 lines, each in the kind's notation. */
+            lines: string[];
+        };
+        /** @description One line's answer in a batch: its position, or why it was refused. */
+        PositionItem: components["schemas"]["Position"] | components["schemas"]["Problem"];
+        /**
+         * @description A batch's answers, one per line, in order.
+         * @example {
+         *       "items": [
+         *         {
+         *           "kind": "connect_four",
+         *           "options": {
+         *             "rows": 6,
+         *             "columns": 7
+         *           },
+         *           "moves": "4453",
+         *           "ply": 4,
+         *           "turn": "X",
+         *           "status": "in_progress",
+         *           "winner": null,
+         *           "winning_line": null,
+         *           "board": [
+         *             ".......",
+         *             ".......",
+         *             ".......",
+         *             ".......",
+         *             "...O...",
+         *             "..OXX.."
+         *           ],
+         *           "ultimate": null,
+         *           "legal_moves": [
+         *             {
+         *               "column": 0
+         *             },
+         *             {
+         *               "column": 1
+         *             },
+         *             {
+         *               "column": 2
+         *             },
+         *             {
+         *               "column": 3
+         *             },
+         *             {
+         *               "column": 4
+         *             },
+         *             {
+         *               "column": 5
+         *             },
+         *             {
+         *               "column": 6
+         *             }
+         *           ],
+         *           "threats": []
+         *         },
+         *         {
+         *           "type": "about:blank",
+         *           "title": "Illegal move",
+         *           "status": 422,
+         *           "code": "illegal_move",
+         *           "detail": "move 7 (`4`) is illegal: the column is full",
+         *           "reason": "column_full",
+         *           "legal_moves": [
+         *             {
+         *               "column": 0
+         *             },
+         *             {
+         *               "column": 1
+         *             },
+         *             {
+         *               "column": 2
+         *             },
+         *             {
+         *               "column": 4
+         *             },
+         *             {
+         *               "column": 5
+         *             },
+         *             {
+         *               "column": 6
+         *             }
+         *           ],
+         *           "index": 6
+         *         }
+         *       ]
+         *     }
+         */
+        PositionList: {
+            items: components["schemas"]["PositionItem"][];
         };
         /**
          * @description `return=minimal`: the preference the answer followed (RFC 7240).
@@ -2777,6 +3139,20 @@ export interface components {
                 };
             };
         };
+        /** @description `busy`: the bots are at capacity, or this client holds its share of their places (a quarter). Nothing was changed; retry after `Retry-After` seconds. */
+        BotUnavailableNoStore: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "busy";
+                };
+            };
+        };
         /** @description `agreement_required`: between two people, a game whose round is in progress is deleted only once it is over (resign, or agree a draw). */
         DeleteConflict: {
             headers: {
@@ -3134,6 +3510,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "invalid_option" | "illegal_move" | "clock_required";
+                };
+            };
+        };
+        /** @description `invalid_option`: an option is out of range or not of this kind, the bot level is not available for this kind, or `work` is 0 or over `--max-analysis-work`. Or `illegal_move`: the line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. */
+        UnprocessableLine: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "illegal_move";
+                };
+            };
+        };
+        /** @description `invalid_option` (an option out of range or not of this kind) or `too_many_lines`: more than 100 lines. Each line's own problem is its item's answer. */
+        UnprocessableLines: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "too_many_lines";
                 };
             };
         };
@@ -4487,6 +4887,138 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    get_rules_position: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The moves from the start, in the kind's notation (`4453`, `h8 i9`);
+                 *     absent or empty: the start position.
+                 */
+                moves?: string;
+                /** @description Gomoku only: the board's side, 5 to 25 (default 15). */
+                size?: number;
+                /** @description Gomoku only: `freestyle` (the default) or `standard`. */
+                rule?: components["schemas"]["Rule"];
+            };
+            header?: never;
+            path: {
+                /** @description The kind */
+                kind: components["schemas"]["Kind"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The position after the line */
+            200: {
+                headers: {
+                    /** @description `public, max-age=31536000, immutable` */
+                    "Cache-Control": string;
+                    /** @description A digest of the answer */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Position"];
+                };
+            };
+            /** @description `If-None-Match` named the answer's `ETag`: nothing is sent */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["KindNotFound"];
+            422: components["responses"]["UnprocessableLine"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    post_rules_positions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind */
+                kind: components["schemas"]["Kind"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PositionBatch"];
+            };
+        };
+        responses: {
+            /** @description One answer per line, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PositionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["KindNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableLines"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    get_rules_analysis: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The moves from the start, in the kind's notation; absent or empty:
+                 *     the start position.
+                 */
+                moves?: string;
+                /** @description Gomoku only: the board's side, 5 to 25 (default 15). */
+                size?: number;
+                /** @description Gomoku only: `freestyle` (the default) or `standard`. */
+                rule?: components["schemas"]["Rule"];
+                /** @description The bot level whose search evaluates the moves (default `medium`). */
+                level?: components["schemas"]["BotLevel"];
+                /**
+                 * @description The search's work: alpha-beta nodes (playouts in ultimate
+                 *     tic-tac-toe; tic-tac-toe is solved outright), shared by the moves;
+                 *     default: what one bot move does; at most `--max-analysis-work`
+                 *     (2,000,000 by default). The same request gets the same answer.
+                 */
+                work?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The kind */
+                kind: components["schemas"]["Kind"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The position and every legal move with its evaluation, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineAnalysis"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["KindNotFound"];
+            422: components["responses"]["UnprocessableLine"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["BotUnavailableNoStore"];
         };
     };
     healthz: {

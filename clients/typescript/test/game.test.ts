@@ -324,6 +324,40 @@ test("a game set up from a line exports the same line, refuses a bad one by inde
   });
 });
 
+test("rules as a service: a position from a line, a batch, and a line's analysis, with nothing stored", async () => {
+  const one = await client.GET("/v1/rules/{kind}/positions", {
+    params: { path: { kind: "gomoku" }, query: { moves: "h8 i9", size: 9 } },
+  });
+  assert.equal(one.response.status, 200, JSON.stringify(one.error));
+  assert.ok(one.data);
+  assert.equal(one.data.ply, 2);
+  assert.equal(one.data.turn, "X");
+  assert.deepEqual(one.data.options, { rows: 9, columns: 9, size: 9, rule: "freestyle" });
+  assert.match(one.response.headers.get("cache-control") ?? "", /immutable/);
+
+  const batch = await client.POST("/v1/rules/{kind}/positions", {
+    params: { path: { kind: "connect_four" } },
+    body: { lines: ["4453", "4444444"] },
+  });
+  assert.equal(batch.response.status, 200, JSON.stringify(batch.error));
+  assert.ok(batch.data);
+  const [read, refused] = batch.data.items;
+  assert.ok(read && "board" in read);
+  assert.equal(read.moves, "4453");
+  assert.ok(refused && "code" in refused);
+  assert.equal(refused.code, "illegal_move");
+  assert.equal(refused.index, 6);
+
+  const analysis = await client.GET("/v1/rules/{kind}/analysis", {
+    params: { path: { kind: "tic_tac_toe" }, query: { moves: "1425", level: "perfect" } },
+  });
+  assert.equal(analysis.response.status, 200, JSON.stringify(analysis.error));
+  assert.ok(analysis.data);
+  assert.equal(analysis.data.position.turn, "X");
+  assert.equal(analysis.data.exact, true);
+  assert.deepEqual(analysis.data.moves[0]?.move, { row: 0, col: 2 });
+});
+
 test("an operator registers, lists and deletes a webhook endpoint (ADMIN_KEY)", { skip: !process.env.ADMIN_KEY }, async () => {
   const admin = { headers: bearer(process.env.ADMIN_KEY ?? "") };
   // Nothing listens on port 9: deliveries fail and are retried until the endpoint goes.

@@ -69,6 +69,35 @@ pub fn analyze(
     seed: u64,
     budget: Budget,
 ) -> Result<Analysis, Unavailable> {
+    analyze_within(game, level, seed, budget, None)
+}
+
+/// Like [`analyze`], bounded by `work` (see [`Budget::work`] for its unit)
+/// rather than by the time: the moves share `work`, and Connect Four's
+/// `perfect` solver may count `work` nodes too, on a table of its own, before
+/// the moves it has not solved share `work` at `hard`. `budget.time` stays a
+/// safety cap: the answer is the same every time the cap is not reached.
+///
+/// # Errors
+/// [`Unavailable`] as [`check_available`].
+pub fn analyze_with_work(
+    game: &AnyGame,
+    level: Level,
+    seed: u64,
+    budget: Budget,
+    work: u64,
+) -> Result<Analysis, Unavailable> {
+    analyze_within(game, level, seed, budget, Some(work))
+}
+
+/// [`analyze`] with the work given, or else derived from the time.
+fn analyze_within(
+    game: &AnyGame,
+    level: Level,
+    seed: u64,
+    budget: Budget,
+    work: Option<u64>,
+) -> Result<Analysis, Unavailable> {
     check_available(game, level)?;
     let legal = game.legal_moves();
     if legal.is_empty() {
@@ -82,13 +111,18 @@ pub fn analyze(
     let mut found: Vec<Option<Evaluation>> = vec![None; legal.len()];
     let mut level = level;
     if let (AnyGame::ConnectFour(g), Level::Perfect) = (game, level) {
-        let solver_deadline = start.checked_add(budget.time * 3 / 4);
-        found = super::connect_four::exact_move_evaluations(g, solver_deadline);
+        // Bounded by time, the solver leaves a quarter of it to `hard`.
+        let solver_deadline = match work {
+            None => start.checked_add(budget.time * 3 / 4),
+            Some(_) => deadline,
+        };
+        found = super::connect_four::exact_move_evaluations(g, solver_deadline, work);
         // What the solver did not finish, `hard` evaluates (as for a hint).
         level = Level::Hard;
     }
     let open = found.iter().filter(|e| e.is_none()).count();
-    let work = budget.work(game.kind()) / u64::try_from(open.max(1)).unwrap_or(1);
+    let work =
+        work.unwrap_or_else(|| budget.work(game.kind())) / u64::try_from(open.max(1)).unwrap_or(1);
     let mut left = open;
     for (slot, &mv) in found.iter_mut().zip(&legal) {
         if slot.is_some() {

@@ -298,9 +298,15 @@ fn perfect(game: &ConnectFour, rng: &mut impl Rng, meter: &Meter) -> Option<Sugg
 /// after the move, else from one solver shared by all the moves (so what it
 /// learns on one move serves the next). `None` for the moves it has not
 /// solved by `deadline`, and for all of them when the game is over.
+///
+/// With `nodes`, the solver also stops after that many nodes and starts on
+/// a fresh table (a kept one would solve more or less within the same
+/// nodes, depending on what was asked before): the answer is then the same
+/// every time the deadline is not reached.
 pub(super) fn exact_move_evaluations(
     game: &ConnectFour,
     deadline: Option<Instant>,
+    nodes: Option<u64>,
 ) -> Vec<Option<Evaluation>> {
     use tabula_rules::Game as _;
     let legal = game.legal_moves();
@@ -316,7 +322,7 @@ pub(super) fn exact_move_evaluations(
     if out.iter().all(Option::is_some) {
         return out;
     }
-    with_solver(book, deadline, |solver| {
+    let mut solve = |solver: &mut Solver<'_>| {
         for (slot, col) in out.iter_mut().zip(&legal) {
             if slot.is_some() {
                 continue;
@@ -329,7 +335,16 @@ pub(super) fn exact_move_evaluations(
                 Err(_) => break,
             }
         }
-    });
+    };
+    match nodes {
+        None => with_solver(book, deadline, solve),
+        Some(limit) => {
+            let mut solver = Solver::with_given_table(Some(book), Table::default());
+            solver.set_deadline(deadline);
+            solver.set_node_limit(Some(limit));
+            solve(&mut solver);
+        }
+    }
     out
 }
 

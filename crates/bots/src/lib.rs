@@ -53,7 +53,7 @@ pub use level::{Level, UnknownLevel};
 
 use limits::Meter;
 
-pub use analysis::{Analysis, ScoredMove, analyze};
+pub use analysis::{Analysis, ScoredMove, analyze, analyze_with_work};
 
 /// The exact Connect Four solver behind `perfect` and its opening book, for
 /// the tools in `examples/` (`c4solve`, `c4book`).

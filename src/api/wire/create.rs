@@ -282,7 +282,10 @@ impl CreateGame {
 ///
 /// # Errors
 /// `InvalidOption` for options out of range or not of this kind.
-fn setup_of(kind: Kind, options: Option<CreateOptions>) -> Result<Setup, service::ServiceError> {
+pub(super) fn setup_of(
+    kind: Kind,
+    options: Option<CreateOptions>,
+) -> Result<Setup, service::ServiceError> {
     let invalid = |m: String| service::ServiceError::InvalidOption(m);
     let kind: GameKind = kind.into();
     let o = options.unwrap_or_default();

@@ -406,12 +406,19 @@ pub struct Game {
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<&GameRecord> for Game {
-    fn from(g: &GameRecord) -> Game {
-        let (status, winner, end_reason) = g.outcome();
-        let over = g.is_over();
-        let position = &g.position;
-        let winning_line = (end_reason == Some(domain::EndReason::Line)).then(|| {
+/// What a position shows of itself, in a Game as in a rules Position.
+pub(super) struct Shown {
+    pub winning_line: Option<Vec<Coord>>,
+    pub ultimate: Option<UltimateState>,
+    pub legal_moves: Vec<MoveBody>,
+    pub threats: Vec<ThreatInfo>,
+}
+
+impl Shown {
+    /// `over`: the round has ended (nothing is legal, nothing threatens);
+    /// `by_line`: it ended by a line, which is then shown.
+    pub(super) fn of(position: &AnyGame, over: bool, by_line: bool) -> Shown {
+        let winning_line = by_line.then(|| {
             position
                 .winning_line()
                 .into_iter()
@@ -451,6 +458,21 @@ impl From<&GameRecord> for Game {
                     .collect(),
             )
         };
+        Shown {
+            winning_line,
+            ultimate,
+            legal_moves,
+            threats,
+        }
+    }
+}
+
+impl From<&GameRecord> for Game {
+    fn from(g: &GameRecord) -> Game {
+        let (status, winner, end_reason) = g.outcome();
+        let over = g.is_over();
+        let position = &g.position;
+        let shown = Shown::of(position, over, end_reason == Some(domain::EndReason::Line));
         Game {
             id: g.id,
             kind: g.kind().into(),
@@ -459,11 +481,11 @@ impl From<&GameRecord> for Game {
             end_reason: end_reason.map(Into::into),
             turn: (!over).then(|| position.to_move().into()),
             winner: winner.map(Into::into),
-            winning_line,
+            winning_line: shown.winning_line,
             board: position.board_rows(),
-            ultimate,
-            legal_moves,
-            threats,
+            ultimate: shown.ultimate,
+            legal_moves: shown.legal_moves,
+            threats: shown.threats,
             round: g.round,
             ply: position.ply(),
             version: g.version,

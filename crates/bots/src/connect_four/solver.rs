@@ -40,8 +40,8 @@
 //!   at once; the book is looked up by a key shared by a position and its
 //!   mirror image.
 //!
-//! A search may be given a deadline; past it, [`Solver::solve`] gives up
-//! with [`TimeUp`] rather than answer inexactly.
+//! A search may be given a deadline or a node limit; past it,
+//! [`Solver::solve`] gives up with [`TimeUp`] rather than answer inexactly.
 
 use std::fmt;
 use std::time::Instant;
@@ -100,7 +100,7 @@ pub struct TimeUp;
 
 impl fmt::Display for TimeUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the solver ran out of time")
+        f.write_str("the solver ran out of time or nodes")
     }
 }
 
@@ -120,6 +120,8 @@ pub struct Solver<'b, const B: usize = BUCKETS> {
     book: Option<&'b dyn Openings>,
     nodes: u64,
     deadline: Option<Instant>,
+    /// Gives up past this many nodes (read with the clock).
+    node_limit: Option<u64>,
     timed_out: bool,
 }
 
@@ -163,6 +165,7 @@ impl<'b, const B: usize> Solver<'b, B> {
             book,
             nodes: 0,
             deadline: None,
+            node_limit: None,
             timed_out: false,
         }
     }
@@ -172,6 +175,14 @@ impl<'b, const B: usize> Solver<'b, B> {
     #[must_use]
     pub(super) fn into_table(self) -> Table<B> {
         self.table
+    }
+
+    /// Gives up searching once it has counted about `limit` nodes in all
+    /// (checked when the clock is read, so the same search on the same
+    /// table always stops at the same node), or never, with `None`.
+    pub fn set_node_limit(&mut self, limit: Option<u64>) {
+        self.node_limit = limit;
+        self.timed_out = false;
     }
 
     /// Gives up searching at `deadline` (or never, with `None`).
@@ -289,7 +300,8 @@ impl<'b, const B: usize> Solver<'b, B> {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CLOCK_EVERY)
-            && self.deadline.is_some_and(|d| Instant::now() >= d)
+            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                || self.node_limit.is_some_and(|l| self.nodes >= l))
         {
             self.timed_out = true;
         }
