@@ -3,7 +3,7 @@
 //! or running the service needs no Node.
 //!
 //! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`,
-//! `/play/players/{id}`)
+//! `/play/players/{id}`, `/play/position?…`)
 //! answers the same HTML; the script reads the address and draws the view.
 //! A game's address answers 404 when there is no such game, and any address
 //! that no route takes answers a browser (`Accept: text/html`) with a page
@@ -209,10 +209,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(web::to(get_only)),
     )
     .service(
-        web::resource(["/play", "/play/", "/play/new", "/play/players/{id}"])
-            .get(page)
-            .default_service(web::to(get_only))
-            .wrap(middleware::Compress::default()),
+        web::resource([
+            "/play",
+            "/play/",
+            "/play/new",
+            "/play/players/{id}",
+            "/play/position",
+        ])
+        .get(page)
+        .default_service(web::to(get_only))
+        .wrap(middleware::Compress::default()),
     )
     .service(
         web::resource("/play/games/{id}")

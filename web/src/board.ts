@@ -79,8 +79,11 @@ const stone = (ch: string | undefined): HTMLElement | null =>
   // The letter is drawn by CSS (`.stone.X::before`): the cell's name says it.
   ch === "X" || ch === "O" ? h("span", { class: `stone ${ch}`, "aria-hidden": "true" }) : null;
 
-/** Draws `game` (the live game or a past position) with `marks`. */
-export function drawBoard(game: Game, marks: Marks, play: (m: Move) => void): HTMLElement {
+/** What a board is drawn from: a game, or a position without one. */
+export type Drawn = Pick<Game, "kind" | "board" | "ultimate" | "status" | "winning_line">;
+
+/** Draws `game` (the live game, a past position, or a line's) with `marks`. */
+export function drawBoard(game: Drawn, marks: Marks, play: (m: Move) => void): HTMLElement {
   const kind = game.kind;
   const threatKeys = new Map<string, Side>();
   for (const t of marks.threats) threatKeys.set(moveKey(t.move), t.player);

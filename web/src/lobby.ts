@@ -250,6 +250,12 @@ export async function showLobby(): Promise<void> {
     h("section", { class: "card" }, h("h2", {}, "Open games"), field("Show", filter), list, pager),
     mine.length ? h("section", { class: "card" }, h("h2", {}, "Your games"), yours) : "",
     h("section", { class: "card" }, h("h2", {}, "Leaderboard"), field("Leaderboard kind", boardKind), board),
+    h(
+      "section",
+      { class: "card" },
+      h("h2", {}, "Study"),
+      h("p", {}, h("a", { href: "/play/position", "data-link": "" }, "A position"), ": paste a line of moves, see the position and its analysis; no game is made."),
+    ),
   );
   const firstBoard = async () => {
     if (!chosenKind(BOARD_KIND_KEY)) {

@@ -1,11 +1,13 @@
 // The page at /play: a lobby, and games played live. Addresses (the
 // contract's "Browsers"): /play, /play/games/{id}, /play/new?kind=…,
-// /play/players/{id}. This file routes an address to its view:
-// `lobby.ts` (the lobby, /play/new), `game.ts` (a game), `player.ts` (a
-// player); `shell.ts` is the frame they share.
+// /play/players/{id}, /play/position?kind=…&moves=…. This file routes an
+// address to its view: `lobby.ts` (the lobby, /play/new), `game.ts` (a
+// game), `player.ts` (a player), `position.ts` (a position without a game);
+// `shell.ts` is the frame they share.
 import { showGame } from "./game.js";
 import { createFromQuery, showLobby } from "./lobby.js";
 import { showPlayer } from "./player.js";
+import { showPosition } from "./position.js";
 import { leaveView, navigate, onNavigate, showError } from "./shell.js";
 
 async function route(): Promise<void> {
@@ -17,6 +19,7 @@ async function route(): Promise<void> {
     if (game?.[1]) await showGame(decodeURIComponent(game[1]));
     else if (player?.[1]) await showPlayer(decodeURIComponent(player[1]));
     else if (path === "/play/new") await createFromQuery(new URLSearchParams(location.search));
+    else if (path === "/play/position") await showPosition(new URLSearchParams(location.search));
     else await showLobby();
   } catch (e) {
     showError(e);

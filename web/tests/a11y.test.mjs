@@ -121,6 +121,11 @@ for (const scheme of ["light", "dark"]) {
     await x.goto("/play/new?kind=gomoku&opponent=human&name=Ann");
     await x.getByLabel("Invite link").waitFor();
     await findings(x, "a waiting game with its invite");
+    // A position without a game, analysed.
+    await x.goto("/play/position?kind=connect_four&moves=4453");
+    await x.getByRole("button", { name: "Analyze" }).click();
+    await x.getByRole("list", { name: "Move evaluations" }).getByRole("listitem").first().waitFor();
+    await findings(x, "a position and its analysis");
     await x.context().close();
     await o.context().close();
   });

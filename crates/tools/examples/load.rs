@@ -73,6 +73,12 @@ struct Args {
     /// does any work (`scripts/bench-http` divides the service's CPU by it).
     #[arg(long, default_value_t = 0)]
     healthz: usize,
+    /// With `--healthz N`: what those N requests ask instead, `position`
+    /// (`GET /v1/rules/connect_four/positions` of a 20-move line) or
+    /// `batch` (`POST` of 100 such lines at once), to set them beside the
+    /// floor in one run.
+    #[arg(long, default_value = "healthz", value_parser = ["healthz", "position", "batch"])]
+    probe: String,
     /// Moves with `Prefer: return=minimal` (answered 204, no body): the
     /// players keep each game themselves with the rules crate, so only the
     /// kinds' default options.
@@ -455,8 +461,30 @@ async fn play_minimal<'t>(
     Ok(true)
 }
 
-/// One client's share of `--healthz`: GETs until `total` were sent.
-async fn probe(base: String, sent: Rc<Cell<usize>>, total: usize) -> anyhow::Result<Outcome> {
+/// The `n`th Connect Four line of (at most) 20 random legal moves.
+fn probe_line(n: usize) -> String {
+    let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+    let mut game = AnyGame::new(Setup::ConnectFour);
+    let mut moves = Vec::new();
+    while moves.len() < 20 && !game.is_over() {
+        let legal = game.legal_moves();
+        let mv = legal[rng.random_range(0..legal.len())];
+        if game.try_play(mv).is_err() {
+            break;
+        }
+        moves.push(mv);
+    }
+    tabula::rules::notation::format_line(Setup::ConnectFour, &moves)
+}
+
+/// One client's share of `--healthz`: requests of `what` (see `--probe`)
+/// until `total` were sent.
+async fn probe(
+    base: String,
+    what: String,
+    sent: Rc<Cell<usize>>,
+    total: usize,
+) -> anyhow::Result<Outcome> {
     let mut out = Outcome {
         latencies: Vec::new(),
         endings: Vec::new(),
@@ -467,7 +495,24 @@ async fn probe(base: String, sent: Rc<Cell<usize>>, total: usize) -> anyhow::Res
     while sent.get() < total {
         sent.set(sent.get() + 1);
         let started = Instant::now();
-        match conn.get("/healthz").await {
+        let n = sent.get();
+        let answered = match what.as_str() {
+            "position" => {
+                conn.get(&format!(
+                    "/v1/rules/connect_four/positions?moves={}",
+                    probe_line(n)
+                ))
+                .await
+            }
+            "batch" => {
+                let lines: Vec<String> = (0..100).map(|i| probe_line(n * 100 + i)).collect();
+                let body = serde_json::to_vec(&json!({ "lines": lines }))?;
+                conn.post("/v1/rules/connect_four/positions", None, body)
+                    .await
+            }
+            _ => conn.get("/healthz").await,
+        };
+        match answered {
             Ok((200, _)) => out.latencies.push(started.elapsed()),
             _ => out.errors += 1,
         }
@@ -539,7 +584,12 @@ fn main() -> anyhow::Result<()> {
                     let tasks: Vec<_> = (0..args.concurrency)
                         .map(|i| {
                             let base = bases[i % bases.len()].clone();
-                            tokio::task::spawn_local(probe(base, sent.clone(), args.healthz))
+                            tokio::task::spawn_local(probe(
+                                base,
+                                args.probe.clone(),
+                                sent.clone(),
+                                args.healthz,
+                            ))
                         })
                         .collect();
                     let mut outcomes = Vec::new();
