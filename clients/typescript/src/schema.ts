@@ -2309,7 +2309,8 @@ export interface components {
             provisional: boolean;
         };
         /**
-         * @description A position of a kind, read from a line: each field as in a Game.
+         * @description A position of a kind, read from a line: each field as in a Game (those
+         *     that do not apply are null, not absent).
          * @example {
          *       "kind": "connect_four",
          *       "options": {
@@ -2367,15 +2368,15 @@ export interface components {
              * @description Moves played.
              */
             ply: number;
-            turn?: null | components["schemas"]["Side"];
+            turn: null | components["schemas"]["Side"];
             /** @description `in_progress`, `won` or `draw`. */
             status: components["schemas"]["Status"];
-            winner?: null | components["schemas"]["Side"];
+            winner: null | components["schemas"]["Side"];
             /** @description The cells of the winning line(s); null unless won. */
-            winning_line?: components["schemas"]["Coord"][] | null;
+            winning_line: components["schemas"]["Coord"][] | null;
             /** @description One string per row, top row first: `.` empty, `X`, `O`. */
             board: string[];
-            ultimate?: null | components["schemas"]["UltimateState"];
+            ultimate: null | components["schemas"]["UltimateState"];
             /** @description The moves the side to move may play; empty when the game is over. */
             legal_moves: components["schemas"]["MoveBody"][];
             /** @description Moves that would win at once, for either player; empty when the game is over. */

@@ -110,7 +110,8 @@ impl PositionBatch {
     }
 }
 
-/// A position of a kind, read from a line: each field as in a Game.
+/// A position of a kind, read from a line: each field as in a Game (those
+/// that do not apply are null, not absent).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "kind": "connect_four", "options": {"rows": 6, "columns": 7}, "moves": "4453", "ply": 4,
@@ -128,16 +129,20 @@ pub struct Position {
     /// Moves played.
     pub ply: u32,
     /// The side to move; null when the game is over.
+    #[schema(required = true)]
     pub turn: Option<Side>,
     /// `in_progress`, `won` or `draw`.
     pub status: Status,
     /// The winner when `status` is `won`, else null.
+    #[schema(required = true)]
     pub winner: Option<Side>,
     /// The cells of the winning line(s); null unless won.
+    #[schema(required = true)]
     pub winning_line: Option<Vec<Coord>>,
     /// One string per row, top row first: `.` empty, `X`, `O`.
     pub board: Vec<String>,
     /// Ultimate tic-tac-toe only; null for the other kinds.
+    #[schema(required = true)]
     pub ultimate: Option<UltimateState>,
     /// The moves the side to move may play; empty when the game is over.
     pub legal_moves: Vec<MoveBody>,
