@@ -349,6 +349,26 @@ mod tests {
     }
 
     #[test]
+    fn bounded_by_work_the_perfect_solver_stops_at_the_same_node_every_time() {
+        // Off the book, early: the solver cannot finish in 20,000 nodes,
+        // and what it leaves is evaluated at `hard`. Searches in between
+        // (which warm the kept tables) change nothing.
+        let game = position(GameKind::ConnectFour, "11");
+        let budget = Budget::from_millis(10_000);
+        let first = analyze_with_work(&game, Level::Perfect, 0, budget, 20_000).unwrap();
+        assert!(!first.exact, "not solved within 20,000 nodes");
+        let _ = analyze(&game, Level::Perfect, 0, Budget::from_millis(200)).unwrap();
+        for _ in 0..2 {
+            let again = analyze_with_work(&game, Level::Perfect, 0, budget, 20_000).unwrap();
+            assert_eq!(again, first);
+        }
+        // With enough work every move is proven.
+        let late = position(GameKind::ConnectFour, "5554224333234511764415115");
+        let solved = analyze_with_work(&late, Level::Perfect, 0, budget, 2_000_000).unwrap();
+        assert!(solved.exact);
+    }
+
+    #[test]
     fn turning_an_evaluation_round_adds_the_move() {
         assert_eq!(
             one_ply_back(Evaluation::proven(Outcome::Win, 1)),
