@@ -23,8 +23,9 @@ pub const DEFAULT_MAX_ANALYSIS_WORK: u64 = 2_000_000;
 
 /// The wall-clock cap of an analysis bounded by work: past it the search
 /// stops where it is, and the answer may differ from the next one. The
-/// default work limit stays well inside it.
-const ANALYSIS_TIME_CAP: std::time::Duration = std::time::Duration::from_secs(30);
+/// default work limit stays well inside it, also in ultimate tic-tac-toe,
+/// where a unit of work is a whole playout.
+const ANALYSIS_TIME_CAP: std::time::Duration = std::time::Duration::from_mins(1);
 
 /// The position after `line` (the kind's notation) from the start of `setup`.
 ///
@@ -38,8 +39,7 @@ pub fn position(setup: Setup, line: &str) -> Result<Line> {
 impl Service {
     /// The work an analysis of `position` does when the request names none:
     /// what a bot's move within `--bot-budget-ms` would.
-    #[must_use]
-    pub fn default_analysis_work(&self, position: &AnyGame) -> u64 {
+    fn default_analysis_work(&self, position: &AnyGame) -> u64 {
         Budget {
             time: self.bot_budget,
         }
