@@ -292,6 +292,17 @@ impl FromRequest for Body {
     }
 }
 
+/// The kind named by the path's `{kind}`; one that is none of the four is
+/// 404 `not_found`, saying which kinds there are.
+///
+/// # Errors
+/// `KindNotFound`.
+pub fn path_kind(req: &HttpRequest) -> Result<super::wire::Kind, ApiError> {
+    let name = req.match_info().get("kind").unwrap_or_default();
+    serde_json::from_value(Value::String(name.to_owned()))
+        .map_err(|_| ApiError::KindNotFound(name.to_owned()))
+}
+
 /// The game named by the path's `{id}`. Anything that is not a UUID in its
 /// hyphenated form is no game: 404 `game_not_found`, decided here for every
 /// route.

@@ -6,7 +6,9 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit};
+use super::extract::{
+    Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit, path_kind,
+};
 use super::responses::{
     BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound,
     PlayerUnauthorized, RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
@@ -190,9 +192,7 @@ pub async fn leaderboard(
     req: HttpRequest,
     query: Query<LeaderboardQuery>,
 ) -> ApiResult {
-    let name = req.match_info().get("kind").unwrap_or_default();
-    let kind: Kind = serde_json::from_value(serde_json::Value::String(name.to_owned()))
-        .map_err(|_| ApiError::KindNotFound(name.to_owned()))?;
+    let kind = path_kind(&req)?;
     let limit = page_limit(query.into_inner().limit)?;
     let ranked = state.service.leaderboard(kind.into(), limit).await?;
     Ok(HttpResponse::Ok().json(Leaderboard {

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{Body, Query};
+use super::extract::{Body, Query, path_kind};
 use super::responses::{
     BadRequest, BotUnavailableNoStore, Internal, KindNotFound, PayloadTooLarge, RequestTimeout,
     UnprocessableLine, UnprocessableLines, UnsupportedMediaType,
@@ -32,13 +32,6 @@ pub const BATCH_BODY_LIMIT: usize = 256 * 1024;
 
 /// A position answers the same for ever: caches may keep it a year.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-
-/// The kind named by the path's `{kind}`; an unknown one is `not_found`.
-fn kind_of(req: &HttpRequest) -> Result<Kind, ApiError> {
-    let name = req.match_info().get("kind").unwrap_or_default();
-    serde_json::from_value(serde_json::Value::String(name.to_owned()))
-        .map_err(|_| ApiError::KindNotFound(name.to_owned()))
-}
 
 /// The `ETag` of an answer: a digest of its body (with the service's
 /// version, so that a new release that words an answer differently is not
@@ -80,7 +73,7 @@ fn digest_tag(body: &[u8]) -> HeaderValue {
 )]
 #[get("/{kind}/positions")]
 pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -> ApiResult {
-    let kind = kind_of(&req)?;
+    let kind = path_kind(&req)?;
     let line = query.into_inner().line(kind)?;
     let body = serde_json::to_vec(&Position::from(&line))
         .map_err(|e| ApiError::from(crate::service::ServiceError::Internal(e.to_string())))?;
@@ -115,7 +108,7 @@ pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -
 )]
 #[post("/{kind}/positions")]
 pub async fn post_rules_positions(req: HttpRequest, body: Body) -> ApiResult {
-    let kind = kind_of(&req)?;
+    let kind = path_kind(&req)?;
     let batch: PositionBatch = body.json()?;
     if batch.lines.len() > MAX_LINES {
         return Err(ApiError::TooManyLines(batch.lines.len()));
@@ -161,7 +154,7 @@ pub async fn get_rules_analysis(
     query: Query<LineAnalysisQuery>,
     client: ClientAddr,
 ) -> ApiResult {
-    let kind = kind_of(&req)?;
+    let kind = path_kind(&req)?;
     let query = query.into_inner();
     let line = query.line(kind)?;
     let level = query.level.map_or(DEFAULT_LEVEL, Into::into);

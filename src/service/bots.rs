@@ -157,12 +157,7 @@ impl Service {
             });
         }
         let _place = QueuePlace::take(self, game.id, client)?;
-        let permit = self
-            .thinkers
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?;
+        let permit = self.thinker().await?;
         let budget = Budget {
             time: self.bot_budget,
         };
@@ -178,6 +173,16 @@ impl Service {
             kept.put(key, analysis.clone());
         }
         Ok(MoveAnalysis { analysis, level })
+    }
+
+    /// A place among the clients' searches that run at once, when one is
+    /// free.
+    pub(super) async fn thinker(&self) -> Result<tokio::sync::OwnedSemaphorePermit> {
+        self.thinkers
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))
     }
 
     /// A finished round's analysis made before, if it is still kept.

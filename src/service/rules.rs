@@ -80,12 +80,7 @@ impl Service {
         // The one-search-per-game rule has no game to hold here: each
         // request is its own, and counts against its client's share.
         let _place = QueuePlace::take(self, Uuid::new_v4(), client)?;
-        let permit = self
-            .thinkers
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?;
+        let permit = self.thinker().await?;
         let budget = Budget {
             time: ANALYSIS_TIME_CAP,
         };
