@@ -388,7 +388,7 @@ impl GameClock {
 }
 
 /// A game as stored: the current round's position and everything around it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
     pub id: Uuid,
     pub position: AnyGame,

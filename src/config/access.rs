@@ -8,11 +8,11 @@ use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
 
-use ipnet::IpNet;
+use ip_network::IpNetwork;
 
 /// The reverse proxies whose `X-Forwarded-For` is believed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies(Vec<IpNetwork>);
 
 impl FromStr for TrustedProxies {
     type Err = String;
@@ -24,8 +24,9 @@ impl FromStr for TrustedProxies {
             .map(str::trim)
             .filter(|item| !item.is_empty())
             .map(|item| {
-                item.parse::<IpNet>()
-                    .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
+                // A network's host bits are dropped (`10.0.0.5/8` is `10.0.0.0/8`).
+                IpNetwork::from_str_truncate(item)
+                    .or_else(|_| item.parse::<IpAddr>().map(IpNetwork::from))
                     .map_err(|_| {
                         format!(
                             "`{item}` is neither an IP address nor a network such as 10.0.0.0/8"
@@ -41,7 +42,7 @@ impl TrustedProxies {
     /// Whether `ip` is one of the trusted proxies.
     #[must_use]
     pub fn contains(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|net| net.contains(&ip))
+        self.0.iter().any(|net| net.contains(ip))
     }
 }
 

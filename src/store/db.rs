@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::games::{GAME_COLUMNS, GameRow};
+use super::games::{GameRow, game_columns};
 use super::idempotency::IdempotencyRow;
 use super::moves::{EventRow, MoveRow};
 use super::outbox::{Hooks, Outbox, Recorder};
@@ -147,12 +147,6 @@ impl Store {
     #[must_use]
     pub fn busy_within(&self, window: Duration) -> bool {
         self.outbox.busy_within(window)
-    }
-
-    /// Whether this store is on PostgreSQL.
-    #[must_use]
-    pub fn is_postgres(&self) -> bool {
-        matches!(self.backend, Backend::Postgres(_))
     }
 
     /// Ids of games that changed, after the change committed (on PostgreSQL
@@ -394,8 +388,9 @@ impl WriteTx {
             return Ok(());
         }
         let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games WHERE id = ANY($1) AND deleted_at IS NULL \
-             ORDER BY id FOR UPDATE"
+            "SELECT {} FROM games WHERE id = ANY($1) AND deleted_at IS NULL \
+             ORDER BY id FOR UPDATE",
+            game_columns()
         );
         let rows: Vec<GameRow> = match &mut self.conn {
             Conn::Postgres(t) => sqlx::query_as(&sql).bind(ids).fetch_all(&mut **t).await?,

@@ -1,17 +1,21 @@
-//! Games and their seats: the `games` table's row, its conversion to and
-//! from [`GameRecord`] (validated on the way in exactly as a request would
-//! be: the snapshot through the rules' decoder, names through their
-//! parsers), and the reads and writes of games.
+//! Games and their seats: the `games` table (one list, [`game_table!`], makes
+//! its row, its column lists and its binds), the row's conversion to and
+//! from [`GameRecord`] (on the way in, the snapshot goes through the rules'
+//! decoder and the ids, kinds, levels, hashes and times through their
+//! parsers; names are taken as stored, having been checked when they were
+//! written), and the reads and writes of games.
 //!
 //! Over 700 lines, on purpose: a game's row and its conversion both ways sit
 //! together, so that a column added is added to its reader, its writer and
 //! its validation in one file (most of the length is the `meta` JSON).
 
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::QueryBuilder;
+use sqlx::query_builder::Separated;
 use uuid::Uuid;
 
 use super::db::{Conn, on_conn, on_reader};
@@ -39,65 +43,113 @@ pub(super) fn parse_player(s: &str) -> Result<Player, StoreError> {
     }
 }
 
-/// The games table's columns, in the order of [`GameRow`]'s fields, but
-/// `deleted_at`.
-pub(super) const GAME_COLUMNS: &str = "id, kind, status, open_seat, hotseat, \
-     x_type, x_token, x_level, x_seed, o_type, o_token, o_level, o_seed, \
-     round, resigned, version, snapshot, created_at, updated_at, private, meta, deadline, \
-     match_key, updated_minute";
+/// Whether an update of a game writes a column, or only its insert does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// At the insert only: what a game never changes.
+    Once,
+    /// At the insert and at every update.
+    Always,
+}
 
-/// What an update of a game sets: every column but those written once.
-const UPSERT_SET: &str = "status = excluded.status, open_seat = excluded.open_seat, \
-     hotseat = excluded.hotseat, x_type = excluded.x_type, x_token = excluded.x_token, \
-     x_level = excluded.x_level, x_seed = excluded.x_seed, o_type = excluded.o_type, \
-     o_token = excluded.o_token, o_level = excluded.o_level, o_seed = excluded.o_seed, \
-     round = excluded.round, resigned = excluded.resigned, version = excluded.version, \
-     snapshot = excluded.snapshot, updated_at = excluded.updated_at, \
-     private = excluded.private, meta = excluded.meta, deadline = excluded.deadline, \
-     match_key = excluded.match_key, updated_minute = excluded.updated_minute, \
-     deleted_at = excluded.deleted_at";
+/// The games table, one line a column: its field of [`GameRow`] (with its
+/// type) and when it is written. The struct, the column list of every read,
+/// the update's `SET` list and the insert's binds are all made from this one
+/// list, so a new column is a line here, the migrations (one per backend)
+/// and its conversion in [`GameRow::of`] and [`GameRow::into_record`].
+macro_rules! game_table {
+    ($( $(#[$attr:meta])* $col:ident: $ty:ty => $written:ident, )*) => {
+        /// A stored game, one field per column of the games table.
+        #[derive(Clone, Debug, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
+        pub(super) struct GameRow {
+            $( $(#[$attr])* pub(super) $col: $ty, )*
+        }
 
-/// A stored game, one field per column of the games table.
-#[derive(Clone, Debug, sqlx::FromRow, Serialize, Deserialize)]
-pub(super) struct GameRow {
-    pub(super) id: String,
-    pub(super) kind: String,
+        /// The games table's columns in [`GameRow`]'s order, with when each
+        /// is written.
+        const GAME_TABLE: &[(&str, Written)] = &[$( (stringify!($col), Written::$written), )*];
+
+        /// Binds a row's columns in [`GAME_TABLE`]'s order, on either backend.
+        pub(super) trait BindRow<DB: sqlx::Database> {
+            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>);
+        }
+
+        impl BindRow<sqlx::Sqlite> for GameRow {
+            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Sqlite, &'static str>) {
+                $( b.push_bind(&self.$col); )*
+            }
+        }
+
+        impl BindRow<sqlx::Postgres> for GameRow {
+            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Postgres, &'static str>) {
+                $( b.push_bind(&self.$col); )*
+            }
+        }
+    };
+}
+
+game_table! {
+    id: String => Once,
+    kind: String => Once,
     /// Derived from the position and seats; stored for listing filters.
-    pub(super) status: String,
+    status: String => Always,
     /// Derived: a human seat is free. Stored for listing filters.
-    pub(super) open_seat: bool,
-    pub(super) hotseat: bool,
-    pub(super) x_type: String,
-    pub(super) x_token: Option<Vec<u8>>,
-    pub(super) x_level: Option<String>,
-    pub(super) x_seed: Option<i64>,
-    pub(super) o_type: String,
-    pub(super) o_token: Option<Vec<u8>>,
-    pub(super) o_level: Option<String>,
-    pub(super) o_seed: Option<i64>,
-    pub(super) round: i64,
-    pub(super) resigned: Option<String>,
-    pub(super) version: i64,
-    pub(super) snapshot: Vec<u8>,
-    pub(super) created_at: String,
-    pub(super) updated_at: String,
+    open_seat: bool => Always,
+    hotseat: bool => Always,
+    x_type: String => Always,
+    x_token: Option<Vec<u8>> => Always,
+    x_level: Option<String> => Always,
+    x_seed: Option<i64> => Always,
+    o_type: String => Always,
+    o_token: Option<Vec<u8>> => Always,
+    o_level: Option<String> => Always,
+    o_seed: Option<i64> => Always,
+    round: i64 => Always,
+    resigned: Option<String> => Always,
+    version: i64 => Always,
+    snapshot: Vec<u8> => Always,
+    created_at: String => Once,
+    updated_at: String => Always,
     /// Private: not listed.
-    pub(super) private: bool,
+    private: bool => Always,
     /// Names, invite hash, ending, offer, clock and players, as JSON (see
     /// [`Meta`]); NULL when all are empty.
-    pub(super) meta: Option<String>,
+    meta: Option<String> => Always,
     /// When the running side's clock runs out (for the timeout sweeper).
-    pub(super) deadline: Option<String>,
+    deadline: Option<String> => Always,
     /// Derived: the terms under which quick match may join the game
     /// ([`GameRecord::match_key`]); NULL when it may not.
-    pub(super) match_key: Option<String>,
+    match_key: Option<String> => Always,
     /// Derived: `updated_at` to the minute (`2026-11-24T04:35`), for the
     /// expiry sweeper's index.
-    pub(super) updated_minute: String,
-    /// Set when the game is deleted (kept a while for event streams).
-    #[sqlx(default)]
+    updated_minute: String => Always,
+    /// Set when the game is deleted (kept a while for event streams); not
+    /// in a webhook event's facts.
     #[serde(skip)]
-    pub(super) deleted_at: Option<String>,
+    deleted_at: Option<String> => Always,
+}
+
+/// The games table's columns, comma-separated, in [`GameRow`]'s order: what
+/// every read of whole games selects.
+pub(super) fn game_columns() -> &'static str {
+    static COLUMNS: LazyLock<String> = LazyLock::new(|| {
+        let names: Vec<&str> = GAME_TABLE.iter().map(|(name, _)| *name).collect();
+        names.join(", ")
+    });
+    &COLUMNS
+}
+
+/// What an update of a game sets: every column but those written once.
+fn upsert_set() -> &'static str {
+    static SET: LazyLock<String> = LazyLock::new(|| {
+        let sets: Vec<String> = GAME_TABLE
+            .iter()
+            .filter(|(_, written)| *written == Written::Always)
+            .map(|(name, _)| format!("{name} = excluded.{name}"))
+            .collect();
+        sets.join(", ")
+    });
+    &SET
 }
 
 /// What a game row holds in its `meta` column: the parts of a game that
@@ -292,9 +344,11 @@ impl GameRow {
         }
     }
 
-    /// Validates the row the way a request is validated: the snapshot goes
-    /// through the rules' decoder, names through their parsers. (`status`
-    /// and `open_seat` are derived, not read back.)
+    /// The record of a row, checked as it is read: the snapshot goes through
+    /// the rules' decoder, ids, kinds, levels, hashes and times through their
+    /// parsers; a row that fails is [`StoreError::Corrupt`]. (`status`,
+    /// `open_seat`, `deadline`, `match_key` and `updated_minute` are derived,
+    /// not read back.)
     pub(super) fn into_record(self) -> Result<GameRecord, StoreError> {
         let id = Uuid::parse_str(&self.id).map_err(|e| StoreError::Corrupt(format!("id: {e}")))?;
         let kind =
@@ -474,7 +528,7 @@ impl Store {
     /// # Errors
     /// Database errors, or a row that does not decode.
     pub async fn game_kept(&self, id: Uuid) -> Result<Option<(GameRecord, bool)>, StoreError> {
-        let sql = format!("SELECT {GAME_COLUMNS}, deleted_at FROM games WHERE id = $1");
+        let sql = format!("SELECT {} FROM games WHERE id = $1", game_columns());
         let row: Option<GameRow> = on_reader!(self, |c| sqlx::query_as(&sql)
             .bind(id.to_string())
             .fetch_optional(c)
@@ -529,11 +583,12 @@ impl Store {
     ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
         let limit = i64::from(filter.limit.max(1));
         let sql = format!(
-            "SELECT seq, {GAME_COLUMNS} FROM games \
+            "SELECT seq, {} FROM games \
              WHERE deleted_at IS NULL AND NOT private \
                AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR status = $2) \
                AND ($3 IS NULL OR open_seat = $3) AND ($4 IS NULL OR seq < $4) \
-             ORDER BY seq DESC LIMIT $5"
+             ORDER BY seq DESC LIMIT $5",
+            game_columns()
         );
         let kind = filter.kind.map(|k| k.as_str().to_owned());
         let status = filter.status.map(|s| s.as_str().to_owned());
@@ -560,9 +615,10 @@ impl Store {
         limit: u32,
     ) -> Result<(Vec<Uuid>, Option<i64>), StoreError> {
         let sql = format!(
-            "SELECT seq, {GAME_COLUMNS} FROM games WHERE status = 'in_progress' \
+            "SELECT seq, {} FROM games WHERE status = 'in_progress' \
              AND (x_type = 'bot' OR o_type = 'bot') AND deleted_at IS NULL AND seq > $1 \
-             ORDER BY seq LIMIT $2"
+             ORDER BY seq LIMIT $2",
+            game_columns()
         );
         let rows: Vec<ListedRow> = on_reader!(self, |c| sqlx::query_as(&sql)
             .bind(after)
@@ -627,8 +683,10 @@ impl WriteTx {
             return Ok(Some(game.clone()));
         }
         self.flush().await?;
-        let sql =
-            format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1 AND deleted_at IS NULL{lock}");
+        let sql = format!(
+            "SELECT {} FROM games WHERE id = $1 AND deleted_at IS NULL{lock}",
+            game_columns()
+        );
         let row: Option<GameRow> = on_conn!(self, |c| sqlx::query_as(&sql)
             .bind(id.to_string())
             .fetch_optional(c)
@@ -721,36 +779,9 @@ impl WriteTx {
 pub(super) async fn write_rows(tx: &mut WriteTx, rows: &[GameRow]) -> Result<(), StoreError> {
     for chunk in super::db::slices(rows) {
         on_conn!(tx, |c| {
-            let mut q =
-                QueryBuilder::new(format!("INSERT INTO games ({GAME_COLUMNS}, deleted_at) "));
-            q.push_values(chunk, |mut b, g| {
-                b.push_bind(&g.id)
-                    .push_bind(&g.kind)
-                    .push_bind(&g.status)
-                    .push_bind(g.open_seat)
-                    .push_bind(g.hotseat)
-                    .push_bind(&g.x_type)
-                    .push_bind(&g.x_token)
-                    .push_bind(&g.x_level)
-                    .push_bind(g.x_seed)
-                    .push_bind(&g.o_type)
-                    .push_bind(&g.o_token)
-                    .push_bind(&g.o_level)
-                    .push_bind(g.o_seed)
-                    .push_bind(g.round)
-                    .push_bind(&g.resigned)
-                    .push_bind(g.version)
-                    .push_bind(&g.snapshot)
-                    .push_bind(&g.created_at)
-                    .push_bind(&g.updated_at)
-                    .push_bind(g.private)
-                    .push_bind(&g.meta)
-                    .push_bind(&g.deadline)
-                    .push_bind(&g.match_key)
-                    .push_bind(&g.updated_minute)
-                    .push_bind(&g.deleted_at);
-            });
-            q.push(format!(" ON CONFLICT (id) DO UPDATE SET {UPSERT_SET}"));
+            let mut q = QueryBuilder::new(format!("INSERT INTO games ({}) ", game_columns()));
+            q.push_values(chunk, |mut b, g| g.bind_row(&mut b));
+            q.push(format!(" ON CONFLICT (id) DO UPDATE SET {}", upsert_set()));
             q.build().execute(c).await.map(|r| r.rows_affected())
         })?;
     }

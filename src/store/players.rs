@@ -12,7 +12,7 @@
 use chrono::Utc;
 
 use super::db::{Conn, on_conn, on_reader};
-use super::games::{GAME_COLUMNS, ListedRow};
+use super::games::{ListedRow, game_columns};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
 use crate::domain::player::{KindRating, PlayerRecord, PlayerView, Ranked};
 use crate::domain::rating::Rating;
@@ -343,7 +343,7 @@ impl Store {
         limit: u32,
     ) -> Result<(Vec<GameRecord>, Option<i64>), StoreError> {
         let limit = i64::from(limit.max(1));
-        let columns = format!("g.{}", GAME_COLUMNS.replace(", ", ", g."));
+        let columns = format!("g.{}", game_columns().replace(", ", ", g."));
         let sql = format!(
             "SELECT p.seq, {columns} FROM player_games p JOIN games g ON g.id = p.game_id \
              WHERE p.player_id = $1 AND ($2 IS NULL OR p.seq < $2) \

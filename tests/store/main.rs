@@ -33,6 +33,8 @@ mod postgres;
 mod matches;
 // Webhook events recorded with their change, claimed, disabled endpoints.
 mod outbox;
+// Whole records written and read back equal, on both backends.
+mod records;
 
 pub(crate) async fn open() -> (tempfile::TempDir, String, Store) {
     let dir = tempfile::tempdir().unwrap();

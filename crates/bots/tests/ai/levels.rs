@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use tabula::ai::{self, Budget, Level};
-use tabula::rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup};
+use tabula_bots::{self as ai, Budget, Level};
+use tabula_rules::{AnyGame, GameKind, GomokuOptions, GomokuRule, Player, Setup};
 
 use crate::{answers_quickly, random_positions, suggest};
 

@@ -1,15 +1,15 @@
 //! Random playouts per second for each game: play uniformly random legal
-//! moves from the empty board to the end. Run with `cargo bench --bench rules`.
+//! moves from the empty board to the end. Run with `cargo bench -p tabula-rules --bench rules`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
-use tabula::rules::connect_four::ConnectFour;
-use tabula::rules::gomoku::Gomoku;
-use tabula::rules::tic_tac_toe::TicTacToe;
-use tabula::rules::ultimate::Ultimate;
-use tabula::rules::{Game, GomokuOptions};
+use tabula_rules::connect_four::ConnectFour;
+use tabula_rules::gomoku::Gomoku;
+use tabula_rules::tic_tac_toe::TicTacToe;
+use tabula_rules::ultimate::Ultimate;
+use tabula_rules::{Game, GomokuOptions};
 
 /// Plays one random game to its end, reusing the move buffer; returns the ply.
 fn playout<G: Game>(mut game: G, rng: &mut ChaCha8Rng, moves: &mut Vec<G::Move>) -> u32 {

@@ -1,9 +1,9 @@
 //! Ultimate tic-tac-toe: immediate wins taken and immediate losses avoided,
 //! in hand-made and random positions.
 
-use tabula::ai::{Level, Outcome};
-use tabula::rules::ultimate::Move;
-use tabula::rules::{AnyGame, AnyMove, GameKind, Player, Setup};
+use tabula_bots::{Level, Outcome};
+use tabula_rules::ultimate::Move;
+use tabula_rules::{AnyGame, AnyMove, GameKind, Player, Setup};
 
 use crate::{after, hint_levels, random_positions, suggest, wins_of};
 

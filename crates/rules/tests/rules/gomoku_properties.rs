@@ -3,8 +3,8 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use tabula::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
-use tabula::rules::{Game, PlayError, Player, Refusal};
+use tabula_rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
+use tabula_rules::{Game, PlayError, Player, Refusal};
 
 use crate::gomoku::*;
 

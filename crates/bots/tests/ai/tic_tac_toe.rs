@@ -1,9 +1,9 @@
 //! Tic-tac-toe: the solvers never lose, and every level from `easy` up wins
 //! at once and blocks.
 
-use tabula::ai::{Level, Outcome};
-use tabula::rules::tic_tac_toe::Cell;
-use tabula::rules::{AnyGame, AnyMove, Player, Setup};
+use tabula_bots::{Level, Outcome};
+use tabula_rules::tic_tac_toe::Cell;
+use tabula_rules::{AnyGame, AnyMove, Player, Setup};
 
 use crate::{after, hint_levels, suggest};
 

@@ -1,8 +1,8 @@
 //! Gomoku's hand-made edge cases: options, points, wins under both rules,
 //! refusals, threats and snapshots (the oracle and its checks: `gomoku.rs`).
 
-use tabula::rules::gomoku::{DEFAULT_SIZE, Gomoku, GomokuOptions, GomokuRule, MAX_SIZE, MIN_SIZE};
-use tabula::rules::{Coord, DecodeError, Game, PlayError, Player, Refusal, Status, Threat};
+use tabula_rules::gomoku::{DEFAULT_SIZE, Gomoku, GomokuOptions, GomokuRule, MAX_SIZE, MIN_SIZE};
+use tabula_rules::{Coord, DecodeError, Game, PlayError, Player, Refusal, Status, Threat};
 
 use crate::gomoku::*;
 

@@ -21,8 +21,8 @@ mod ultimate;
 
 use std::time::Duration;
 
-use tabula::ai::{self, Budget, Level, Suggestion};
-use tabula::rules::{AnyGame, AnyMove, GameKind, Player, Setup};
+use tabula_bots::{self as ai, Budget, Level, Suggestion};
+use tabula_rules::{AnyGame, AnyMove, GameKind, Player, Setup};
 
 /// The time cap of test searches: far above what their work takes.
 pub const TIME_CAP: Duration = Duration::from_mins(1);

@@ -3,8 +3,8 @@
 //! checks made against it: `connect_four.rs`).
 
 use std::collections::HashSet;
-use tabula::rules::connect_four::{BOARD_MASK, BOTTOM_MASK, Column, ConnectFour};
-use tabula::rules::{Coord, Game, Player, Refusal, Status, Threat};
+use tabula_rules::connect_four::{BOARD_MASK, BOTTOM_MASK, Column, ConnectFour};
+use tabula_rules::{Coord, Game, Player, Refusal, Status, Threat};
 
 use crate::connect_four::*;
 

@@ -9,8 +9,8 @@ use std::collections::HashSet;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use tabula::rules::tic_tac_toe::{Cell, TicTacToe};
-use tabula::rules::{Coord, Game, Player, Refusal, Status, Threat};
+use tabula_rules::tic_tac_toe::{Cell, TicTacToe};
+use tabula_rules::{Coord, Game, Player, Refusal, Status, Threat};
 
 // ---------------------------------------------------------------- oracle --
 

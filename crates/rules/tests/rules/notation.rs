@@ -4,8 +4,8 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use tabula::rules::notation::{self, Problem};
-use tabula::rules::{AnyGame, AnyMove, GameKind, GomokuOptions, GomokuRule, Setup};
+use tabula_rules::notation::{self, Problem};
+use tabula_rules::{AnyGame, AnyMove, GameKind, GomokuOptions, GomokuRule, Setup};
 
 /// Any setup: every kind, gomoku on every size under both rules.
 fn setup() -> impl Strategy<Value = Setup> {

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use tabula::rules::connect_four::{COLUMNS, Column, ConnectFour, ROWS};
-use tabula::rules::{Coord, Game, Player, Refusal, Status};
+use tabula_rules::connect_four::{COLUMNS, Column, ConnectFour, ROWS};
+use tabula_rules::{Coord, Game, Player, Refusal, Status};
 
 pub(crate) const R: usize = 6;
 pub(crate) const C: usize = 7;

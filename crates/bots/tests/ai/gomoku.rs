@@ -2,9 +2,9 @@
 //! 15x15 positions, under both rules; wins and blocks in random positions
 //! of a small board; and a board of every size.
 
-use tabula::ai::{Level, Outcome};
-use tabula::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
-use tabula::rules::{AnyGame, AnyMove, Game, Player, Setup};
+use tabula_bots::{Level, Outcome};
+use tabula_rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
+use tabula_rules::{AnyGame, AnyMove, Game, Player, Setup};
 
 use crate::{after, hint_levels, random_positions, suggest, wins_of};
 

@@ -5,22 +5,22 @@
 //! comes true move for move, it never loses to `hard` and wins as X.
 
 use std::time::{Duration, Instant};
-use tabula::ai::connect_four_solver::{
+use tabula_bots::connect_four_solver::{
     Book, Openings, Position, Solver, WIDTH, known_move_score, known_score,
 };
 
-use tabula::ai::{self, Budget, Evaluation, Level, Outcome};
-use tabula::rules::connect_four::Column;
-use tabula::rules::{AnyGame, AnyMove, Player, Setup};
+use tabula_bots::{self as ai, Budget, Evaluation, Level, Outcome};
+use tabula_rules::connect_four::Column;
+use tabula_rules::{AnyGame, AnyMove, Player, Setup};
 
 use crate::{suggest, suggest_with, work};
 
-const L3_R1: &str = include_str!("../data/connect-four/Test_L3_R1");
-const L2_R1: &str = include_str!("../data/connect-four/Test_L2_R1");
-const L2_R2: &str = include_str!("../data/connect-four/Test_L2_R2");
-const L1_R1: &str = include_str!("../data/connect-four/Test_L1_R1");
-const L1_R2: &str = include_str!("../data/connect-four/Test_L1_R2");
-const L1_R3: &str = include_str!("../data/connect-four/Test_L1_R3");
+const L3_R1: &str = include_str!("../../../../tests/data/connect-four/Test_L3_R1");
+const L2_R1: &str = include_str!("../../../../tests/data/connect-four/Test_L2_R1");
+const L2_R2: &str = include_str!("../../../../tests/data/connect-four/Test_L2_R2");
+const L1_R1: &str = include_str!("../../../../tests/data/connect-four/Test_L1_R1");
+const L1_R2: &str = include_str!("../../../../tests/data/connect-four/Test_L1_R2");
+const L1_R3: &str = include_str!("../../../../tests/data/connect-four/Test_L1_R3");
 
 /// The (moves, position, score) of every `every`-th line of a test set.
 fn cases(set: &str, every: usize) -> Vec<(&str, Position, i32)> {

@@ -11,8 +11,8 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use tabula::rules::ultimate::{InnerStatus, Move, Ultimate};
-use tabula::rules::{Coord, Game, Player, Refusal, Status, Threat};
+use tabula_rules::ultimate::{InnerStatus, Move, Ultimate};
+use tabula_rules::{Coord, Game, Player, Refusal, Status, Threat};
 
 // ---------------------------------------------------------------- oracle --
 

@@ -1,8 +1,8 @@
 //! Ultimate tic-tac-toe's hand-made games for the special rules (the oracle
 //! and the checks made against it: `ultimate.rs`).
 
-use tabula::rules::ultimate::{InnerStatus, Move, Ultimate};
-use tabula::rules::{Coord, Game, Player, Refusal, Status};
+use tabula_rules::ultimate::{InnerStatus, Move, Ultimate};
+use tabula_rules::{Coord, Game, Player, Refusal, Status};
 
 use crate::ultimate::*;
 

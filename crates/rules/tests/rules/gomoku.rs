@@ -8,8 +8,8 @@
 //! that player's). The engine instead keeps bit rows and walks the four lines
 //! through the last stone.
 
-use tabula::rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
-use tabula::rules::{Coord, Game, Player, Refusal, Status};
+use tabula_rules::gomoku::{Gomoku, GomokuOptions, GomokuRule};
+use tabula_rules::{Coord, Game, Player, Refusal, Status};
 
 // ---------------------------------------------------------------- oracle --
 

@@ -2,9 +2,9 @@
 //! positions, a forced win in 3, and the search's proven wins checked
 //! against a plain negamax oracle.
 
-use tabula::ai::{Level, Outcome};
-use tabula::rules::connect_four::Column;
-use tabula::rules::{AnyGame, AnyMove, Player, Setup};
+use tabula_bots::{Level, Outcome};
+use tabula_rules::connect_four::Column;
+use tabula_rules::{AnyGame, AnyMove, Player, Setup};
 
 use crate::{after, hint_levels, random_positions, suggest, wins_of};
 

@@ -17,7 +17,7 @@ mod ultimate;
 mod ultimate_cases;
 
 use proptest::prelude::*;
-use tabula::rules::{Game, PlayError, Refusal};
+use tabula_rules::{Game, PlayError, Refusal};
 
 /// `m` is refused exactly when `expected` says so, by `check` and by its
 /// absence from `legal`; a refused move leaves the position as it was, both
