@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+
+use crate::service::{self, Expiry, WebhookSettings};
 
 mod access;
 pub use access::{CorsOrigins, TrustedProxies};
@@ -27,8 +29,17 @@ fn parse_expiry(age: &str) -> Result<ExpireAfter, String> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RetrySchedule(pub Vec<Duration>);
 
-/// The default retry schedule (`--webhook-retry`).
-pub const DEFAULT_RETRY: &str = "5s,30s,2m,10m,1h,6h";
+/// As the flag takes it: `5s,30s,2m`.
+impl std::fmt::Display for RetrySchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waits: Vec<String> = self
+            .0
+            .iter()
+            .map(|wait| humantime::format_duration(*wait).to_string())
+            .collect();
+        f.write_str(&waits.join(","))
+    }
+}
 
 /// A retry schedule: comma-separated durations (`5s,30s,2m`); empty: no
 /// retry.
@@ -120,7 +131,9 @@ impl std::str::FromStr for ExpireAfter {
     }
 }
 
-/// The default of every setting, shared by the flags and [`Settings::defaults`].
+/// The default of every setting that the service does not own, shared by
+/// the flags and [`Settings::defaults`] (the service's own are its
+/// constants: the retry schedule, the match window, the analysis work...).
 mod default {
     use super::LogFormat;
 
@@ -146,19 +159,11 @@ mod default {
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
     pub const MATCH_WAIT: &str = "60s";
-    pub const WEBHOOK_RETRY: &str = super::DEFAULT_RETRY;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }
 
-/// How log lines are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable single lines.
-    Text,
-    /// One JSON object per line.
-    Json,
-}
+pub use crate::telemetry::LogFormat;
 
 /// The service's settings.
 #[derive(Clone, Debug, PartialEq, Eq, Parser)]
@@ -257,7 +262,7 @@ pub struct Settings {
     pub match_wait: Duration,
 
     /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
-    #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = crate::service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
+    #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
     pub max_analysis_work: u64,
 
     /// The operators' key: `Authorization: Bearer <key>` on `/v1/webhooks`. Unset: those paths answer 404.
@@ -265,7 +270,7 @@ pub struct Settings {
     pub admin_key: Option<String>,
 
     /// Waits between a webhook delivery's attempts, comma-separated durations; after the last, the delivery is marked failed.
-    #[arg(long, env = "TABULA_WEBHOOK_RETRY", default_value = default::WEBHOOK_RETRY, value_parser = parse_retry)]
+    #[arg(long, env = "TABULA_WEBHOOK_RETRY", default_value_t = RetrySchedule(service::DEFAULT_RETRY.to_vec()), value_parser = parse_retry)]
     pub webhook_retry: RetrySchedule,
 
     /// Deliver webhooks to loopback, private and link-local addresses too (refused by default).
@@ -298,11 +303,11 @@ pub struct Settings {
     pub jwt_audience: Option<String>,
 
     /// Rated quick match seats a player with a waiting player at most this many rating points away.
-    #[arg(long, env = "TABULA_MATCH_WINDOW", default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, env = "TABULA_MATCH_WINDOW", default_value_t = service::DEFAULT_MATCH_WINDOW, value_parser = clap::value_parser!(u32).range(1..))]
     pub match_window: u32,
 
     /// Players one client address may create an hour (0: no limit); past it: 429 `rate_limited`. A retry with the same `Idempotency-Key` is not counted.
-    #[arg(long, env = "TABULA_PLAYER_RATE", default_value_t = crate::service::DEFAULT_PLAYER_RATE)]
+    #[arg(long, env = "TABULA_PLAYER_RATE", default_value_t = service::DEFAULT_PLAYER_RATE)]
     pub player_rate: u32,
 
     /// How often the expiry sweeper looks for expired games. Not a flag:
@@ -355,20 +360,41 @@ impl Settings {
             expire_finished: default_expiry(default::EXPIRE_FINISHED),
             expire_idle: default_expiry(default::EXPIRE_IDLE),
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
-            max_analysis_work: crate::service::rules::DEFAULT_MAX_ANALYSIS_WORK,
+            max_analysis_work: service::rules::DEFAULT_MAX_ANALYSIS_WORK,
             admin_key: None,
-            webhook_retry: parse_retry(default::WEBHOOK_RETRY).unwrap_or_default(),
+            webhook_retry: RetrySchedule(service::DEFAULT_RETRY.to_vec()),
             webhook_allow_private: false,
-            webhook_disable_after: crate::service::DEFAULT_DISABLE_AFTER,
+            webhook_disable_after: service::DEFAULT_DISABLE_AFTER,
             jwt_secret: None,
             jwt_public_key: None,
             jwt_issuer: None,
             jwt_audience: None,
-            match_window: 300,
-            player_rate: crate::service::DEFAULT_PLAYER_RATE,
+            match_window: service::DEFAULT_MATCH_WINDOW,
+            player_rate: service::DEFAULT_PLAYER_RATE,
             expire_sweep: default::EXPIRE_SWEEP,
             print_openapi: false,
             clock: crate::clock::Clock::system(),
+        }
+    }
+
+    /// The ages after which games expire (`--expire-*`), as the service
+    /// takes them.
+    #[must_use]
+    pub fn expiry(&self) -> Expiry {
+        Expiry {
+            waiting: self.expire_waiting.age(),
+            finished: self.expire_finished.age(),
+            idle: self.expire_idle.age(),
+        }
+    }
+
+    /// How webhooks are delivered (`--webhook-*`), as the service takes it.
+    #[must_use]
+    pub fn webhooks(&self) -> WebhookSettings {
+        WebhookSettings {
+            retry: self.webhook_retry.0.clone(),
+            allow_private: self.webhook_allow_private,
+            disable_after: self.webhook_disable_after,
         }
     }
 
@@ -465,6 +491,33 @@ mod tests {
             .mut_args(|arg| arg.env(None))
             .try_get_matches_from(["tabula", "--expire-finished", "later"]);
         assert!(refused.is_err());
+    }
+
+    #[test]
+    fn the_defaults_expire_waiting_and_finished_games_but_not_idle_ones() {
+        let expiry = Settings::defaults().expiry();
+        assert_eq!(expiry.waiting, Some(Duration::from_hours(24)));
+        assert_eq!(expiry.finished, Some(Duration::from_hours(720)));
+        assert_eq!(expiry.idle, None);
+    }
+
+    #[test]
+    fn schedules_parse() {
+        assert_eq!(
+            parse_schedule("5s, 2m").unwrap(),
+            [Duration::from_secs(5), Duration::from_mins(2)]
+        );
+        assert!(parse_schedule("").unwrap().is_empty());
+        assert!(parse_schedule("5s,soon").is_err());
+    }
+
+    #[test]
+    fn the_webhook_defaults_are_the_services() {
+        assert_eq!(Settings::defaults().webhooks(), WebhookSettings::default());
+        assert_eq!(
+            Settings::defaults().webhook_retry.to_string(),
+            "5s,30s,2m,10m,1h,6h"
+        );
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! They point one way, and nothing points back up:
 //!
 //! ```text
-//! api ──► service ──► ai ──► rules
-//!            ├──────► store ──► domain ──► rules, ai::Level
-//!            └──────► rules, domain
+//! startup ──► web ──► api ──► service ──► ai ──► rules
+//!    │         │       │         ├──────► store ──► domain ──► rules, ai::Level
+//!    │         │       │         └──────► rules, domain, clock, telemetry
+//!    └─────────┴───────┴──► config ──► service's defaults, telemetry's LogFormat
 //! ```
 //!
 //! `rules` and `ai` are crates of their own (`crates/rules`, `crates/bots`,
@@ -15,8 +16,13 @@
 //! sqlx or actix in its dependency tree, which their manifests keep so.
 //! `api` reaches the store only through `service` (the value types it renders
 //! come from `domain`, `rules` and `service`); `store` knows nothing of `ai`
-//! but its levels. `startup` wires the layers together; `config` and
-//! `telemetry` are used by all.
+//! but its levels. `config` reads the flags; it takes the defaults the
+//! service owns from the service and the log format from `telemetry`, and
+//! `startup` turns its `Settings` into what each layer takes, so that no
+//! layer below names `config` (`api` and `web` take two of its values, the
+//! trusted proxies and the allowed origins). `telemetry` and `clock` name
+//! no other module. `tests/layers.rs` holds all of this, and that every
+//! module is named in the map below.
 //!
 //! # Module map
 //! - `rules`: the four games as pure values (`docs/rules.md` is their
@@ -25,10 +31,11 @@
 //!   line masks the two tic-tac-toes share) and `notation` (a line of moves
 //!   as one string, per kind).
 //! - `domain`: the records the service works with: a game and its seats,
-//!   token hashes, moves, changes (events), list filters, stored idempotent
-//!   answers, `player` (players, their seats' bindings, rated
-//!   rounds' changes), `rating` (Glicko-2, pure arithmetic) and `webhook`
-//!   (which events a write makes).
+//!   token hashes, moves, changes (`EventType`, the one definition of what a
+//!   change that is not a move did), list filters, stored idempotent
+//!   answers, `player` (players, their seats' bindings, rated rounds'
+//!   changes), `rating` (Glicko-2, pure arithmetic) and `webhook` (which
+//!   events a write makes).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
 //!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
@@ -36,11 +43,12 @@
 //!   threat searches `vcf` and `vct` and the main search `engine` over the
 //!   line `shapes` that `lines` keeps, `ultimate`).
 //! - `store`: persistence behind one seam, one module per kind of record,
-//!   each with its SQL for both backends: `games`, `moves` (the history),
-//!   `idempotency`, `players`, `webhooks` and `outbox` (events recorded with
-//!   their change), `matches` (quick match's choice); `db` (the backends and
-//!   the write transaction) and `writer` (SQLite's single writer, batching
-//!   jobs into group commits).
+//!   each with its SQL for both backends: `games` (whose columns one list
+//!   defines), `moves` (the history), `idempotency`, `players`, `webhooks`
+//!   and `outbox` (events recorded with their change), `matches` (quick
+//!   match's choice); `db` (the backends and the write transaction; `sqlite`
+//!   opens and locks the file) and `writer` (SQLite's single writer,
+//!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, resign, delete), `history` (reads,
 //!   listings, history, positions, event replay), `bots` (hints, analyses,
@@ -48,20 +56,27 @@
 //!   set-up line), `offers` (offers, the timeout sweeper), `matches` (quick
 //!   match), `expiry` (the sweeper that deletes games left waiting,
 //!   finished or idle too long), `players` (keys, JWT sign-in, seats bound
-//!   to players, rated rounds rated in the write that ends them) and
-//!   `webhooks` (endpoints, the deliverer).
+//!   to players, rated rounds rated in the write that ends them),
+//!   `webhooks` (endpoints, the deliverer) and `rules` (rules as a service:
+//!   positions, batches and analyses of lines, nothing stored).
 //! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches`, `offers`,
-//!   `players`, `webhooks` (one file per OpenAPI tag), `events` (Server-Sent Events), `system` (health, readiness,
-//!   metrics), `extract` (body parsing and the typed path, token and
-//!   precondition extractors), `reply` (shared success answers), `wire` (the
-//!   JSON types by subject), `error` (problem+json), `responses` and
-//!   `examples` (for the OpenAPI document), `rate_limit`.
-//! - `web`: the browser side: `cors` (`--cors-origins`) and `play` (the
-//!   page at `/play`, its assets embedded from `web/dist`).
+//!   `players`, `rules`, `webhooks` (one file per OpenAPI tag), `events`
+//!   (Server-Sent Events), `system` (health, readiness, metrics), `extract`
+//!   (body parsing and the typed path, token and precondition extractors),
+//!   `headers` (headers sent twice, `If-None-Match`), `reply` (shared
+//!   success answers), `wire` (the JSON types by subject), `error`
+//!   (problem+json), `responses` (the answers of the OpenAPI document,
+//!   error sets declared once) and `examples` (for the OpenAPI document),
+//!   `rate_limit`, `client_ip` (the client behind trusted proxies).
+//! - `web`: the browser side: `cors` (`--cors-origins`), `docs` (the
+//!   headers of the Swagger UI at `/docs/`) and `play` (the page at `/play`, its
+//!   assets embedded from `web/dist`).
 //! - `clock`: where "now" comes from (a manual clock in tests).
-//! - `config`: the settings, as flags and environment variables.
-//! - `telemetry`: logging and request metrics.
-//! - `startup`: builds the app, binds, serves, stops gracefully.
+//! - `config`: the settings, as flags and environment variables; `access`
+//!   (who may reach the service: trusted proxies, allowed origins).
+//! - `telemetry`: logging (its format) and request metrics.
+//! - `startup`: builds the app from the settings, binds, serves, stops
+//!   gracefully.
 
 /// Bots and hints over the rules: the `tabula-bots` crate.
 pub use tabula_bots as ai;

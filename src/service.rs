@@ -23,7 +23,9 @@ mod expiry;
 mod history;
 mod matches;
 pub use matches::{MatchRequest, Matched, RenderGrant};
-pub use webhooks::{DEFAULT_DISABLE_AFTER, PER_ENDPOINT, WebhookSettings, refused_address, sign};
+pub use webhooks::{
+    DEFAULT_DISABLE_AFTER, DEFAULT_RETRY, PER_ENDPOINT, WebhookSettings, refused_address, sign,
+};
 mod notation;
 mod offers;
 mod players;

@@ -13,7 +13,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::{self, AppState, BodyLimit, BodyTimeout};
 use crate::config::Settings;
-use crate::service::{Expiry, Service};
+use crate::service::Service;
 use crate::store::Store;
 use crate::telemetry::{self, Metrics};
 use crate::web as browser;
@@ -74,14 +74,10 @@ impl Application {
             settings.max_searches(),
             settings.clock.clone(),
         )
-        .with_expiry(Expiry::of(settings))
+        .with_expiry(settings.expiry())
         .with_match_wait(settings.match_wait)
         .with_max_analysis_work(settings.max_analysis_work)
-        .with_webhooks(crate::service::WebhookSettings {
-            retry: settings.webhook_retry.0.clone(),
-            allow_private: settings.webhook_allow_private,
-            disable_after: settings.webhook_disable_after,
-        })
+        .with_webhooks(settings.webhooks())
         .with_players(player_settings(settings)?);
         service.spawn_expiry(settings.expire_sweep);
         // Events are written as the API writes games; the deliverer sends them.

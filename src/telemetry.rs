@@ -17,7 +17,14 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::config::LogFormat;
+/// How log lines are written (`--log-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable single lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
 
 /// Keeps the log's writer thread; dropping it writes what is left.
 pub type LogGuard = tracing_appender::non_blocking::WorkerGuard;

@@ -78,3 +78,93 @@ fn the_store_and_the_records_know_nothing_above_them() {
     // The store keeps the bots' levels, nothing else of them.
     never_names("store", &["ai"]);
 }
+
+#[test]
+fn nothing_below_startup_names_the_settings() {
+    // `config` reads the flags and takes the service's own defaults; what a
+    // layer takes of the settings, `startup` hands it.
+    for name in ["service", "store", "domain", "telemetry", "clock"] {
+        never_names(name, &["config"]);
+    }
+    never_names("config", &["api", "web", "startup"]);
+}
+
+#[test]
+fn telemetry_and_the_clock_name_no_other_module() {
+    for name in ["telemetry", "clock"] {
+        never_names(
+            name,
+            &[
+                "api", "web", "service", "store", "domain", "config", "startup", "ai", "rules",
+            ],
+        );
+    }
+}
+
+/// The text of `path`'s module documentation: its leading `//!` lines.
+fn module_doc(text: &str) -> String {
+    text.lines()
+        .take_while(|l| l.starts_with("//!") || l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The bullet of `layer` in the module map of `src/lib.rs`: from its
+/// `- \`layer\`:` line to the next bullet.
+fn map_bullet(lib: &str, layer: &str) -> Option<String> {
+    let head = format!("//! - `{layer}`:");
+    let mut lines = lib.lines().skip_while(|l| !l.starts_with(&head));
+    let first = lines.next()?;
+    let rest = lines.take_while(|l| l.starts_with("//!   "));
+    Some(
+        std::iter::once(first)
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+#[test]
+fn every_module_is_in_the_map() {
+    // A layer's modules are named in its bullet of the map in `src/lib.rs`;
+    // a module's own submodules in that module's documentation (as
+    // `api/wire.rs` names its files).
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
+    let mut missing = Vec::new();
+    for (path, _) in sources(&src) {
+        let rel = Path::new(&path).strip_prefix(&src).expect("under src");
+        let parts: Vec<String> = rel
+            .with_extension("")
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let name = parts.last().expect("a file name").clone();
+        if ["lib", "main", "tests"].contains(&name.as_str()) {
+            continue;
+        }
+        let named_in = match parts.as_slice() {
+            [layer] => map_bullet(&lib, layer),
+            [layer, _] => map_bullet(&lib, layer),
+            [.., parent, _] => {
+                let dir = rel.parent().expect("a parent").parent().expect("a dir");
+                fs::read_to_string(src.join(dir).join(format!("{parent}.rs")))
+                    .ok()
+                    .map(|t| module_doc(&t))
+            }
+            [] => None,
+        };
+        let listed = match parts.as_slice() {
+            [_] => named_in.is_some(),
+            _ => named_in.is_some_and(|doc| doc.contains(&format!("`{name}`"))),
+        };
+        if !listed {
+            missing.push(rel.display().to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "modules missing from the map in src/lib.rs (or from their parent's documentation):\n{}",
+        missing.join("\n")
+    );
+}

@@ -3,8 +3,9 @@
 //! values (`MoveBody` → `MoveInput`, `CreateGame` → `NewGame`).
 //!
 //! One file per subject: `moves`, `game`, `create`, `hints` (bots),
-//! `analysis`, `notation`, `queries`, `kinds` and `webhooks`; the small types they
-//! share (kinds, sides, levels, headers) are here.
+//! `analysis`, `notation`, `queries`, `kinds`, `players`, `rules` (rules as
+//! a service) and `webhooks`; the small types they share (kinds, sides,
+//! levels, headers) are here.
 
 mod analysis;
 mod create;

@@ -21,7 +21,6 @@ use futures_util::future::join_all;
 use uuid::Uuid;
 
 use super::{Result, Service, event, save};
-use crate::config::Settings;
 use crate::domain::{DeleteReason, EventType, GameStatus};
 
 /// The ages after which games expire; `None` never.
@@ -36,16 +35,6 @@ pub struct Expiry {
 }
 
 impl Expiry {
-    /// The ages of `--expire-waiting`, `--expire-finished`, `--expire-idle`.
-    #[must_use]
-    pub fn of(settings: &Settings) -> Expiry {
-        Expiry {
-            waiting: settings.expire_waiting.age(),
-            finished: settings.expire_finished.age(),
-            idle: settings.expire_idle.age(),
-        }
-    }
-
     /// Whether no game ever expires.
     #[must_use]
     pub fn is_off(&self) -> bool {
@@ -264,14 +253,6 @@ mod tests {
         assert!(!expiry.is_off());
         assert!(Expiry::default().is_off());
         assert_eq!(Expiry::default().rules().count(), 0);
-    }
-
-    #[test]
-    fn the_defaults_expire_waiting_and_finished_games_but_not_idle_ones() {
-        let expiry = Expiry::of(&Settings::defaults());
-        assert_eq!(expiry.waiting, Some(Duration::from_hours(24)));
-        assert_eq!(expiry.finished, Some(Duration::from_hours(720)));
-        assert_eq!(expiry.idle, None);
     }
 
     #[test]

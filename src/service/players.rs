@@ -27,7 +27,7 @@ use crate::rules::{GameKind, Player};
 use crate::store::{PlayerRequest, WriteTx};
 
 /// How rated quick match pairs players by default (`--match-window`).
-pub const DEFAULT_MATCH_WINDOW: f64 = 300.0;
+pub const DEFAULT_MATCH_WINDOW: u32 = 300;
 
 /// How players sign in and are matched.
 #[derive(Debug)]
@@ -94,7 +94,7 @@ impl PlayerSettings {
 
 impl Default for PlayerSettings {
     fn default() -> PlayerSettings {
-        PlayerSettings::new(None, DEFAULT_MATCH_WINDOW)
+        PlayerSettings::new(None, f64::from(DEFAULT_MATCH_WINDOW))
     }
 }
 

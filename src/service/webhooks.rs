@@ -31,7 +31,6 @@ use tokio::sync::{Semaphore, mpsc};
 use uuid::Uuid;
 
 use super::{Result, Service, ServiceError};
-use crate::config::{DEFAULT_RETRY, parse_schedule};
 use crate::domain::webhook::WebhookEvent;
 use crate::store::{AttemptRecord, Claimed, DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
 
@@ -95,6 +94,16 @@ pub struct WebhookSettings {
     pub disable_after: Duration,
 }
 
+/// The waits before each retry of a delivery, by default (`--webhook-retry`).
+pub const DEFAULT_RETRY: [Duration; 6] = [
+    Duration::from_secs(5),
+    Duration::from_secs(30),
+    Duration::from_mins(2),
+    Duration::from_mins(10),
+    Duration::from_hours(1),
+    Duration::from_hours(6),
+];
+
 /// How long an endpoint's deliveries may all fail before the service
 /// disables it, by default (`--webhook-disable-after`).
 pub const DEFAULT_DISABLE_AFTER: Duration = Duration::from_hours(24);
@@ -102,7 +111,7 @@ pub const DEFAULT_DISABLE_AFTER: Duration = Duration::from_hours(24);
 impl Default for WebhookSettings {
     fn default() -> WebhookSettings {
         WebhookSettings {
-            retry: parse_schedule(DEFAULT_RETRY).unwrap_or_default(),
+            retry: DEFAULT_RETRY.to_vec(),
             allow_private: false,
             disable_after: DEFAULT_DISABLE_AFTER,
         }

@@ -1,7 +1,8 @@
 //! The backends and the write transaction: [`Store`] opens SQLite or
 //! PostgreSQL and runs write jobs, [`WriteTx`] is what a job writes through.
 //! The records' own reads and writes are in their modules (`games`,
-//! `moves`, …), each query written once for both backends.
+//! `moves`, …), each query written once for both backends; `sqlite` opens
+//! a SQLite file (created, migrated, locked against a second process).
 
 use std::str::FromStr;
 use std::sync::{Arc, PoisonError};

@@ -281,7 +281,7 @@ async fn expiry_ages_come_from_the_flags() {
         "3600",
     ])
     .unwrap();
-    let expiry = tabula::service::Expiry::of(&settings);
+    let expiry = settings.expiry();
     assert_eq!(expiry.waiting, Some(Duration::from_mins(15)));
     assert_eq!(expiry.finished, None);
     assert_eq!(expiry.idle, Some(HOUR));
