@@ -748,6 +748,16 @@ pub enum EventType {
     Rematch(Uuid),
 }
 
+/// What a change did: a move played, or one of the other changes (the
+/// history stores them apart: moves, and events). The one definition of a
+/// change's kind: the service replays and streams these, the API renders
+/// them (`api/events.rs`), the store records them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    Move(MoveRecord),
+    Event(EventType),
+}
+
 /// Why a game was deleted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeleteReason {

@@ -52,9 +52,10 @@ use crate::ai::Level;
 pub use crate::ai::{Analysis, Evaluation, Outcome, ScoredMove, Suggestion};
 // What the API renders of webhooks and their events, as the store keeps it.
 use crate::clock::Clock;
+pub use crate::domain::ChangeKind;
 use crate::domain::{
-    DeleteReason, EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, OfferKind,
-    RequestHash, StoredResponse, TimeControl, TokenHash,
+    EventRecord, EventType, GameRecord, IdempotentRecord, MoveRecord, RequestHash, StoredResponse,
+    TimeControl, TokenHash,
 };
 use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
@@ -237,28 +238,6 @@ pub struct Played {
 pub enum MoveResult {
     Played(Box<Played>),
     Replayed(StoredResponse),
-}
-
-/// What a change did.
-#[derive(Clone, Debug)]
-pub enum ChangeKind {
-    Join(Player),
-    Move(MoveRecord),
-    Restart,
-    Resign(Player),
-    Offer(OfferKind, Player),
-    OfferDeclined(OfferKind, Player),
-    OfferWithdrawn(OfferKind, Player),
-    /// Moves taken back; the round's line now has this many moves.
-    Takeback(u32),
-    Draw,
-    /// The seat whose time ran out.
-    Timeout(Player),
-    /// The game was deleted (by a seat, or by expiry): the last change of a
-    /// stream.
-    Deleted(DeleteReason),
-    /// A rematch was made: the new game's id.
-    Rematch(Uuid),
 }
 
 /// One change of a game, with the game as it stood right after it.

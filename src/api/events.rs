@@ -26,7 +26,8 @@ use super::extract::{GameId, Query};
 use super::responses::{BadRequest, GameNotFound, Internal, StreamUnavailable};
 use super::wire::{Game, MoveRecordView, OfferType, Side};
 use crate::domain::DeleteReason;
-use crate::service::{Change, ChangeKind, Service, ServiceError};
+use crate::domain::{ChangeKind, EventType as DomainEvent};
+use crate::service::{Change, Service, ServiceError};
 
 /// Where to resume.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -166,48 +167,71 @@ pub struct GameEvent {
 }
 
 fn event_of(change: &Change) -> GameEvent {
-    let (mut offer_type, mut ply) = (None, None);
-    let (event_type, mv, seat, round) = match change.kind {
-        ChangeKind::Move(m) => (EventType::Move, Some(MoveRecordView::from(&m)), None, None),
-        ChangeKind::Join(p) => (EventType::Join, None, Some(p.into()), None),
-        ChangeKind::Restart => (EventType::Restart, None, None, Some(change.game.round)),
-        ChangeKind::Resign(p) => (EventType::Resign, None, Some(p.into()), None),
-        ChangeKind::Offer(k, p) => {
-            offer_type = Some(k.into());
-            (EventType::Offer, None, Some(p.into()), None)
-        }
-        ChangeKind::OfferDeclined(k, p) => {
-            offer_type = Some(k.into());
-            (EventType::OfferDeclined, None, Some(p.into()), None)
-        }
-        ChangeKind::OfferWithdrawn(k, p) => {
-            offer_type = Some(k.into());
-            (EventType::OfferWithdrawn, None, Some(p.into()), None)
-        }
-        ChangeKind::Takeback(n) => {
-            ply = Some(n);
-            (EventType::Takeback, None, None, None)
-        }
-        ChangeKind::Draw => (EventType::Draw, None, None, None),
-        ChangeKind::Timeout(p) => (EventType::Timeout, None, Some(p.into()), None),
-        ChangeKind::Deleted(_) => (EventType::Deleted, None, None, None),
-        ChangeKind::Rematch(_) => (EventType::Rematch, None, None, None),
-    };
-    let reason = match change.kind {
-        ChangeKind::Deleted(reason) => Some(reason.into()),
-        _ => None,
-    };
-    GameEvent {
-        event_type,
+    let mut event = GameEvent {
+        event_type: EventType::Move,
         version: change.version,
-        mv,
-        seat,
-        offer_type,
-        ply,
-        round,
-        reason,
-        game: (event_type != EventType::Deleted).then(|| Game::from(&change.game)),
-    }
+        mv: None,
+        seat: None,
+        offer_type: None,
+        ply: None,
+        round: None,
+        reason: None,
+        game: None,
+    };
+    let done = match change.kind {
+        ChangeKind::Move(m) => {
+            event.mv = Some(MoveRecordView::from(&m));
+            return GameEvent {
+                game: Some(Game::from(&change.game)),
+                ..event
+            };
+        }
+        ChangeKind::Event(done) => done,
+    };
+    event.event_type = match done {
+        // Not streamed: a stream starts after it (the replay leaves it out).
+        DomainEvent::Create => EventType::Move,
+        DomainEvent::Join(p) => {
+            event.seat = Some(p.into());
+            EventType::Join
+        }
+        DomainEvent::Restart => {
+            event.round = Some(change.game.round);
+            EventType::Restart
+        }
+        DomainEvent::Resign(p) => {
+            event.seat = Some(p.into());
+            EventType::Resign
+        }
+        DomainEvent::Offer(k, p) => {
+            (event.offer_type, event.seat) = (Some(k.into()), Some(p.into()));
+            EventType::Offer
+        }
+        DomainEvent::OfferDeclined(k, p) => {
+            (event.offer_type, event.seat) = (Some(k.into()), Some(p.into()));
+            EventType::OfferDeclined
+        }
+        DomainEvent::OfferWithdrawn(k, p) => {
+            (event.offer_type, event.seat) = (Some(k.into()), Some(p.into()));
+            EventType::OfferWithdrawn
+        }
+        DomainEvent::Takeback(n) => {
+            event.ply = Some(n);
+            EventType::Takeback
+        }
+        DomainEvent::Draw => EventType::Draw,
+        DomainEvent::Timeout(p) => {
+            event.seat = Some(p.into());
+            EventType::Timeout
+        }
+        DomainEvent::Deleted(reason) => {
+            event.reason = Some(reason.into());
+            EventType::Deleted
+        }
+        DomainEvent::Rematch(_) => EventType::Rematch,
+    };
+    event.game = (event.event_type != EventType::Deleted).then(|| Game::from(&change.game));
+    event
 }
 
 /// One SSE frame. An event that cannot be written as JSON (never expected)

@@ -3,8 +3,10 @@
 
 use uuid::Uuid;
 
-use super::{Change, ChangeKind, Result, Service, ServiceError};
-use crate::domain::{Ending, EventType, GameRecord, ListFilter, MoveRecord, Offer, Seat};
+use super::{Change, Result, Service, ServiceError};
+use crate::domain::{
+    ChangeKind, Ending, EventType, GameRecord, ListFilter, MoveRecord, Offer, Seat,
+};
 use crate::rules::{AnyGame, Player, Setup};
 
 impl Service {
@@ -206,7 +208,6 @@ impl Service {
                     EventType::Create => {
                         state.position = AnyGame::new(setup);
                         line.clear();
-                        None
                     }
                     EventType::Restart => {
                         state.position = AnyGame::new(setup);
@@ -214,52 +215,35 @@ impl Service {
                         state.ending = None;
                         state.offer = None;
                         line.clear();
-                        Some(ChangeKind::Restart)
                     }
-                    EventType::Join(p) => Some(ChangeKind::Join(p)),
                     EventType::Resign(p) => {
                         state.ending = Some(Ending::Resignation(p));
                         state.offer = None;
-                        Some(ChangeKind::Resign(p))
                     }
-                    EventType::Offer(k, p) => {
-                        state.offer = Some(Offer {
-                            kind: k,
-                            by: p,
-                            at: e.at,
-                        });
-                        Some(ChangeKind::Offer(k, p))
+                    EventType::Offer(kind, by) => {
+                        state.offer = Some(Offer { kind, by, at: e.at });
                     }
-                    EventType::OfferDeclined(k, p) => {
+                    EventType::OfferDeclined(..) | EventType::OfferWithdrawn(..) => {
                         state.offer = None;
-                        Some(ChangeKind::OfferDeclined(k, p))
-                    }
-                    EventType::OfferWithdrawn(k, p) => {
-                        state.offer = None;
-                        Some(ChangeKind::OfferWithdrawn(k, p))
                     }
                     EventType::Takeback(plies) => {
                         line.truncate(plies as usize);
                         state.position = replay(setup, &line)?;
                         state.offer = None;
-                        Some(ChangeKind::Takeback(plies))
                     }
                     EventType::Draw => {
                         state.ending = Some(Ending::Agreement);
                         state.offer = None;
-                        Some(ChangeKind::Draw)
                     }
                     EventType::Timeout(p) => {
                         state.ending = Some(Ending::Timeout(p));
                         state.offer = None;
-                        Some(ChangeKind::Timeout(p))
                     }
-                    EventType::Deleted(reason) => Some(ChangeKind::Deleted(reason)),
-                    EventType::Rematch(id) => {
-                        state.rematch = Some(id);
-                        Some(ChangeKind::Rematch(id))
-                    }
+                    EventType::Rematch(id) => state.rematch = Some(id),
+                    EventType::Join(_) | EventType::Deleted(_) => {}
                 }
+                // The creation is where a stream starts, not a change in it.
+                (e.event != EventType::Create).then_some(ChangeKind::Event(e.event))
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {
                 let mut game = state.clone();
