@@ -9,9 +9,9 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer, Query};
 use super::reply;
 use super::responses::{
-    AnalysisConflict, AssistForbidden, BadRequest, BotUnavailable, GameNotFound, Internal,
-    InvalidOption, MoveConflict, PayloadTooLarge, PositionNotFound, PreconditionFailed,
-    RequestTimeout, Unauthorized, UnprocessableBotMove, UnsupportedMediaType,
+    AnalysisConflict, AssistForbidden, BadRequest, BodyErrors, BotUnavailable, GameNotFound,
+    Internal, InvalidOption, MoveConflict, PositionNotFound, PreconditionFailed, Unauthorized,
+    UnprocessableBotMove,
 };
 use super::wire::{
     AnalysisQuery, AnalysisView, BotMoveRequest, ETag, HintQuery, HintView, MoveResponse,
@@ -92,9 +92,7 @@ pub async fn get_hint(
         (status = 404, response = GameNotFound),
         (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = UnprocessableBotMove),
         (status = 500, response = Internal),
         (status = 503, response = BotUnavailable),

@@ -9,10 +9,9 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, Query, page_cursor, page_limit};
 use super::reply;
 use super::responses::{
-    BadRequest, DeleteConflict, Forbidden, GameNotFound, Internal, InvalidInvite, InvalidOption,
-    JoinConflict, PayloadTooLarge, PlayerUnauthorized, PreconditionFailed, RematchConflict,
-    RequestTimeout, ResignConflict, RestartConflict, Unauthorized, Unavailable,
-    UnprocessableCreate, UnsupportedMediaType,
+    BadRequest, BodyErrors, DeleteConflict, GameNotFound, InvalidInvite, InvalidOption,
+    JoinConflict, PlayerUnauthorized, PreconditionFailed, RematchConflict, ResignConflict,
+    RestartConflict, SeatErrors, StoreErrors, UnprocessableCreate,
 };
 use super::wire::{
     CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
@@ -40,12 +39,9 @@ type ApiResult = Result<HttpResponse, ApiError>;
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = PlayerUnauthorized),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = UnprocessableCreate),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[post("/games")]
@@ -71,8 +67,7 @@ pub async fn create_game(
     responses(
         (status = 200, description = "A page of games, newest first", body = GamePage),
         (status = 400, response = BadRequest),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/games")]
@@ -108,8 +103,7 @@ pub async fn list_games(state: web::Data<AppState>, query: Query<ListQuery>) -> 
             headers(("ETag" = ETag, description = "The game's version, quoted: send it back as `If-Match`"))),
         (status = 400, response = BadRequest),
         (status = 404, response = GameNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/games/{id}")]
@@ -135,14 +129,10 @@ pub async fn get_game(state: web::Data<AppState>, game: GameId, _: NoQuery) -> A
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Deleted, with its history; followers of its events receive `deleted`"),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = DeleteConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[delete("/games/{id}")]
@@ -180,12 +170,9 @@ pub async fn delete_game(
         (status = 404, response = GameNotFound),
         (status = 409, response = JoinConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = InvalidOption),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/join")]
@@ -227,17 +214,11 @@ pub async fn join_game(
     responses(
         (status = 200, description = "The game in its new round", body = Game,
             headers(("ETag" = ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = RestartConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/restart")]
@@ -276,16 +257,10 @@ pub async fn restart_game(
                 ("Location" = GameUrl, description = "The new game's URL, `/v1/games/{id}`"),
                 ("ETag" = ETag, description = "The new game's version, quoted"),
             )),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
-        (status = 408, response = RequestTimeout),
+        SeatErrors,
+        BodyErrors,
         (status = 409, response = RematchConflict),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/rematch")]
@@ -312,17 +287,11 @@ pub async fn rematch_game(
     responses(
         (status = 200, description = "The finished game: `status` `won`, `end_reason` `resignation`", body = Game,
             headers(("ETag" = ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = ResignConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/resign")]

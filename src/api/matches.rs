@@ -8,8 +8,8 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, IdempotencyKey, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, Internal, InvalidMatch, JoinConflict, MatchUnavailable, PayloadTooLarge,
-    PlayerUnauthorized, RequestTimeout, UnsupportedMediaType,
+    BadRequest, BodyErrors, Internal, InvalidMatch, JoinConflict, MatchUnavailable,
+    PlayerUnauthorized,
 };
 use super::wire::{ETag, QuickMatch, Replayed, SeatGrant};
 use crate::domain::StoredResponse;
@@ -59,10 +59,8 @@ use crate::service::{MatchRequest, Matched, SeatTaken, ServiceError};
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = PlayerUnauthorized),
-        (status = 408, response = RequestTimeout),
+        BodyErrors,
         (status = 409, response = JoinConflict),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
         (status = 422, response = InvalidMatch),
         (status = 500, response = Internal),
         (status = 503, response = MatchUnavailable),

@@ -12,9 +12,8 @@ use super::error::ApiError;
 use super::extract::{self, Bearer, Body, GameId, IdempotencyKey, IfMatch, NoQuery, Prefer, Query};
 use super::reply;
 use super::responses::{
-    BadRequest, Forbidden, GameNotFound, Internal, MoveConflict, MoveUnavailable, PayloadTooLarge,
-    PositionNotFound, PreconditionFailed, RequestTimeout, Unauthorized, Unavailable,
-    UnprocessableMove, UnsupportedMediaType,
+    BadRequest, BodyErrors, Internal, MoveConflict, MoveUnavailable, PositionNotFound,
+    PreconditionFailed, SeatErrors, StoreErrors, UnprocessableMove,
 };
 use super::wire::{
     self, ETag, Game, MoveBody, MoveList, MoveRecordView, MoveResponse, NotationView,
@@ -76,15 +75,10 @@ impl FromRequest for Ply {
                 ("Preference-Applied" = PreferenceApplied, description = "`return=minimal`"),
                 ("Idempotent-Replayed" = Replayed, description = "`true` when this answers an earlier request with the same `Idempotency-Key`; absent otherwise"),
             )),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = MoveConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = UnprocessableMove),
         (status = 500, response = Internal),
         (status = 503, response = MoveUnavailable),
@@ -131,8 +125,7 @@ pub async fn play_move(
         (status = 200, description = "The round's moves, in order", body = MoveList),
         (status = 400, response = BadRequest),
         (status = 404, response = PositionNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/games/{id}/moves")]
@@ -157,8 +150,7 @@ pub async fn list_moves(
         (status = 200, description = "The position (no `ETag`: it is not the game now)", body = Game),
         (status = 400, response = BadRequest),
         (status = 404, response = PositionNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/games/{id}/positions/{ply}")]
@@ -188,8 +180,7 @@ pub async fn get_position(
         (status = 200, description = "The round's moves in the kind's notation and its result", body = NotationView),
         (status = 400, response = BadRequest),
         (status = 404, response = PositionNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/games/{id}/notation")]

@@ -9,8 +9,7 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery};
 use super::reply;
 use super::responses::{
-    AnswerConflict, BadRequest, Forbidden, GameNotFound, Internal, OfferConflict, PayloadTooLarge,
-    PreconditionFailed, RequestTimeout, Unauthorized, Unavailable, UnsupportedMediaType,
+    AnswerConflict, BodyErrors, OfferConflict, PreconditionFailed, SeatErrors, StoreErrors,
     WithdrawConflict,
 };
 use super::wire::{EmptyBody, Game, OfferRequest};
@@ -38,17 +37,11 @@ type ApiResult = Result<HttpResponse, ApiError>;
     responses(
         (status = 201, description = "Offered (or, against a bot or in a hotseat game, already answered): the game", body = Game,
             headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = OfferConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/offers")]
@@ -85,17 +78,11 @@ pub async fn make_offer(
     responses(
         (status = 200, description = "Accepted and carried out: the game", body = Game,
             headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = AnswerConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/offers/accept")]
@@ -124,17 +111,11 @@ pub async fn accept_offer(
     responses(
         (status = 200, description = "Declined: the game, without the offer", body = Game,
             headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = WithdrawConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[post("/games/{id}/offers/decline")]
@@ -162,14 +143,10 @@ pub async fn decline_offer(
     responses(
         (status = 200, description = "Withdrawn: the game, without the offer", body = Game,
             headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
-        (status = 400, response = BadRequest),
-        (status = 401, response = Unauthorized),
-        (status = 403, response = Forbidden),
-        (status = 404, response = GameNotFound),
+        SeatErrors,
         (status = 409, response = WithdrawConflict),
         (status = 412, response = PreconditionFailed),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[delete("/games/{id}/offers")]

@@ -10,8 +10,8 @@ use super::extract::{
     Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit, path_kind,
 };
 use super::responses::{
-    BadRequest, Internal, InvalidPlayer, KindNotFound, PayloadTooLarge, PlayerNotFound,
-    PlayerUnauthorized, RequestTimeout, TooManyRequests, Unavailable, UnsupportedMediaType,
+    BadRequest, BodyErrors, InvalidPlayer, KindNotFound, PlayerNotFound, PlayerUnauthorized,
+    StoreErrors, TooManyRequests,
 };
 use super::wire::{
     CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry, LeaderboardQuery,
@@ -48,13 +48,10 @@ fn player_id(req: &HttpRequest) -> Result<String, ApiError> {
             headers(("Location" = String, description = "The player's URL"),
                 ("Idempotent-Replayed" = bool, description = "Present (`true`) when this answers an earlier request with the same key"))),
         (status = 400, response = BadRequest),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = InvalidPlayer),
         (status = 429, response = TooManyRequests),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[post("/players")]
@@ -106,8 +103,7 @@ const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
         (status = 200, description = "The player", body = PlayerBody),
         (status = 400, response = BadRequest),
         (status = 404, response = PlayerNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/players/{id}")]
@@ -129,8 +125,7 @@ pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery
         (status = 200, description = "The caller's player", body = PlayerBody),
         (status = 400, response = BadRequest),
         (status = 401, response = PlayerUnauthorized),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/players/me")]
@@ -150,8 +145,7 @@ pub async fn get_me(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> A
         (status = 200, description = "A page of the player's games, newest first", body = GamePage),
         (status = 400, response = BadRequest),
         (status = 404, response = PlayerNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/players/{id}/games")]
@@ -182,8 +176,7 @@ pub async fn player_games(
         (status = 200, description = "The leaderboard, best first", body = Leaderboard),
         (status = 400, response = BadRequest),
         (status = 404, response = KindNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/kinds/{kind}/leaderboard")]

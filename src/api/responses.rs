@@ -3,13 +3,18 @@
 //! that response can carry, with one example per code as the server sends it.
 //!
 //! The unit structs exist for the OpenAPI document only: handlers name them in
-//! `responses(...)`, and [`super::ApiDoc`] registers them as components.
+//! `responses(...)`, and [`super::ApiDoc`] registers them as components. The
+//! answers that many routes share are declared once as error sets
+//! ([`SeatErrors`], [`BodyErrors`], [`StoreErrors`], [`AdminErrors`]), which a
+//! route names beside its own answers.
 
-use utoipa::ToResponse;
+use std::collections::BTreeMap;
+
 use utoipa::openapi::example::ExampleBuilder;
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Type};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::{IntoResponses, ToResponse};
 
 use super::error::ErrorCode;
 use super::examples;
@@ -331,4 +336,38 @@ impl<'s> ToResponse<'s> for UnprocessableCreate {
         }
         ("UnprocessableCreate", response.into())
     }
+}
+
+/// Declares each error set: a unit struct whose responses are references to
+/// the named components, by status.
+macro_rules! error_sets {
+    ($($(#[doc = $doc:literal])+ $name:ident: [$($status:literal => $response:ident),+];)+) => {$(
+        $(#[doc = $doc])+
+        pub struct $name;
+
+        impl IntoResponses for $name {
+            fn responses() -> BTreeMap<String, RefOr<Response>> {
+                [$((
+                    $status.to_string(),
+                    RefOr::Ref(Ref::from_response_name(stringify!($response))),
+                )),+]
+                .into_iter()
+                .collect()
+            }
+        }
+    )+};
+}
+
+error_sets! {
+    /// A seat's request on a game: a malformed request, no token or a wrong
+    /// one, a token of no seat, no such game.
+    SeatErrors: [400 => BadRequest, 401 => Unauthorized, 403 => Forbidden, 404 => GameNotFound];
+    /// A request with a body: sent too slowly, too large, not JSON.
+    BodyErrors: [408 => RequestTimeout, 413 => PayloadTooLarge, 415 => UnsupportedMediaType];
+    /// A route that reads or writes the store: an internal error, the
+    /// storage unavailable.
+    StoreErrors: [500 => Internal, 503 => Unavailable];
+    /// The operators' routes: a malformed request, no admin key or a wrong
+    /// one.
+    AdminErrors: [400 => BadRequest, 401 => AdminUnauthorized, 403 => AdminForbidden];
 }

@@ -11,8 +11,8 @@ use super::client_ip::ClientAddr;
 use super::error::ApiError;
 use super::extract::{Body, Query, path_kind};
 use super::responses::{
-    BadRequest, BotUnavailableNoStore, Internal, KindNotFound, PayloadTooLarge, RequestTimeout,
-    UnprocessableLine, UnprocessableLines, UnsupportedMediaType,
+    BadRequest, BodyErrors, BotUnavailableNoStore, Internal, KindNotFound, UnprocessableLine,
+    UnprocessableLines,
 };
 use super::wire::{
     AnalysisView, Kind, LineAnalysis, LineAnalysisQuery, Position, PositionBatch, PositionItem,
@@ -99,9 +99,7 @@ pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -
         (status = 200, description = "One answer per line, in order", body = PositionList),
         (status = 400, response = BadRequest),
         (status = 404, response = KindNotFound),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = UnprocessableLines),
         (status = 500, response = Internal),
     ),

@@ -10,8 +10,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::{Bearer, Body, NoQuery, Query};
 use super::responses::{
-    AdminForbidden, AdminNotFound, AdminUnauthorized, BadRequest, Internal, PayloadTooLarge,
-    RequestTimeout, Unavailable, UnsupportedMediaType, WebhookNotFound, WebhookRefused,
+    AdminErrors, AdminNotFound, BodyErrors, StoreErrors, WebhookNotFound, WebhookRefused,
 };
 use super::wire::{
     CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, PatchWebhook,
@@ -66,16 +65,11 @@ fn webhook_id(req: &actix_web::HttpRequest) -> Result<Uuid, ApiError> {
     security(("admin" = [])),
     responses(
         (status = 201, description = "Registered: the endpoint and its secret (keep it: it is shown only here)", body = WebhookGrant),
-        (status = 400, response = BadRequest),
-        (status = 401, response = AdminUnauthorized),
-        (status = 403, response = AdminForbidden),
+        AdminErrors,
         (status = 404, response = AdminNotFound),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
+        BodyErrors,
         (status = 422, response = WebhookRefused),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[post("/webhooks")]
@@ -105,12 +99,9 @@ pub async fn create_webhook(
     security(("admin" = [])),
     responses(
         (status = 200, description = "The endpoints (without their secrets)", body = WebhookList),
-        (status = 400, response = BadRequest),
-        (status = 401, response = AdminUnauthorized),
-        (status = 403, response = AdminForbidden),
+        AdminErrors,
         (status = 404, response = AdminNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/webhooks")]
@@ -131,12 +122,9 @@ pub async fn list_webhooks(state: web::Data<AppState>, bearer: Bearer, _: NoQuer
     security(("admin" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, response = BadRequest),
-        (status = 401, response = AdminUnauthorized),
-        (status = 403, response = AdminForbidden),
+        AdminErrors,
         (status = 404, response = WebhookNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[delete("/webhooks/{id}")]
@@ -163,15 +151,10 @@ pub async fn delete_webhook(
     security(("admin" = [])),
     responses(
         (status = 200, description = "The endpoint as it is now", body = WebhookView),
-        (status = 400, response = BadRequest),
-        (status = 401, response = AdminUnauthorized),
-        (status = 403, response = AdminForbidden),
+        AdminErrors,
         (status = 404, response = WebhookNotFound),
-        (status = 408, response = RequestTimeout),
-        (status = 413, response = PayloadTooLarge),
-        (status = 415, response = UnsupportedMediaType),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        BodyErrors,
+        StoreErrors,
     ),
 )]
 #[patch("/webhooks/{id}")]
@@ -202,12 +185,9 @@ pub async fn patch_webhook(
     security(("admin" = [])),
     responses(
         (status = 200, description = "The attempts, newest first", body = DeliveryList),
-        (status = 400, response = BadRequest),
-        (status = 401, response = AdminUnauthorized),
-        (status = 403, response = AdminForbidden),
+        AdminErrors,
         (status = 404, response = WebhookNotFound),
-        (status = 500, response = Internal),
-        (status = 503, response = Unavailable),
+        StoreErrors,
     ),
 )]
 #[get("/webhooks/{id}/deliveries")]
