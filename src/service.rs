@@ -1,22 +1,28 @@
-//! The use cases: create, join, play, restart, resign, delete, read, hint.
+//! The use cases: games and their moves, seats, offers, clocks and
+//! rematches; bots, hints and analyses; quick match; players, sign-in and
+//! ratings; webhooks; rules as a service; the sweepers.
 //!
 //! This is where rules, ai and store meet. Each write is a job for the
 //! store's writer: it loads the game, checks token, `If-Match`, status and
-//! turn, asks the rules, writes the move and the new snapshot under
-//! `WHERE version = ?`, and returns only after its transaction has committed.
-//! Jobs check everything before they write, so a refused job has written
-//! nothing (and a job that fails after writing takes its whole batch back
-//! with it: see `store/writer.rs`). Bot replies are computed outside any
-//! transaction (off the async workers) and written by a job of their own.
+//! turn, asks the rules, stages the move, the new state and the change's
+//! event (and any rating change or webhook event) in one transaction, and
+//! returns only after it has committed. The store writes a game only if its
+//! version is still the one read. Jobs check everything before they write,
+//! so a refused job has written nothing (and a job that fails after writing
+//! takes its whole batch back with it: see `store/writer.rs`). Bot replies
+//! are computed outside any transaction (off the async workers) and written
+//! by a job of their own.
 //!
 //! The use cases live in these files: `writes.rs` (create, join, play,
-//! restart, resign, delete), `history.rs` (the game, listings, history,
-//! positions and the changes an event stream replays), `bots.rs` (hints,
-//! analyses, bot moves and bot replies), `notation.rs` (a round as text, and
-//! a new game's set-up line), `offers.rs` (offers and the timeout sweeper),
-//! `matches.rs` (quick match) and `expiry.rs` (the sweeper that deletes
-//! games left waiting, finished or idle too long); the checks they share are
-//! here.
+//! restart, rematch, resign, delete), `history.rs` (the game, listings,
+//! history, positions and the changes an event stream replays), `bots.rs`
+//! (hints, analyses, bot moves and bot replies), `notation.rs` (a round as
+//! text, and a new game's set-up line), `offers.rs` (offers and the timeout
+//! sweeper), `matches.rs` (quick match), `expiry.rs` (the sweeper that
+//! deletes games left waiting, finished or idle too long), `players.rs`
+//! (keys, sign-in, seats bound to players, ratings), `webhooks.rs`
+//! (endpoints and the deliverer) and `rules.rs` (positions and analyses of
+//! lines, nothing stored); the checks they share are here.
 
 mod bots;
 mod expiry;
