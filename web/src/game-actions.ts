@@ -5,9 +5,9 @@ import { askForMatch, ensurePlayer, holdMatched, savedName, saveName } from "./a
 import { api, asMe, bearer, deleteGame, forgetSeat, holdSeat, type Move, ok } from "./api.js";
 import { applyLocally, moveKey } from "./board.js";
 import { h } from "./dom.js";
-import { matching, nameOf, render } from "./game-render.js";
-import { type GameScreen } from "./game-screen.js";
-import { update } from "./game.js";
+import { matching, render } from "./game-render.js";
+import { type GameScreen, nameOf } from "./game-screen.js";
+import { update } from "./game-sync.js";
 import { clearError, copy, navigate, showError } from "./shell.js";
 import { key } from "./ui.js";
 

@@ -2,11 +2,10 @@
 // the seats, the controls, the clocks, the move list, the history stepper,
 // an offer received and the dialogs that ask first.
 import { savedName } from "./account.js";
-import { type Game, type Held, type Level, type Move, type Side } from "./api.js";
-import { drawBoard, KIND_NAMES, moveKey, moveName, notation } from "./board.js";
+import { type Game, type Held, type Level, type Side } from "./api.js";
+import { drawBoard, KIND_NAMES, moveKey } from "./board.js";
 import { button, h } from "./dom.js";
-import { act, answer, askHint, cancel, copyNotation, joinHere, offer, pickRound, rematch, step, tap, toRematch } from "./game-actions.js";
-import { type GameScreen } from "./game-screen.js";
+import { type GameScreen, nameOf, notationOf } from "./game-screen.js";
 import { analyze, evalText, renderReview, sameMove } from "./review.js";
 import { copy, status } from "./shell.js";
 import { field, offerWhat, openSeat, select } from "./ui.js";
@@ -107,7 +106,7 @@ export const render = (st: GameScreen) => {
         last: st.view ? [] : st.last,
         fresh: st.view ? null : st.fresh,
       },
-      (m) => tap(st, m),
+      (m) => st.controls.tap(st, m),
     ),
   );
   st.fresh = null;
@@ -160,32 +159,32 @@ export const render = (st: GameScreen) => {
   const actions: (HTMLElement | string)[] = [];
   if (!st.held && openSeat(st.game) && st.game.status === "waiting") {
     const yourName = h("input", { type: "text", maxlength: "32", value: savedName(), class: "name" });
-    actions.push(field("Your name", yourName), button("Join", () => void joinHere(st, yourName.value.trim(), yourName), { class: "primary" }));
+    actions.push(field("Your name", yourName), button("Join", () => void st.controls.joinHere(st, yourName.value.trim(), yourName), { class: "primary" }));
   }
   if (st.held && !st.view) {
     if (canMove(st, st.game) && st.showThreats && !st.game.rated) {
       const lv = select("hint-level", st.levels.map((l) => [l, l]), st.levels.includes(st.hintLevel) ? st.hintLevel : (st.levels[0] ?? "easy"));
       lv.addEventListener("change", () => (st.hintLevel = lv.value as Level));
-      actions.push(h("span", { class: "hint-box" }, button("Hint", () => void askHint(st)), field("level", lv)));
+      actions.push(h("span", { class: "hint-box" }, button("Hint", () => void st.controls.askHint(st)), field("level", lv)));
     }
     if (st.game.status === "in_progress") actions.push(button("Resign", () => ((st.confirm = "resign"), render(st))));
     const over = st.game.status === "won" || st.game.status === "draw";
     // Between two people a round in progress restarts by agreement only.
     if (over || (st.game.ply > 0 && !people(st))) {
-      const again = () => (st.game.seats.X.type === "bot" || st.game.seats.O.type === "bot") && !over ? ((st.confirm = "restart"), render(st)) : void act(st, "restart");
+      const again = () => (st.game.seats.X.type === "bot" || st.game.seats.O.type === "bot") && !over ? ((st.confirm = "restart"), render(st)) : void st.controls.act(st, "restart");
       actions.push(button("Restart", again));
     }
     // After a round: a new game of the same terms, the seats swapped (once
     // per game), so that the other side moves first and a series is scored.
-    if (over && st.game.rematch) actions.push(button("Go to the rematch", () => void toRematch(st, st.game.rematch as string), { class: "primary" }));
-    else if (over) actions.push(button("Rematch", () => void rematch(st), { class: "primary" }));
-    if (people(st) && st.game.status === "in_progress" && !st.game.offer) actions.push(button("Offer draw", () => void offer(st, "draw")));
+    if (over && st.game.rematch) actions.push(button("Go to the rematch", () => void st.controls.toRematch(st, st.game.rematch as string), { class: "primary" }));
+    else if (over) actions.push(button("Rematch", () => void st.controls.rematch(st), { class: "primary" }));
+    if (people(st) && st.game.status === "in_progress" && !st.game.offer) actions.push(button("Offer draw", () => void st.controls.offer(st, "draw")));
     // Against a bot it takes back your last move and its reply; on one screen, the last move.
     if (st.game.status === "in_progress" && !st.game.offer) {
       const taken = st.held.hotseat ? st.game.ply > 0 : st.moves.some((m) => m.player === st.held?.seat);
-      actions.push(button("Take back", () => void offer(st, "takeback"), { disabled: taken ? null : "" }));
+      actions.push(button("Take back", () => void st.controls.offer(st, "takeback"), { disabled: taken ? null : "" }));
     }
-    if (people(st) && st.game.status === "in_progress" && !st.game.offer) actions.push(button("Offer restart", () => void offer(st, "restart")));
+    if (people(st) && st.game.status === "in_progress" && !st.game.offer) actions.push(button("Offer restart", () => void st.controls.offer(st, "restart")));
   }
   // No help reaches a rated round in progress (the API refuses it too).
   const rated = st.game.rated && st.game.status !== "won" && st.game.status !== "draw";
@@ -199,7 +198,7 @@ export const render = (st: GameScreen) => {
       ),
     );
   }
-  if (st.game.ply > 0 || st.game.round > 1) actions.push(button("Copy notation", () => void copyNotation(st)));
+  if (st.game.ply > 0 || st.game.round > 1) actions.push(button("Copy notation", () => void st.controls.copyNotation(st)));
   if (roundOver(st) && st.moves.length > 0 && !st.review && !st.reviewing) actions.push(button("Analyze the game", () => void analyze(st)));
   actions.push(h("a", { href: "/play", "data-link": "" }, "Lobby"));
   st.el.controls.replaceChildren(...actions, st.el.notationBox);
@@ -221,12 +220,12 @@ export const render = (st: GameScreen) => {
     ...(!waits
       ? []
       : searching
-        ? [h("span", {}, `Whoever asks for ${KIND_NAMES[st.game.kind]} next plays you here.`), button("Cancel", () => void cancel(st))]
+        ? [h("span", {}, `Whoever asks for ${KIND_NAMES[st.game.kind]} next plays you here.`), button("Cancel", () => void st.controls.cancel(st))]
         : [
             h("span", {}, `Invite a friend to play ${open}: `),
             h("input", { readonly: "", value: inviteLink(st), "aria-label": "Invite link", class: "link" }),
             button("Copy link", () => void copy(inviteLink(st), "Copied the invite link")),
-            button("Cancel", () => void cancel(st)),
+            button("Cancel", () => void st.controls.cancel(st)),
           ]),
   );
 };
@@ -240,7 +239,7 @@ export const renderMoves = (st: GameScreen) => {
       h(
         "li",
         {},
-        button(`${i + 1}. ${notationOf(st, m.move)}`, () => void step(st, st.game.round, i + 1), {
+        button(`${i + 1}. ${notationOf(st, m.move)}`, () => void st.controls.step(st, st.game.round, i + 1), {
           "aria-current": st.view ? (st.view.ply === i + 1 ? "step" : null) : i === st.moves.length - 1 ? "step" : null,
         }),
       ),
@@ -250,9 +249,6 @@ export const renderMoves = (st: GameScreen) => {
 
 export const roundOver = (st: GameScreen) => st.game.status === "won" || st.game.status === "draw";
 
-export const notationOf = (st: GameScreen, m: Move) => notation({ kind: st.game.kind, size: st.game.options.rows }, m);
-
-export const nameOf = (st: GameScreen, m: Move) => moveName({ kind: st.game.kind, size: st.game.options.rows }, m);
 
 export const reviewAt = (st: GameScreen, v: { round: number; ply: number }) => (v.round === st.game.round ? st.review?.[v.ply] : undefined);
 
@@ -261,15 +257,15 @@ export const renderOffer = (st: GameScreen) => {
   if (!o || !st.held || st.held.hotseat || st.view) return void st.el.offerBox.replaceChildren();
   const what = offerWhat(o.type);
   if (o.by === st.held.seat) {
-    st.el.offerBox.replaceChildren(h("p", {}, `You offered ${what}. `, button("Withdraw", () => void answer(st, "withdraw"))));
+    st.el.offerBox.replaceChildren(h("p", {}, `You offered ${what}. `, button("Withdraw", () => void st.controls.answer(st, "withdraw"))));
   } else {
     st.el.offerBox.replaceChildren(
       h(
         "div",
         { role: "alertdialog", "aria-label": `${o.by} offers ${what}`, class: "dialog" },
         h("p", {}, `${st.game.seats[o.by].name ?? o.by} offers ${what}.`),
-        button("Accept", () => void answer(st, "accept"), { class: "primary" }),
-        button("Decline", () => void answer(st, "decline")),
+        button("Accept", () => void st.controls.answer(st, "accept"), { class: "primary" }),
+        button("Decline", () => void st.controls.answer(st, "decline")),
       ),
     );
   }
@@ -285,7 +281,7 @@ export const renderDialog = (st: GameScreen) => {
       "div",
       { role: "dialog", "aria-modal": "true", "aria-label": `${yes}?`, class: "dialog" },
       h("p", {}, text),
-      button(yes, () => ((st.confirm = null), void act(st, what)), { class: "danger" }),
+      button(yes, () => ((st.confirm = null), void st.controls.act(st, what)), { class: "danger" }),
       button("Cancel", () => ((st.confirm = null), render(st))),
     ),
   );
@@ -296,9 +292,9 @@ export const renderStepper = (st: GameScreen) => {
   const round = st.view?.round ?? st.game.round;
   const ply = st.view?.ply ?? st.game.ply;
   const plies = st.view?.plies ?? st.game.ply;
-  const go = (r: number, p: number) => void step(st, r, p);
+  const go = (r: number, p: number) => void st.controls.step(st, r, p);
   const rounds = select("round", Array.from({ length: st.game.round }, (_, i): [string, string] => [String(i + 1), `Round ${i + 1}`]), String(round));
-  rounds.addEventListener("change", () => void pickRound(st, Number(rounds.value)));
+  rounds.addEventListener("change", () => void st.controls.pickRound(st, Number(rounds.value)));
   st.el.stepper.replaceChildren(
     st.game.round > 1 ? field("Round", rounds) : "",
     button("«", () => go(round, 0), { "aria-label": "First position", disabled: ply === 0 ? "" : null }),

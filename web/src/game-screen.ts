@@ -1,18 +1,47 @@
 // One game on screen: its state in one place (the game, the seat held, its
 // moves, the hint, the position looked at, the review, the stream's state)
-// and the elements it is drawn into. The game's modules read and change it:
-// `game.ts` (loading and the stream), `game-render.ts` (drawing),
-// `game-actions.ts` (what the controls do), `review.ts` (the analysis).
-import { type Game, type Held, type Level, type Move, type MoveRecord } from "./api.js";
+// and the elements it is drawn into. The game's modules read and change it,
+// each importing only those below it:
+//   game.ts (the page: loading, the stream; the controller)
+//     → game-actions.ts (what the controls do)
+//     → game-sync.ts (a newer state taken, what goes with it read)
+//     → game-render.ts (drawing) → review.ts (the analysis) → this file.
+// Drawing and the review reach the controls and drawing itself through
+// `st.controls`, which the controller fills: no module imports one above it.
+import { type Game, type Held, type Level, type Move, type MoveRecord, type Schemas, type Side } from "./api.js";
+import { moveName, notation } from "./board.js";
 import { h } from "./dom.js";
-import { type Reviewed } from "./review.js";
 import { LEVELS } from "./ui.js";
+
+/** A move with its evaluation. */
+export type Scored = { move: Move; evaluation: Schemas["EvaluationView"] };
+/** A move of a finished round against the best one there. */
+export type Reviewed = { player: Side; played: Scored; best: Scored; level: Level };
+
+/** What the screen's controls do (`game-actions.ts`) and how the screen is
+ * drawn again (`game-render.ts`), handed to it by the page (`game.ts`). */
+export type Controls = {
+  redraw: (st: GameScreen) => void;
+  act: (st: GameScreen, what: "restart" | "resign") => Promise<void>;
+  answer: (st: GameScreen, what: "accept" | "decline" | "withdraw") => Promise<void>;
+  askHint: (st: GameScreen) => Promise<void>;
+  cancel: (st: GameScreen) => Promise<void>;
+  copyNotation: (st: GameScreen) => Promise<void>;
+  joinHere: (st: GameScreen, name: string, nameInput: HTMLInputElement) => Promise<void>;
+  offer: (st: GameScreen, type: "draw" | "takeback" | "restart") => Promise<void>;
+  pickRound: (st: GameScreen, round: number) => Promise<void>;
+  rematch: (st: GameScreen) => Promise<void>;
+  step: (st: GameScreen, round: number, ply: number) => Promise<void>;
+  tap: (st: GameScreen, m: Move) => void;
+  toRematch: (st: GameScreen, next: string) => void;
+};
 
 /** A past position looked at: round, ply, the round's length, the game then. */
 export type View = { round: number; ply: number; plies: number; game: Game };
 
 export type GameScreen = {
   id: string;
+  controls: Controls;
   game: Game;
   held: Held | null;
   /** The round's moves, for the move list and the last-move marker (read
@@ -64,10 +93,11 @@ export type GameScreen = {
 };
 
 /** The screen of `game` as this browser first sees it. */
-export function newScreen(id: string, game: Game, held: Held | null): GameScreen {
+export function newScreen(id: string, game: Game, held: Held | null, controls: Controls): GameScreen {
   const people = !held?.hotseat && game.seats.X.type === "human" && game.seats.O.type === "human";
   return {
     id,
+    controls,
     game,
     held,
     moves: [],
@@ -106,3 +136,9 @@ export function newScreen(id: string, game: Game, held: Held | null): GameScreen
     },
   };
 }
+
+/** A move as the kind's notation writes it. */
+export const notationOf = (st: GameScreen, m: Move) => notation({ kind: st.game.kind, size: st.game.options.rows }, m);
+
+/** A move as the board labels it (`h8`, `column 4`). */
+export const nameOf = (st: GameScreen, m: Move) => moveName({ kind: st.game.kind, size: st.game.options.rows }, m);

@@ -1,19 +1,16 @@
 // A game's page: loads the game, keeps it current from its event stream,
 // and hands drawing and the controls to the other game modules.
-import { api, ApiFailure, forgetSeat, type Game, type GameEvent, heldSeat, type Move, type MoveRecord, ok, type Side } from "./api.js";
-import { moveKey } from "./board.js";
+import { api, ApiFailure, forgetSeat, type Game, type GameEvent, heldSeat, ok } from "./api.js";
 import { h } from "./dom.js";
-import { askAgain } from "./game-actions.js";
+import * as actions from "./game-actions.js";
 import { render, renderClocks } from "./game-render.js";
-import { type GameScreen, newScreen } from "./game-screen.js";
-import { dropReview } from "./review.js";
+import { type Controls, type GameScreen, newScreen } from "./game-screen.js";
+import { loadRatings, loadSeries, syncMoves, update } from "./game-sync.js";
 import { main, onLeave, status } from "./shell.js";
 import { kinds, levelsOf, offerWhat } from "./ui.js";
 
 /** How often a page waiting in quick match asks again. */
 const ASK_AGAIN_MS = 5_000;
-/** The most games of a series read for its score. */
-const SERIES_MAX = 30;
 
 export async function showGame(id: string): Promise<void> {
   let game: Game;
@@ -27,7 +24,9 @@ export async function showGame(id: string): Promise<void> {
     main.replaceChildren(h("section", { class: "card" }, h("p", {}, "This game does not exist: it was deleted, or it expired."), h("a", { href: "/play", "data-link": "" }, "Lobby")));
     return;
   }
-  const st = newScreen(id, game, heldSeat(id));
+  // The controller: the controls and the drawing, handed to the screen.
+  const controls: Controls = { ...actions, redraw: render };
+  const st = newScreen(id, game, heldSeat(id), controls);
   const el = st.el;
   main.replaceChildren(
     h("section", { class: "card game" }, el.title, el.info, el.invite, el.clocks, el.boardBox, el.threats, el.offerBox, el.controls, el.dialogBox, el.stepper, el.moveList),
@@ -36,7 +35,7 @@ export async function showGame(id: string): Promise<void> {
   // On a touch screen, the first tap on a small cell only points at it.
   el.boardBox.addEventListener("pointerdown", (e) => (st.pointer = e.pointerType));
   const tick = window.setInterval(() => renderClocks(st), 250);
-  const asking = window.setInterval(() => void askAgain(st), ASK_AGAIN_MS);
+  const asking = window.setInterval(() => void actions.askAgain(st), ASK_AGAIN_MS);
   const stopLive = startLive(st);
   onLeave(() => {
     st.reviewing?.abort();
@@ -129,79 +128,3 @@ function startLive(st: GameScreen): () => void {
     window.clearInterval(ping);
   };
 }
-
-/** The seats' players' ratings in this kind, shown beside their names. */
-export const loadRatings = async (st: GameScreen) => {
-  const ids = (["X", "O"] as Side[]).map((s) => st.game.seats[s].player).filter((p): p is string => !!p);
-  const stamp = `${ids.join(",")}|${st.game.round}|${st.game.rating_change ? "done" : ""}`;
-  if (!ids.length || stamp === st.ratedAt) return;
-  st.ratedAt = stamp;
-  await Promise.all(
-    ids.map(async (pid) => {
-      const res = await api.GET("/v1/players/{id}", { params: { path: { id: pid } } });
-      const r = res.data?.ratings[st.game.kind];
-      if (r) st.ratings.set(pid, r.rating);
-    }),
-  );
-  render(st);
-};
-
-/** Reads the round's moves again when the game moved on without them. */
-export const syncMoves = async (st: GameScreen) => {
-  const current = st.moves.length === st.game.ply && (st.moves[0]?.round ?? st.game.round) === st.game.round;
-  if (!current) {
-    const res = await ok(api.GET("/v1/games/{id}/moves", { params: { path: { id: st.id }, query: { round: st.game.round } } }));
-    st.moves = res.items;
-  }
-  // The marker is the round's last move, whatever view drew before.
-  const end = st.moves.at(-1);
-  const marked = end ? moveKey(end.move) : null;
-  if (!current || (st.last.at(-1) ? moveKey(st.last.at(-1) as Move) : null) !== marked) {
-    st.last = end ? [end.move] : [];
-    render(st);
-  }
-};
-
-/** Takes a newer state of the game (from an answer or the stream). */
-export const update = (st: GameScreen, g: Game, played: MoveRecord[] = []) => {
-  if (g.version < st.game.version) return;
-  if (g.round !== st.game.round || (g.status !== "won" && g.status !== "draw")) dropReview(st);
-  if (g.round !== st.game.round) st.view = null;
-  if (played.length) st.last = played.map((m) => m.move);
-  if (g.version > st.game.version) st.hint = null;
-  const ended = (g.status === "won" || g.status === "draw") && g.status !== st.game.status;
-  st.game = g;
-  render(st);
-  if (ended || (g.rematch && !st.series)) void loadSeries(st).catch(() => {});
-  void syncMoves(st).catch(() => {});
-  void loadRatings(st).catch(() => {});
-};
-
-/** The series this game belongs to (its rematches both ways), scored by
- * person: the seats swap with each rematch. */
-export const loadSeries = async (st: GameScreen) => {
-  const chain: Game[] = [st.game];
-  const read = async (other: string | null | undefined) =>
-    other ? (await api.GET("/v1/games/{id}", { params: { path: { id: other } } })).data : undefined;
-  for (let g = await read(st.game.rematch_of); g && chain.length < SERIES_MAX; g = await read(g.rematch_of)) chain.unshift(g);
-  const here = chain.length - 1;
-  for (let g = await read(st.game.rematch); g && chain.length < SERIES_MAX; g = await read(g.rematch)) chain.push(g);
-  const first = chain[0];
-  if (chain.length < 2 || !first) return void (st.series = "");
-  // Person A sat X in the first game, so X in every other one after it.
-  const mineIsA = st.held && !st.held.hotseat ? (st.held.seat === "X") === (here % 2 === 0) : null;
-  const label = (s: Side, isA: boolean) => {
-    const seat = first.seats[s];
-    return seat.name ?? (seat.type === "bot" ? "Bot" : mineIsA === null ? s : mineIsA === isA ? "You" : "Opponent");
-  };
-  let a = 0;
-  let b = 0;
-  chain.forEach((g, i) => {
-    const current = i === here ? st.game : g;
-    if (current.status !== "won" || !current.winner) return;
-    if ((current.winner === "X") === (i % 2 === 0)) a += 1;
-    else b += 1;
-  });
-  st.series = `${label("X", true)} ${a} – ${b} ${label("O", false)}`;
-  render(st);
-};

@@ -3,9 +3,7 @@
 import { api, type Level, type Move, ok, type Schemas, type Side } from "./api.js";
 import { moveKey } from "./board.js";
 import { button, h } from "./dom.js";
-import { step } from "./game-actions.js";
-import { notationOf, render } from "./game-render.js";
-import { type GameScreen } from "./game-screen.js";
+import { type GameScreen, notationOf, type Reviewed } from "./game-screen.js";
 import { showError } from "./shell.js";
 import { kinds, levelsOf } from "./ui.js";
 
@@ -23,7 +21,7 @@ export const analyze = async (st: GameScreen) => {
   st.reviewing = abort;
   st.review = [];
   const round = st.game.round;
-  render(st);
+  st.controls.redraw(st);
   try {
     // The kind's own levels (the page draws with all until they arrive).
     const offered = levelsOf(await kinds(), st.game.kind);
@@ -40,12 +38,12 @@ export const analyze = async (st: GameScreen) => {
       renderReview(st);
     }
     st.reviewing = null;
-    render(st);
+    st.controls.redraw(st);
   } catch (e) {
     if (abort.signal.aborted) return;
     st.reviewing = null;
     st.review = null;
-    render(st);
+    st.controls.redraw(st);
     showError(e);
   }
 };
@@ -61,7 +59,7 @@ export const renderReview = (st: GameScreen) => {
     return h(
       "li",
       { class: `${worse ? "worse" : ""}${ply === lost ? " lost" : ""}` },
-      button(label, () => void step(st, st.game.round, ply), { "aria-current": st.view?.round === st.game.round && st.view.ply === ply ? "step" : null }),
+      button(label, () => void st.controls.step(st, st.game.round, ply), { "aria-current": st.view?.round === st.game.round && st.view.ply === ply ? "step" : null }),
     );
   });
   const r = lost === null ? null : st.review[lost];
@@ -80,9 +78,6 @@ export const renderReview = (st: GameScreen) => {
     h("p", { class: "muted" }, `Evaluations at ${st.review[0]?.level ?? "the bot's"} level, for the side that moved; a click shows the position with the best move marked.`),
   );
 };
-
-export type Scored = { move: Move; evaluation: Schemas["EvaluationView"] };
-export type Reviewed = { player: Side; played: Scored; best: Scored; level: Level };
 
 export function sameMove(a: Move, b: Move): boolean {
   return moveKey(a) === moveKey(b);

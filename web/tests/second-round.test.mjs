@@ -134,6 +134,8 @@ test("a bot's Gomoku move is told as the board names its cells, and Take back wo
   const [, cell] = /O \(bot\) played ([a-o]\d{1,2})/.exec(told) ?? [];
   assert.ok(cell, told);
   assert.equal(await page.getByRole("button", { name: `${cell}, O`, exact: true }).count(), 1, "the cell is named as told");
+  // The move list is read back after the move's answer: wait for it.
+  await until(page, (c) => (document.querySelector(".moves")?.textContent ?? "").includes(`2. ${c}`), cell);
   assert.match(await page.getByRole("list", { name: "Moves" }).textContent(), new RegExp(`2\\. ${cell}`));
   await page.getByRole("button", { name: "Take back" }).click();
   await until(page, () => document.querySelectorAll(".board .stone").length === 0);
