@@ -1,6 +1,7 @@
 //! The records the service works with: a game as stored (its position,
 //! seats, round and version), its moves and other changes, seat tokens, the
-//! filter of a listing, a stored idempotent answer, and the bot [`Level`].
+//! filter of a listing, a stored idempotent answer, and the bot
+//! [`Level`](crate::ai::Level).
 //!
 //! Over 700 lines, on purpose: a game's record and the rules of its state
 //! (seats, clock, outcome, the offer, the match key) are one value whose
@@ -184,7 +185,7 @@ const MARKS_PER_CHARACTER: usize = 8;
 /// the combining grapheme joiner) but inside an emoji sequence (a zero
 /// width joiner between pictographs, a variation selector or tag after an
 /// emoji); U+2800; a combining mark with no character before it to sit
-/// on, or past [`MARKS_PER_CHARACTER`] on one; a word (a run between
+/// on, or past `MARKS_PER_CHARACTER` on one; a word (a run between
 /// spaces) whose characters have no script in common, as Unicode TS #39
 /// resolves them (the `unicode-security` crate): `Fаrm` with a Cyrillic
 /// `а` is refused, `東京タワー` and `R2-D2` are not.

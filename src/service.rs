@@ -134,8 +134,8 @@ pub enum ServiceError {
     /// Any other failure of the database.
     #[error("storage error")]
     Store(#[source] StoreError),
-    /// A seat made offers faster than [`offers::OFFER_BURST`] in a row, then
-    /// one every [`offers::OFFER_EVERY`]: retry after that many seconds.
+    /// A seat made offers faster than `offers::OFFER_BURST` in a row, then
+    /// one every `offers::OFFER_EVERY`: retry after that many seconds.
     #[error("offers come too fast from this seat: wait {0} s before the next one")]
     TooManyOffers(u64),
     /// A client created its hourly share of players (`--player-rate`).

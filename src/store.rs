@@ -1,7 +1,8 @@
 //! Persistence: games, their history, idempotency records, players and
 //! ratings, webhooks and their outbox, on SQLite or PostgreSQL.
 //!
-//! The store has one seam, [`Store`] for reads and [`WriteTx`] for what a
+//! The store has one seam, [`Store`](crate::store::Store) for reads and
+//! [`WriteTx`](crate::store::WriteTx) for what a
 //! write job does inside its transaction: the service never touches SQL.
 //! Each module holds one kind of record's rows and SQL, written once with
 //! `$N` placeholders for both backends (sqlx queries with binds, run on
@@ -21,7 +22,7 @@
 //! is seen as nothing changed, never as a silent overwrite.
 //!
 //! A delete marks the game (`deleted_at`): no read or write finds it, but
-//! its history stays [`KEEP_DELETED`] for event streams, which must still
+//! its history stays [`KEEP_DELETED`](crate::store::KEEP_DELETED) for event streams, which must still
 //! send its last move before `deleted`; a background task purges it later.
 
 mod db;

@@ -109,8 +109,8 @@ fn module_doc(text: &str) -> String {
         .join("\n")
 }
 
-/// The bullet of `layer` in the module map of `src/lib.rs`: from its
-/// `- \`layer\`:` line to the next bullet.
+/// The bullet of `layer` in the module map of `src/lib.rs`: from the line
+/// that names it first to the next bullet.
 fn map_bullet(lib: &str, layer: &str) -> Option<String> {
     let head = format!("//! - `{layer}`:");
     let mut lines = lib.lines().skip_while(|l| !l.starts_with(&head));
@@ -144,8 +144,7 @@ fn every_module_is_in_the_map() {
             continue;
         }
         let named_in = match parts.as_slice() {
-            [layer] => map_bullet(&lib, layer),
-            [layer, _] => map_bullet(&lib, layer),
+            [layer] | [layer, _] => map_bullet(&lib, layer),
             [.., parent, _] => {
                 let dir = rel.parent().expect("a parent").parent().expect("a dir");
                 fs::read_to_string(src.join(dir).join(format!("{parent}.rs")))

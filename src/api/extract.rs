@@ -45,7 +45,7 @@ pub struct BodyTimeout(pub std::time::Duration);
 /// held while the answer is written makes it close the connection instead.
 struct StalledBody(Payload);
 
-/// Keeps a stalled body's payload (see [`StalledBody`]) alive in the answer's
+/// Keeps a stalled body's payload (see `StalledBody`) alive in the answer's
 /// body, so the connection closes as soon as the 408 is written.
 ///
 /// # Errors

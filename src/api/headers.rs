@@ -21,7 +21,7 @@ const SINGLE: [&str; 6] = [
     "content-type",
 ];
 
-/// Middleware: refuses a request that sends a header of [`SINGLE`] more
+/// Middleware: refuses a request that sends a header of `SINGLE` more
 /// than once, with 400 `duplicate_header`, before anything reads it.
 ///
 /// # Errors

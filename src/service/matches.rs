@@ -95,7 +95,7 @@ impl Service {
     ///
     /// # Errors
     /// `InvalidOption` (the name), `IdempotencyKeyReused`, `Busy` when other
-    /// instances kept deciding under these terms for [`PATIENCE`], store
+    /// instances kept deciding under these terms for `PATIENCE`, store
     /// errors.
     #[tracing::instrument(name = "quick_match", level = "debug", skip_all, fields(game = tracing::field::Empty, joined = tracing::field::Empty))]
     pub async fn quick_match(

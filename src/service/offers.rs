@@ -393,7 +393,7 @@ impl Service {
         Ok(done)
     }
 
-    /// Runs [`Service::end_overdue`] every [`SWEEP_EVERY`] until the store
+    /// Runs [`Service::end_overdue`] every `SWEEP_EVERY` until the store
     /// closes. A failure is logged once, and then how long it lasted when
     /// it is over (not four lines a second through a database outage).
     pub async fn sweep_timeouts(self) {

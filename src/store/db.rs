@@ -141,10 +141,8 @@ impl Store {
     }
 
     /// Whether the writer (on PostgreSQL, any of its writers) took a batch
-    /// of [`outbox::BUSY_BATCH`] jobs or more within `window`: how busy it
+    /// of `outbox::BUSY_BATCH` jobs or more within `window`: how busy it
     /// is.
-    ///
-    /// [`outbox::BUSY_BATCH`]: super::outbox::BUSY_BATCH
     #[must_use]
     pub fn busy_within(&self, window: Duration) -> bool {
         self.outbox.busy_within(window)

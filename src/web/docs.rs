@@ -14,7 +14,7 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:;
      style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
 
-/// Middleware: the `/docs` pages get [`CONTENT_SECURITY_POLICY`] and
+/// Middleware: the `/docs` pages get `CONTENT_SECURITY_POLICY` and
 /// `X-Content-Type-Options: nosniff` unless they already carry them.
 ///
 /// # Errors
