@@ -273,6 +273,42 @@ async fn a_second_store_on_a_served_file_is_refused_and_the_first_goes_on() {
     assert_eq!(again.game(game.id).await.unwrap().unwrap().version, 2);
 }
 
+/// The file is the one locked, not its name: through a symbolic link or a
+/// hard link (another path, the same file) a second store is refused as
+/// well, and the first goes on.
+#[tokio::test]
+async fn a_second_store_through_a_link_to_a_served_file_is_refused() {
+    let (dir, _url, store) = open().await;
+    let game = new_game();
+    insert(&store, &game).await;
+    let file = dir.path().join("t.db");
+    let soft = dir.path().join("soft.db");
+    let hard = dir.path().join("hard.db");
+    std::os::unix::fs::symlink(&file, &soft).unwrap();
+    std::fs::hard_link(&file, &hard).unwrap();
+    for link in [&soft, &hard] {
+        let url = format!("sqlite://{}", link.display());
+        let refused = Store::open(&url, 2).await.unwrap_err();
+        let message = refused.to_string();
+        assert!(message.contains("in use by another process"), "{message}");
+        assert!(message.contains(&link.display().to_string()), "{message}");
+    }
+    let g = game.clone();
+    write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
+                Ok(())
+            })
+        }),
+    )
+    .await;
+    assert_eq!(store.game(game.id).await.unwrap().unwrap().version, 2);
+    // No second WAL was made beside the hard link.
+    assert!(!dir.path().join("hard.db-wal").exists());
+}
+
 #[tokio::test]
 async fn an_idempotent_answer_is_found_in_its_own_batch_and_after_it() {
     let (_dir, _, store) = open().await;

@@ -123,24 +123,27 @@ async fn checkpoint(pool: SqlitePool) {
     }
 }
 
-/// Locks `<file>.lock` beside the database: one process serves a file.
+/// Locks the database file itself (an advisory `flock`, which SQLite's own
+/// POSIX locks do not touch): one process serves a file. The lock belongs
+/// to the file, not to the name it was opened by, so a second process is
+/// refused however it reaches the file: the same path, another spelling, a
+/// symbolic link or a hard link (which would give the file a second WAL).
+/// The file is created if missing (SQLite takes an empty file as an empty
+/// database).
 fn lock_file(db: &std::path::Path) -> Result<std::fs::File, StoreError> {
-    let mut path = db.as_os_str().to_owned();
-    path.push(".lock");
-    let path = std::path::PathBuf::from(path);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
-        .open(&path)
+        .open(db)
         .map_err(|e| StoreError::Unavailable(sqlx::Error::Io(e)))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse(format!(
-            "the database {} is in use by another process (its lock {} is held); \
-             one process serves a SQLite file",
+            "the database {} is in use by another process (the file is locked, under \
+             whatever name or link it was opened by); one process serves a SQLite file",
             db.display(),
-            path.display()
         ))),
         Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Unavailable(sqlx::Error::Io(e))),
     }
