@@ -303,15 +303,28 @@ impl Service {
     }
 
     /// Deletes an endpoint, with its pending deliveries and their log.
+    /// Other instances (PostgreSQL) may record events for it until they
+    /// next read the endpoints (every [`RELOAD`]): what they recorded is
+    /// deleted once that has passed twice over (and the deliverer's prune
+    /// removes any delivery whose endpoint is gone, should this instance
+    /// stop before).
     ///
     /// # Errors
     /// `WebhookNotFound`, store errors.
     pub async fn delete_webhook(&self, id: Uuid) -> Result<()> {
-        if self.store.delete_webhook(id).await? {
-            Ok(())
-        } else {
-            Err(ServiceError::WebhookNotFound)
+        if !self.store.delete_webhook(id).await? {
+            return Err(ServiceError::WebhookNotFound);
         }
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(2 * RELOAD).await;
+            if let Err(e) = store.drop_deliveries(id).await
+                && !store.is_closed()
+            {
+                tracing::warn!(error = %e, webhook = %id, "dropping a deleted endpoint's deliveries failed");
+            }
+        });
+        Ok(())
     }
 
     /// Switches an endpoint off (it is sent nothing; its events wait at most

@@ -101,6 +101,20 @@ impl Outbox {
             .unwrap_or_else(PoisonError::into_inner) = subscriptions.into();
     }
 
+    /// Records nothing more for endpoint `id` (being deleted), in every
+    /// transaction that begins from now on.
+    pub(super) fn forget(&self, id: Uuid) {
+        let mut subscriptions = self
+            .subscriptions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        *subscriptions = subscriptions
+            .iter()
+            .filter(|s| s.id != id)
+            .cloned()
+            .collect();
+    }
+
     /// Whether an endpoint is disabled.
     pub(super) fn any_disabled(&self) -> bool {
         self.subscriptions

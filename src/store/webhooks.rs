@@ -249,6 +249,9 @@ const DELETE: [&str; 3] = [
     "DELETE FROM webhook_attempts WHERE webhook_id = $1",
 ];
 
+/// What is left of a deleted endpoint: its deliveries and their log.
+const LEFT_OF_DELETED: [&str; 2] = [DELETE[1], DELETE[2]];
+
 impl Store {
     /// Every endpoint, oldest first.
     ///
@@ -390,7 +393,11 @@ impl Store {
     }
 
     /// Deletes an endpoint with its deliveries and their log; false when
-    /// there was none.
+    /// there was none. Transactions that begin from the call on record
+    /// nothing for it; those that began before commit before the deletion
+    /// (SQLite has one writer), so nothing of it is left. On PostgreSQL,
+    /// other instances record for it until they next read the endpoints:
+    /// [`Store::drop_deliveries`] a little later removes what they did.
     ///
     /// # Errors
     /// Database errors.
@@ -398,11 +405,30 @@ impl Store {
         if self.webhook(id).await?.is_none() {
             return Ok(false);
         }
+        self.outbox.forget(id);
+        let result = self.run_for(id, &DELETE).await;
+        self.reload_webhooks().await?;
+        result.map(|()| true)
+    }
+
+    /// Deletes what is left of a deleted endpoint `id`: deliveries recorded
+    /// for it (by transactions that began before its deletion) and their
+    /// log.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn drop_deliveries(&self, id: Uuid) -> Result<(), StoreError> {
+        self.run_for(id, &LEFT_OF_DELETED).await
+    }
+
+    /// Runs `statements`, each with the endpoint `id` as `$1`, in one write.
+    async fn run_for(&self, id: Uuid, statements: &[&'static str]) -> Result<(), StoreError> {
         let id = id.to_string();
+        let statements = statements.to_vec();
         self.write_webhooks(move |tx| {
             Box::pin(async move {
                 tx.direct().await?;
-                for sql in DELETE {
+                for sql in statements {
                     on_conn!(tx, |c| sqlx::query(sql)
                         .bind(&id)
                         .execute(c)
@@ -412,9 +438,7 @@ impl Store {
                 Ok(())
             })
         })
-        .await?;
-        self.reload_webhooks().await?;
-        Ok(true)
+        .await
     }
 
     /// The attempts to deliver to an endpoint, newest first.

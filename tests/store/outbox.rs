@@ -190,6 +190,66 @@ async fn an_endpoint_failing_too_long_is_disabled_and_its_waiting_events_fail_in
     assert_eq!(claimed.len(), 1);
 }
 
+/// Deleting an endpoint while games are being written leaves none of its
+/// deliveries behind: not those recorded before, nor those of writes that
+/// began while it was being deleted (they were left pending for ever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_an_endpoint_drops_its_deliveries_even_those_recorded_meanwhile() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (_dir, _url, store) = open().await;
+    store.outbox().set_render(Arc::new(Plain));
+    let stop = Arc::new(AtomicBool::new(false));
+    for round in 0..5 {
+        let hook = Uuid::now_v7();
+        add_hook(&store, hook).await;
+        let writers: Vec<_> = (0..8)
+            .map(|_| {
+                let (store, stop) = (store.clone(), stop.clone());
+                tokio::spawn(async move {
+                    while !stop.load(Ordering::Relaxed) {
+                        insert(&store, &new_game()).await;
+                    }
+                })
+            })
+            .collect();
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        assert!(store.delete_webhook(hook).await.unwrap());
+        // Writes go on after the deletion, then stop.
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        stop.store(true, Ordering::Relaxed);
+        for w in writers {
+            w.await.unwrap();
+        }
+        stop.store(false, Ordering::Relaxed);
+        assert_eq!(store.outbox_depth().await.unwrap(), 0, "round {round}");
+    }
+}
+
+/// What another instance recorded for an endpoint deleted meanwhile (here
+/// the endpoint's row removed behind this store's back, its deliveries
+/// left) is dropped by the later pass the service makes.
+#[tokio::test]
+async fn deliveries_left_of_a_deleted_endpoint_are_dropped() {
+    use sqlx::Connection;
+    let (_dir, url, store) = open().await;
+    store.outbox().set_render(std::sync::Arc::new(Plain));
+    let hook = Uuid::now_v7();
+    add_hook(&store, hook).await;
+    insert(&store, &new_game()).await;
+    insert(&store, &new_game()).await;
+    let mut other = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("DELETE FROM webhooks WHERE id = $1")
+        .bind(hook.to_string())
+        .execute(&mut other)
+        .await
+        .unwrap();
+    other.close().await.unwrap();
+    assert_eq!(store.outbox_depth().await.unwrap(), 2);
+    store.drop_deliveries(hook).await.unwrap();
+    assert_eq!(store.outbox_depth().await.unwrap(), 0);
+}
+
 /// Adds an endpoint `hook` for `game.created`, at an address nothing serves.
 async fn add_hook(store: &Store, hook: Uuid) {
     store
