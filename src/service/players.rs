@@ -556,7 +556,7 @@ impl Service {
     }
 
     /// The player a credential (a key or a sign-in token) names, with their
-    /// ratings; one signed in for the first time has none yet.
+    /// ratings; one signed in for the first time is stored then, with none.
     ///
     /// # Errors
     /// `PlayerRequired` (no credential, or a seat token), `BadCredential`
@@ -566,10 +566,27 @@ impl Service {
             .identify_rated(bearer)
             .await?
             .ok_or(ServiceError::PlayerRequired)?;
-        Ok(PlayerView {
-            player: found.player,
-            ratings: found.ratings,
-        })
+        if !found.new {
+            return Ok(PlayerView {
+                player: found.player,
+                ratings: found.ratings,
+            });
+        }
+        // A signed-in player seen for the first time is stored now (once:
+        // another first request at the same time stores nothing more), so
+        // that the player answered is the one `GET /v1/players/{id}` finds,
+        // with one `created_at`.
+        let player = found.player;
+        let id = player.id.clone();
+        self.write(
+            None,
+            Box::new(move |tx| Box::pin(async move { Ok(tx.insert_player(&player).await?) })),
+        )
+        .await?;
+        self.store
+            .player(&id)
+            .await?
+            .ok_or_else(|| ServiceError::Internal(format!("player {id} not found once stored")))
     }
 
     /// A player's games, newest first, with the next page's cursor.

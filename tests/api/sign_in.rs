@@ -188,3 +188,25 @@ async fn public_key_sign_in_takes_only_its_algorithm() {
     assert_eq!(player(&app, "ext:ed-user").await["name"], "Ada L");
     assert_problem(create_with(&app, &rs256).await, 401, "invalid_token").await;
 }
+
+/// `GET /v1/players/me` with a sign-in token seen for the first time stores
+/// the player it answers: the same id and `created_at` every time, and
+/// found under its id (it answered a player that was not stored).
+#[tokio::test]
+async fn the_player_a_first_sign_in_token_names_is_stored_once() {
+    let secret = b"a secret of the operator";
+    let app = spawn_app_with(|s| {
+        s.jwt_secret = Some(String::from_utf8(secret.to_vec()).unwrap());
+    })
+    .await;
+    let token = hs256(&claims(&json!({"sub": "grace", "name": "Grace H"})), secret);
+    let first = app.get_json_as("/v1/players/me", &token).await;
+    assert_eq!(first["id"], "ext:grace");
+    assert_eq!(first["name"], "Grace H");
+    let stored = player(&app, "ext:grace").await;
+    assert_eq!(stored["created_at"], first["created_at"]);
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let again = app.get_json_as("/v1/players/me", &token).await;
+    assert_eq!(again["created_at"], first["created_at"]);
+    assert_eq!(again["name"], "Grace H");
+}
