@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
-use super::extract::{Body, Query, path_kind};
+use super::extract::{Body, NoQuery, Query, path_kind};
 use super::responses::{
     BadRequest, BodyErrors, BotUnavailableNoStore, Internal, KindNotFound, UnprocessableLine,
     UnprocessableLines,
@@ -105,7 +105,7 @@ pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -
     ),
 )]
 #[post("/{kind}/positions")]
-pub async fn post_rules_positions(req: HttpRequest, body: Body) -> ApiResult {
+pub async fn post_rules_positions(req: HttpRequest, _: NoQuery, body: Body) -> ApiResult {
     let kind = path_kind(&req)?;
     let batch: PositionBatch = body.json()?;
     if batch.lines.len() > MAX_LINES {

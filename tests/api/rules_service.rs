@@ -252,6 +252,16 @@ async fn a_batch_answers_each_line_as_a_get_would_in_order_up_to_100() {
     assert_eq!(res.status(), 200);
     let batch: Value = res.json().await.unwrap();
     assert_eq!(batch["items"].as_array().unwrap().len(), 100);
+    // The batch takes its options in the body: a query is refused, not
+    // ignored (`?size=9` answered 15x15 positions).
+    let res = app
+        .post(
+            "/v1/rules/gomoku/positions?size=9",
+            None,
+            &json!({"lines": ["h8"]}),
+        )
+        .await;
+    assert_problem(res, 400, "malformed_request").await;
 }
 
 #[tokio::test]
