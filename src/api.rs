@@ -129,6 +129,7 @@ impl Modify for BearerAuth {
         responses::UnsupportedMediaType,
         responses::UnprocessableMove,
         responses::InvalidOption,
+        responses::InvalidName,
         responses::InvalidMatch,
         responses::InvalidPlayer,
         responses::RematchConflict,

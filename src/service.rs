@@ -123,6 +123,9 @@ pub enum ServiceError {
     IllegalLine(Box<LineError>),
     #[error("{0}")]
     InvalidOption(String),
+    /// A name refused (see `domain::normalize_name`).
+    #[error("{0}")]
+    InvalidName(String),
     #[error(
         "this Idempotency-Key was first sent with another request (another body, seat or \
          operation) and answers only that one: send a new key with a new request"

@@ -36,6 +36,7 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     IllegalMove,
     InvalidOption,
+    InvalidName,
     IdempotencyKeyReused,
     RateLimited,
     Internal,
@@ -262,6 +263,7 @@ impl ApiError {
                     ErrorCode::IllegalMove
                 }
                 ServiceError::InvalidOption(_) => ErrorCode::InvalidOption,
+                ServiceError::InvalidName(_) => ErrorCode::InvalidName,
                 ServiceError::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
                 ServiceError::InvalidInvite => ErrorCode::InvalidInvite,
                 ServiceError::AgreementRequired => ErrorCode::AgreementRequired,
@@ -371,6 +373,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         }
         ErrorCode::IllegalMove => (StatusCode::UNPROCESSABLE_ENTITY, "Illegal move"),
         ErrorCode::InvalidOption => (StatusCode::UNPROCESSABLE_ENTITY, "Invalid option"),
+        ErrorCode::InvalidName => (StatusCode::UNPROCESSABLE_ENTITY, "Invalid name"),
         ErrorCode::IdempotencyKeyReused => {
             (StatusCode::UNPROCESSABLE_ENTITY, "Idempotency key reused")
         }

@@ -353,6 +353,12 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::PayloadTooLarge => ApiError::PayloadTooLarge(4096),
         ErrorCode::UnsupportedMediaType => ApiError::UnsupportedMediaType,
         ErrorCode::IllegalMove => illegal_move(),
+        ErrorCode::InvalidName => ServiceError::InvalidName(
+            crate::domain::normalize_name("Fаrm")
+                .err()
+                .unwrap_or_default(),
+        )
+        .into(),
         ErrorCode::InvalidOption => ServiceError::InvalidOption(
             GomokuOptions::new(30, GomokuRule::Freestyle)
                 .err()

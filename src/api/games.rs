@@ -9,9 +9,9 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, Query, page_cursor, page_limit};
 use super::reply;
 use super::responses::{
-    BadRequest, BodyErrors, DeleteConflict, GameNotFound, InvalidInvite, InvalidOption,
-    JoinConflict, PlayerUnauthorized, PreconditionFailed, RematchConflict, ResignConflict,
-    RestartConflict, SeatErrors, StoreErrors, UnprocessableCreate,
+    BadRequest, BodyErrors, DeleteConflict, GameNotFound, InvalidInvite, InvalidName, JoinConflict,
+    PlayerUnauthorized, PreconditionFailed, RematchConflict, ResignConflict, RestartConflict,
+    SeatErrors, StoreErrors, UnprocessableCreate,
 };
 use super::wire::{
     CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
@@ -171,7 +171,7 @@ pub async fn delete_game(
         (status = 409, response = JoinConflict),
         (status = 412, response = PreconditionFailed),
         BodyErrors,
-        (status = 422, response = InvalidOption),
+        (status = 422, response = InvalidName),
         StoreErrors,
     ),
 )]

@@ -196,20 +196,23 @@ problem_responses! {
     /// `invalid_option`: an option is out of range, a combination is not allowed
     /// (`hotseat` with a bot), or the bot level is not available for this kind.
     InvalidOption: [InvalidOption];
-    /// `invalid_option`: an option is out of range or not of this kind, or `name` is
-    /// not 1 to 32 printable characters. Or `idempotency_key_reused`: the
-    /// `Idempotency-Key` was first sent with another request (another body or
-    /// token); nothing was changed. Send a new key with a new request. Or
-    /// `clock_required`: a rated quick match needs a `clock`.
-    InvalidMatch: [InvalidOption, IdempotencyKeyReused, ClockRequired];
+    /// `invalid_option`: an option is out of range or not of this kind. Or
+    /// `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Or
+    /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another
+    /// request (another body or token); nothing was changed. Send a new key with a new
+    /// request. Or `clock_required`: a rated quick match needs a `clock`.
+    InvalidMatch: [InvalidOption, InvalidName, IdempotencyKeyReused, ClockRequired];
     /// `rematch_exists`: the game has a rematch already (`rematch` is its id); or
     /// `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat
     /// is still open.
     RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent];
-    /// `invalid_option`: `name` is not a valid name (see `CreatePlayer`). Or
+    /// `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Or
     /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name;
     /// nothing was created. Send a new key with a new request.
-    InvalidPlayer: [InvalidOption, IdempotencyKeyReused];
+    InvalidPlayer: [InvalidName, IdempotencyKeyReused];
+    /// `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Nothing was
+    /// changed.
+    InvalidName: [InvalidName];
     /// `storage_unavailable`: the database cannot serve the request now; or `busy`: other
     /// servers kept matching the same kind and options for two seconds. Nothing was
     /// changed; retry after `Retry-After` seconds.
@@ -317,14 +320,16 @@ impl<'s> ToResponse<'s> for UnprocessableCreate {
             `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal \
             where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for \
             text that is not a move of the kind's notation) and `legal_moves` lists the moves \
-            that were legal there. Or `clock_required`: a rated game needs a `clock`. Nothing \
-            was created.";
+            that were legal there. Or `clock_required`: a rated game needs a `clock`. Or \
+            `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Nothing was \
+            created.";
         let mut response = problem_response(
             description,
             &[
                 ErrorCode::InvalidOption,
                 ErrorCode::IllegalMove,
                 ErrorCode::ClockRequired,
+                ErrorCode::InvalidName,
             ],
             &[],
         );

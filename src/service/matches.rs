@@ -94,7 +94,7 @@ impl Service {
     /// stored salt, so the store never holds the token itself).
     ///
     /// # Errors
-    /// `InvalidOption` (the name), `IdempotencyKeyReused`, `Busy` when other
+    /// `InvalidName`, `IdempotencyKeyReused`, `Busy` when other
     /// instances kept deciding under these terms for `PATIENCE`, store
     /// errors.
     #[tracing::instrument(name = "quick_match", level = "debug", skip_all, fields(game = tracing::field::Empty, joined = tracing::field::Empty))]
@@ -113,7 +113,7 @@ impl Service {
             clock: control,
         } = request;
         let name = name
-            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidName))
             .transpose()?;
         if let Some(control) = control {
             check_clock(control)?;

@@ -449,7 +449,7 @@ impl Service {
     /// otherwise a client creates at most its hourly share of players.
     ///
     /// # Errors
-    /// `InvalidOption` (the name), `TooManyPlayers`, `IdempotencyKeyReused`
+    /// `InvalidName`, `TooManyPlayers`, `IdempotencyKeyReused`
     /// (the key came with another name), store errors.
     #[tracing::instrument(name = "create_player", level = "debug", skip_all)]
     pub async fn create_player(
@@ -458,7 +458,7 @@ impl Service {
         client: Option<IpAddr>,
         keyed: Option<String>,
     ) -> Result<PlayerCreated> {
-        let name = normalize_name(&name).map_err(ServiceError::InvalidOption)?;
+        let name = normalize_name(&name).map_err(ServiceError::InvalidName)?;
         let request = RequestHash::of(CREATE_PLAYER, &name, &TokenHash::of("")).to_hex();
         let scope = keyed.as_deref().map(|k| request_scope(client, k));
         if let Some(scope) = &scope

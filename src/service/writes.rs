@@ -42,7 +42,7 @@ impl Service {
         let mut new = new;
         new.name = new
             .name
-            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidName))
             .transpose()?;
         if new.private && (new.hotseat || matches!(new.opponent, Opponent::Bot { .. })) {
             return Err(ServiceError::InvalidOption(
@@ -141,7 +141,7 @@ impl Service {
     ///
     /// # Errors
     /// `GameNotFound`, `VersionMismatch`, `InvalidInvite`, `NoOpenSeat`,
-    /// `InvalidOption` (the name), store errors.
+    /// `InvalidName`, store errors.
     #[tracing::instrument(name = "join", level = "debug", skip_all, fields(game = %id))]
     pub async fn join(
         &self,
@@ -152,7 +152,7 @@ impl Service {
         player: Option<Identified>,
     ) -> Result<SeatTaken> {
         let name = name
-            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidOption))
+            .map(|n| normalize_name(&n).map_err(ServiceError::InvalidName))
             .transpose()?;
         let token = new_token();
         let hash = TokenHash::of(&token);

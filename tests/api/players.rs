@@ -134,7 +134,7 @@ async fn a_player_is_created_with_a_key_shown_once_and_read_back() {
     assert_problem(
         app.post("/v1/players", None, &json!({"name": ""})).await,
         422,
-        "invalid_option",
+        "invalid_name",
     )
     .await;
     assert_problem(

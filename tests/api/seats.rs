@@ -63,7 +63,7 @@ async fn names_refuse_invisible_and_direction_changing_characters() {
                 &json!({"kind": "tic_tac_toe", "name": name}),
             )
             .await;
-        let body = assert_problem(res, 422, "invalid_option").await;
+        let body = assert_problem(res, 422, "invalid_name").await;
         assert!(
             body["detail"].as_str().unwrap().contains("`name`"),
             "{body}"
@@ -172,7 +172,7 @@ async fn names_are_shown_in_seats_and_checked() {
             &json!({"name": ""}),
         )
         .await;
-    assert_problem(res, 422, "invalid_option").await;
+    assert_problem(res, 422, "invalid_name").await;
     assert_eq!(app.game(&w.id).await["version"], 1, "nothing changed");
     let listed = app.get_json("/v1/games").await;
     assert_eq!(listed["items"].as_array().unwrap().len(), 3);

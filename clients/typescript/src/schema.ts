@@ -1102,7 +1102,9 @@ export interface components {
         CreatePlayer: {
             /**
              * @description 1 to 32 printable characters; the name of the player's seats unless
-             *     a seat is given another.
+             *     a seat is given another. NFC-normalized, white space trimmed and
+             *     collapsed; a word mixing scripts (Unicode TS #39) or U+2800 is
+             *     refused. Every refused name is 422 `invalid_name`.
              */
             name: string;
         };
@@ -1211,7 +1213,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -3214,7 +3216,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: an option is out of range or not of this kind, or `name` is not 1 to 32 printable characters. Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body or token); nothing was changed. Send a new key with a new request. Or `clock_required`: a rated quick match needs a `clock`. */
+        /** @description `invalid_option`: an option is out of range or not of this kind. Or `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another request (another body or token); nothing was changed. Send a new key with a new request. Or `clock_required`: a rated quick match needs a `clock`. */
         InvalidMatch: {
             headers: {
                 [name: string]: unknown;
@@ -3222,7 +3224,19 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option" | "idempotency_key_reused" | "clock_required";
+                    code: "invalid_option" | "invalid_name" | "idempotency_key_reused" | "clock_required";
+                };
+            };
+        };
+        /** @description `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Nothing was changed. */
+        InvalidName: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_name";
                 };
             };
         };
@@ -3238,7 +3252,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: `name` is not a valid name (see `CreatePlayer`). Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name; nothing was created. Send a new key with a new request. */
+        /** @description `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Or `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name; nothing was created. Send a new key with a new request. */
         InvalidPlayer: {
             headers: {
                 [name: string]: unknown;
@@ -3246,7 +3260,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option" | "idempotency_key_reused";
+                    code: "invalid_name" | "idempotency_key_reused";
                 };
             };
         };
@@ -3502,7 +3516,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. Or `clock_required`: a rated game needs a `clock`. Nothing was created. */
+        /** @description `invalid_option`: an option is out of range, a combination is not allowed (`hotseat` with a bot), or the bot level is not available for this kind. Or `illegal_move`: the set-up line (`moves`) holds a move that is unreadable or illegal where it stands: `index` is its 0-based number, `reason` says why (`unreadable` for text that is not a move of the kind's notation) and `legal_moves` lists the moves that were legal there. Or `clock_required`: a rated game needs a `clock`. Or `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Nothing was created. */
         UnprocessableCreate: {
             headers: {
                 [name: string]: unknown;
@@ -3510,7 +3524,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option" | "illegal_move" | "clock_required";
+                    code: "invalid_option" | "illegal_move" | "clock_required" | "invalid_name";
                 };
             };
         };
@@ -3979,7 +3993,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["InvalidOption"];
+            422: components["responses"]["InvalidName"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -14,7 +14,9 @@ use crate::domain::player::{KindRating, PlayerView, Ranked, RatingChange};
 #[schema(example = json!({"name": "Ann"}))]
 pub struct CreatePlayer {
     /// 1 to 32 printable characters; the name of the player's seats unless
-    /// a seat is given another.
+    /// a seat is given another. NFC-normalized, white space trimmed and
+    /// collapsed; a word mixing scripts (Unicode TS #39) or U+2800 is
+    /// refused. Every refused name is 422 `invalid_name`.
     #[schema(min_length = 1, max_length = 32)]
     pub name: String,
 }
