@@ -132,11 +132,12 @@ pub enum ServiceError {
     )]
     IdempotencyKeyReused,
     /// The database cannot take the request now: nothing was changed, retry.
-    #[error("storage unavailable")]
-    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// Any other failure of the database.
-    #[error("storage error")]
-    Store(#[source] StoreError),
+    /// Shown as its cause (the store's error names the driver's message).
+    #[error(transparent)]
+    Unavailable(Box<dyn std::error::Error + Send + Sync>),
+    /// Any other failure of the database, shown as its cause.
+    #[error(transparent)]
+    Store(StoreError),
     /// A seat made offers faster than `offers::OFFER_BURST` in a row, then
     /// one every `offers::OFFER_EVERY`: retry after that many seconds.
     #[error("offers come too fast from this seat: wait {0} s before the next one")]

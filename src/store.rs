@@ -56,15 +56,17 @@ pub use webhooks::{AttemptRecord, Claimed, DeliveryState, FAILING_REASON, Outcom
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database cannot take the request now (disk full, read-only,
-    /// locked, unreachable): nothing was changed, retry later.
-    #[error("storage unavailable")]
-    Unavailable(#[source] sqlx::Error),
+    /// locked, unreachable): nothing was changed, retry later. Its message
+    /// carries the driver's (with SQLite's extended result code, or
+    /// PostgreSQL's SQLSTATE), so that every log line about it says why.
+    #[error("storage unavailable: {}", driver_message(.0))]
+    Unavailable(sqlx::Error),
     /// A stored row does not decode into a valid record.
     #[error("corrupt row: {0}")]
     Corrupt(String),
-    /// Any other database error.
-    #[error("database error")]
-    Database(#[source] sqlx::Error),
+    /// Any other database error (its message carries the driver's).
+    #[error("database error: {}", driver_message(.0))]
+    Database(sqlx::Error),
     /// Migrations failed at start.
     #[error("migration failed")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -72,8 +74,20 @@ pub enum StoreError {
     #[error("{0}")]
     InUse(String),
     /// The batch this write ran in could not commit: nothing of it was written.
-    #[error("the write could not be committed")]
-    Batch(#[source] std::sync::Arc<StoreError>),
+    #[error("the write could not be committed: {0}")]
+    Batch(std::sync::Arc<StoreError>),
+}
+
+/// A driver error as a log line needs it: its message, with the database's
+/// own code (SQLite's extended result code, PostgreSQL's SQLSTATE).
+fn driver_message(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(db) => match db.code() {
+            Some(code) => format!("{} (code {code})", db.message()),
+            None => db.message().to_owned(),
+        },
+        other => other.to_string(),
+    }
 }
 
 /// SQLite result codes (primary, the low byte) that mean "cannot write now".

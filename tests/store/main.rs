@@ -273,6 +273,38 @@ async fn a_second_store_on_a_served_file_is_refused_and_the_first_goes_on() {
     assert_eq!(again.game(game.id).await.unwrap().unwrap().version, 2);
 }
 
+/// A storage error says why: the driver's message and SQLite's result code
+/// are in its text, and so in every log line about it (the request's line
+/// of a 503 and the writer's `batch not committed` said only "storage
+/// unavailable"); through the service's error, once.
+#[tokio::test]
+async fn a_storage_error_names_the_drivers_message_and_code() {
+    let (_dir, url, store) = open().await;
+    let mut reader = SqliteConnectOptions::from_str(&url)
+        .unwrap()
+        .read_only(true)
+        .connect()
+        .await
+        .unwrap();
+    let failed = sqlx::query("INSERT INTO players (id, name, created_at) VALUES ('p', 'P', 'now')")
+        .execute(&mut reader)
+        .await
+        .unwrap_err();
+    let e = StoreError::from(failed);
+    assert!(e.is_unavailable(), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("storage unavailable: ")
+            && text.contains("readonly")
+            && text.contains("(code 8)"),
+        "{text}"
+    );
+    let service = tabula::service::ServiceError::from(e);
+    let chain = tabula::telemetry::error_chain(&service);
+    assert_eq!(chain.matches("readonly").count(), 1, "{chain}");
+    store.close().await;
+}
+
 /// The file is the one locked, not its name: through a symbolic link or a
 /// hard link (another path, the same file) a second store is refused as
 /// well, and the first goes on.
