@@ -11,10 +11,10 @@ use actix_web::web;
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
 };
-use tracing::Instrument;
+use tracing::{Event, Instrument};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::Targets;
-use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// How log lines are written (`--log-format`).
@@ -76,27 +76,51 @@ where
     // directives (spans, fields) need `EnvFilter`, which also looks each
     // span up as it is entered and left, a measurable cost for the request's
     // span alone.
-    if let Ok(targets) = filter.parse::<Targets>() {
-        let layer = tracing_subscriber::fmt::layer()
-            .with_ansi(ansi)
-            .with_writer(writer);
-        let registry = tracing_subscriber::registry().with(targets);
-        // A second init (tests) is harmless: try_init fails and the first stays.
-        let _ = match format {
-            LogFormat::Text => registry.with(layer).try_init(),
-            LogFormat::Json => registry.with(layer.json().flatten_event(true)).try_init(),
-        };
-        return;
-    }
-    let env_filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(env_filter)
+    let levels: Box<dyn Layer<tracing_subscriber::Registry> + Send + Sync> = match filter
+        .parse::<Targets>()
+    {
+        Ok(targets) => Box::new(targets),
+        Err(_) => Box::new(EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"))),
+    };
+    let registry = tracing_subscriber::registry().with(levels);
+    let layer = tracing_subscriber::fmt::layer()
         .with_ansi(ansi)
         .with_writer(writer);
+    // A second init (tests) is harmless: try_init fails and the first stays.
+    let registry = registry.with(NotClientMistakes);
     let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Text => registry.with(layer).try_init(),
+        LogFormat::Json => registry.with(layer.json().flatten_event(true)).try_init(),
     };
+}
+
+/// Leaves out actix's ERROR line for a request it could not parse (a header
+/// that is not one, a request line or head over its limit): that is the
+/// client's mistake, already answered 400 or 431, and any client could fill
+/// the log with ERROR lines by sending them. Other lines of actix's
+/// connection handling are kept.
+struct NotClientMistakes;
+
+impl<S: tracing::Subscriber> Layer<S> for NotClientMistakes {
+    fn event_enabled(&self, event: &Event<'_>, _: Context<'_, S>) -> bool {
+        if event.metadata().target() != "actix_http::h1::dispatcher" {
+            return true;
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        !message.0.contains("request parse error")
+    }
+}
+
+/// An event's `message` field, as text.
+struct Message(String);
+
+impl tracing::field::Visit for Message {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
 }
 
 /// The service's metrics, registered in their own registry.

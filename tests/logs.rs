@@ -396,3 +396,65 @@ async fn a_refusal_for_load_is_one_line_at_warn_with_its_cause() {
     }
     drop(held);
 }
+
+/// A request the HTTP layer cannot parse (a header that is not one, a
+/// request line or head over its limit) is the client's mistake: it is
+/// answered 4xx and writes no ERROR line (any client could fill the log
+/// with them), and the service goes on.
+#[tokio::test]
+async fn a_request_that_cannot_be_parsed_writes_no_error_line() {
+    use std::io::{Read, Write};
+    let service = spawn(None).await;
+    let addr = service.base.trim_start_matches("http://").to_owned();
+    let long = format!(
+        "GET /v1/kinds?{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let longer = format!(
+        "GET /v1/kinds?{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(1_000_000)
+    );
+    let requests = [
+        "GET /v1/kinds HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n".to_owned(),
+        "GET /v1/kinds HTTP/1.1\r\nHost: x\r\nX-A: \u{1}\r\n\r\n".to_owned(),
+        long,
+        longer,
+    ];
+    for request in &requests {
+        let addr = addr.clone();
+        let sent = request.clone();
+        let status = tokio::task::spawn_blocking(move || {
+            let mut stream = std::net::TcpStream::connect(addr).unwrap();
+            stream
+                .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            // The server may answer and close before it has read it all.
+            let _ = stream.write_all(sent.as_bytes());
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+            String::from_utf8_lossy(&answer)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .await
+        .unwrap();
+        assert!(
+            status.starts_with("HTTP/1.1 4"),
+            "{status:?} for {:?}",
+            &request[..40]
+        );
+    }
+    let ok = reqwest::get(format!("{}/v1/kinds", service.base))
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = std::fs::read_to_string(&service.log).unwrap();
+    assert!(
+        !log.contains("ERROR"),
+        "a client's mistake logged an error:\n{log}"
+    );
+    assert!(log.contains("/v1/kinds"), "the service logs on:\n{log}");
+}
