@@ -12,12 +12,12 @@ COPY Cargo.toml Cargo.lock rust-toolchain.toml build.rs ./
 COPY crates/rules/Cargo.toml crates/rules/
 COPY crates/bots/Cargo.toml crates/bots/
 COPY crates/tools ./crates/tools
-RUN mkdir -p src benches crates/rules/src crates/bots/src \
+RUN mkdir -p src crates/rules/src crates/rules/benches crates/bots/src \
     && echo 'fn main() {}' > src/main.rs \
     && touch src/lib.rs crates/rules/src/lib.rs crates/bots/src/lib.rs \
-    && echo 'fn main() {}' > benches/rules.rs \
+    && echo 'fn main() {}' > crates/rules/benches/rules.rs \
     && cargo build --profile "$PROFILE" --locked --bin tabula \
-    && rm -rf src benches crates/rules crates/bots \
+    && rm -rf src crates/rules crates/bots \
         target/"$PROFILE"/.fingerprint/tabula-* target/"$PROFILE"/deps/*tabula*
 COPY src ./src
 # The rules and the bots (the Connect Four opening book, compiled in with
@@ -25,7 +25,6 @@ COPY src ./src
 COPY crates ./crates
 COPY migrations ./migrations
 COPY web/dist ./web/dist
-COPY benches ./benches
 RUN cargo build --profile "$PROFILE" --locked --bin tabula \
     && cp target/"$PROFILE"/tabula /tabula
 
