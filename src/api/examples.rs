@@ -253,6 +253,7 @@ pub fn analysis() -> Value {
         analysis: Analysis {
             moves,
             exact: false,
+            stopped_on_time: false,
         },
         level: Level::Easy,
     }))
@@ -319,6 +320,7 @@ pub fn line_analysis() -> Value {
     let mut value = json!({"position": to_value(&Position::from(&line))});
     if let (Some(out), Value::Object(fields)) = (value.as_object_mut(), analysis()) {
         out.extend(fields);
+        out.insert("stopped_on_time".into(), false.into());
     }
     value
 }

@@ -163,5 +163,6 @@ pub async fn get_rules_analysis(
     Ok(HttpResponse::Ok().json(LineAnalysis {
         position: Position::from(&line),
         analysis: AnalysisView::from(&analysis),
+        stopped_on_time: analysis.analysis.stopped_on_time,
     }))
 }

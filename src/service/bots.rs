@@ -146,6 +146,7 @@ impl Service {
             let analysis = Analysis {
                 moves: Vec::new(),
                 exact: true,
+                stopped_on_time: false,
             };
             return Ok(MoveAnalysis { analysis, level });
         }

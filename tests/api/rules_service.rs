@@ -275,6 +275,7 @@ async fn an_analysis_under_a_work_bound_is_the_same_every_time() {
     ] {
         let first = app.get_json(path).await;
         assert!(!first["moves"].as_array().unwrap().is_empty(), "{path}");
+        assert_eq!(first["stopped_on_time"], false, "{path}");
         for _ in 0..2 {
             assert_eq!(app.get_json(path).await, first, "{path}");
         }

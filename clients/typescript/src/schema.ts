@@ -1951,11 +1951,19 @@ export interface components {
          *             "plies": 2
          *           }
          *         }
-         *       ]
+         *       ],
+         *       "stopped_on_time": false
          *     }
          */
         LineAnalysis: components["schemas"]["AnalysisView"] & {
             position: components["schemas"]["Position"];
+            /**
+             * @description True when the search reached the service's time cap (a minute)
+             *     before its `work` was done: the moves not searched by then are
+             *     unknown, and a repeat may answer otherwise. False (the rule): the
+             *     work alone bounded it, and the same request gets the same answer.
+             */
+            stopped_on_time: boolean;
         };
         /**
          * @description A move; its shape depends on the game's kind: `{"row", "col"}` for

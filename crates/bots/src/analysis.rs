@@ -10,7 +10,12 @@
 //! The budget is the one of a single bot move, shared between the moves: the
 //! work allowance is split evenly (so the analysis stays deterministic), and
 //! each move may use the time left divided by the moves left (so time one
-//! move does not need goes to the next). Connect Four's `perfect` level
+//! move does not need goes to the next). Bounded by work instead, the time
+//! is only an overall cap: each move's search may use all that is left, so
+//! on a busy machine the searches take longer but end on their work, the
+//! same; should the cap be reached, the analysis says so
+//! ([`Analysis::stopped_on_time`]) and the moves not searched by then are
+//! left unknown. Connect Four's `perfect` level
 //! solves the moves with one solver (its table is shared between the
 //! moves): within three quarters of the time, as for a hint, and the moves
 //! it has not solved by then are evaluated at `hard` in what is left, not
@@ -37,6 +42,10 @@ pub struct Analysis {
     /// Whether every evaluation is proven (true, too, for a finished game:
     /// there is nothing left to know).
     pub exact: bool,
+    /// Bounded by work ([`analyze_with_work`]): whether the time cap was
+    /// reached before the work was done, so that the answer may differ from
+    /// another run's. Always false for an analysis bounded by time.
+    pub stopped_on_time: bool,
 }
 
 /// Analyzes every legal move of `game` at `level` within `budget` (the time
@@ -75,8 +84,9 @@ pub fn analyze(
 /// Like [`analyze`], bounded by `work` (see [`Budget::work`] for its unit)
 /// rather than by the time: the moves share `work`, and Connect Four's
 /// `perfect` solver may count `work` nodes too, on a table of its own, before
-/// the moves it has not solved share `work` at `hard`. `budget.time` stays a
-/// safety cap: the answer is the same every time the cap is not reached.
+/// the moves it has not solved share `work` at `hard`. `budget.time` is an
+/// overall cap only: the answer is the same every time the cap is not
+/// reached, and says when it was ([`Analysis::stopped_on_time`]).
 ///
 /// # Errors
 /// [`Unavailable`] as [`check_available`].
@@ -104,10 +114,14 @@ fn analyze_within(
         return Ok(Analysis {
             moves: Vec::new(),
             exact: true,
+            stopped_on_time: false,
         });
     }
     let start = Instant::now();
     let deadline = start.checked_add(budget.time);
+    // Bounded by work, whether the cap has been reached.
+    let past_cap = || work.is_some() && deadline.is_some_and(|d| Instant::now() >= d);
+    let mut stopped_on_time = false;
     let mut found: Vec<Option<Evaluation>> = vec![None; legal.len()];
     let mut level = level;
     if let (AnyGame::ConnectFour(g), Level::Perfect) = (game, level) {
@@ -117,21 +131,28 @@ fn analyze_within(
             Some(_) => deadline,
         };
         found = super::connect_four::exact_move_evaluations(g, solver_deadline, work);
+        stopped_on_time |= past_cap();
         // What the solver did not finish, `hard` evaluates (as for a hint).
         level = Level::Hard;
     }
+    let bounded_by_work = work.is_some();
     let open = found.iter().filter(|e| e.is_none()).count();
     let work =
         work.unwrap_or_else(|| budget.work(game.kind())) / u64::try_from(open.max(1)).unwrap_or(1);
     let mut left = open;
     for (slot, &mv) in found.iter_mut().zip(&legal) {
-        if slot.is_some() {
+        if slot.is_some() || stopped_on_time {
             continue;
         }
         let now = Instant::now();
-        let time = deadline.map_or(budget.time, |d| d.saturating_duration_since(now))
-            / u32::try_from(left.max(1)).unwrap_or(u32::MAX);
+        let time_left = deadline.map_or(budget.time, |d| d.saturating_duration_since(now));
+        let time = if bounded_by_work {
+            time_left
+        } else {
+            time_left / u32::try_from(left.max(1)).unwrap_or(u32::MAX)
+        };
         *slot = Some(evaluate_move(game, mv, level, seed, time, work.max(1)));
+        stopped_on_time |= past_cap();
         left -= 1;
     }
     let mut moves: Vec<ScoredMove> = legal
@@ -144,7 +165,11 @@ fn analyze_within(
         .collect();
     moves.sort_by_key(|m| rank(m.evaluation));
     let exact = moves.iter().all(|m| m.evaluation.proven.is_some());
-    Ok(Analysis { moves, exact })
+    Ok(Analysis {
+        moves,
+        exact,
+        stopped_on_time,
+    })
 }
 
 /// The evaluation of playing `mv` (legal) in `game`, for `game`'s side to

@@ -199,4 +199,9 @@ pub struct LineAnalysis {
     pub position: Position,
     #[serde(flatten)]
     pub analysis: AnalysisView,
+    /// True when the search reached the service's time cap (a minute)
+    /// before its `work` was done: the moves not searched by then are
+    /// unknown, and a repeat may answer otherwise. False (the rule): the
+    /// work alone bounded it, and the same request gets the same answer.
+    pub stopped_on_time: bool,
 }

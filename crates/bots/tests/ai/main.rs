@@ -12,6 +12,7 @@
     reason = "test helpers as well as tests may unwrap: the panic is the failure message"
 )]
 
+mod analysis;
 mod connect_four;
 mod gomoku;
 mod levels;
