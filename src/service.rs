@@ -39,7 +39,7 @@ pub mod rules;
 mod webhooks;
 mod writes;
 
-pub use bots::{CLIENT_SHARE, available_levels};
+pub use bots::{available_levels, client_share};
 pub use players::{
     DEFAULT_MATCH_WINDOW, DEFAULT_PLAYER_RATE, Identified, JwtVerifier, PlayerCreated,
     PlayerSettings,
@@ -326,6 +326,8 @@ pub struct Service {
     repliers: Arc<Semaphore>,
     /// How many client searches may be running or waiting; past it: `Busy`.
     queue_limit: usize,
+    /// How many client searches run at once (the thinkers' permits).
+    searches: usize,
     /// Client searches running or waiting, and the games they are for (one
     /// search per game at a time).
     queued: Arc<std::sync::Mutex<bots::Queued>>,
@@ -373,6 +375,7 @@ impl Service {
             thinkers: Arc::new(Semaphore::new(max_searches.max(1))),
             repliers: Arc::new(Semaphore::new(max_searches.max(1))),
             queue_limit: max_searches.max(1) * QUEUE_PER_SLOT,
+            searches: max_searches.max(1),
             queued: Arc::default(),
             clock,
             expiry: Expiry::default(),

@@ -260,16 +260,17 @@ problem_responses! {
     /// played). Nothing was changed; retry after `Retry-After` seconds.
     MoveUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
     /// `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots
-    /// are at capacity, or already thinking about this game (a client holds at most a
-    /// quarter of the places). Nothing was changed; retry
-    /// after `Retry-After` seconds.
+    /// are at capacity, or already thinking about this game, or this client's searches
+    /// hold its share (one less than the searches the server runs at once, at least
+    /// one). Nothing was changed; retry after `Retry-After` seconds.
     BotUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
     /// `storage_unavailable`: the database cannot be read now; or `busy`: as many event
     /// streams are open as the server holds (`--max-streams`). Retry after `Retry-After`
     /// seconds.
     StreamUnavailable: [StorageUnavailable, Busy] with [RetryAfter];
-    /// `busy`: the bots are at capacity, or this client holds its share of their
-    /// places (a quarter). Nothing was changed; retry after `Retry-After` seconds.
+    /// `busy`: the bots are at capacity, or this client's searches hold its share (one
+    /// less than the searches the server runs at once, at least one). Nothing was
+    /// changed; retry after `Retry-After` seconds.
     BotUnavailableNoStore: [Busy] with [RetryAfter];
     /// `invalid_option` (an option out of range or not of this kind) or `too_many_lines`:
     /// more than 100 lines. Each line's own problem is its item's answer.

@@ -163,9 +163,13 @@ impl Service {
             time: self.bot_budget,
         };
         let position = game.position;
+        // Pulled if the request goes away: the search ends (and what it
+        // found by then is not kept).
+        let stop = StopOnDrop(ai::Stop::new());
+        let run = stop.0.clone();
         let analysis = spawn_blocking_with_tracing(move || {
             let _permit = permit;
-            ai::analyze(&position, level, 0, budget)
+            run.run(|| ai::analyze(&position, level, 0, budget))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?
@@ -193,7 +197,7 @@ impl Service {
 
     /// A search a client asked for (hint, bot move): one per game at a
     /// time, at most `queue_limit` running or waiting, and at most a
-    /// [`CLIENT_SHARE`]th of them for one client (by address), else `Busy`.
+    /// [`client_share`] of them for one client (by address), else `Busy`.
     /// `random` and `easy` take microseconds: they wait for nobody.
     pub(super) async fn think_for_client(
         &self,
@@ -207,35 +211,40 @@ impl Service {
             return self.think(&game.position, level, seed, None, budget).await;
         }
         let _place = QueuePlace::take(self, game.id, client)?;
-        self.think(&game.position, level, seed, Some(&self.thinkers), budget)
-            .await
+        // Dropped with this future when the request goes away: the search
+        // ends rather than hold a thread for nobody.
+        let stop = StopOnDrop(ai::Stop::new());
+        let slots = Some((&self.thinkers, stop.0.clone()));
+        self.think(&game.position, level, seed, slots, budget).await
     }
 
-    /// Runs a bot off the async workers, after taking a permit of `slots`
-    /// if given.
+    /// Runs a bot off the async workers; a client's search first takes a
+    /// permit of `slots` and runs under its stop.
     pub(super) async fn think(
         &self,
         position: &AnyGame,
         level: Level,
         seed: u64,
-        slots: Option<&std::sync::Arc<tokio::sync::Semaphore>>,
+        slots: Option<(&std::sync::Arc<tokio::sync::Semaphore>, ai::Stop)>,
         time: Duration,
     ) -> Result<Suggestion> {
         let position = position.clone();
         let budget = Budget { time };
-        let permit = match slots {
-            Some(slots) => Some(
-                slots
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .map_err(|e| ServiceError::Internal(format!("bot pool closed: {e}")))?,
-            ),
-            None => None,
-        };
+        let (permit, stop) =
+            match slots {
+                Some((slots, stop)) => {
+                    (
+                        Some(slots.clone().acquire_owned().await.map_err(|e| {
+                            ServiceError::Internal(format!("bot pool closed: {e}"))
+                        })?),
+                        stop,
+                    )
+                }
+                None => (None, ai::Stop::new()),
+            };
         spawn_blocking_with_tracing(move || {
             let _permit = permit;
-            ai::choose(&position, level, seed, budget)
+            stop.run(|| ai::choose(&position, level, seed, budget))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("bot task failed: {e}")))?
@@ -483,9 +492,24 @@ impl Drop for ReplyPlace {
     }
 }
 
-/// A client may hold at most this fraction of the client searches' queue
-/// (a quarter), so that one client's flood leaves the others served.
-pub const CLIENT_SHARE: usize = 4;
+/// The searches one client (by address) may hold, running or waiting, when
+/// `searches` run at once: one less, so that a search thread is always left
+/// for the others (at least one, so that a client can search at all).
+#[must_use]
+pub fn client_share(searches: usize) -> usize {
+    searches.saturating_sub(1).max(1)
+}
+
+/// Pulls a client search's stop when dropped: when the request that waits
+/// for the search goes away (its client left), the search ends at once and
+/// gives its thread to the next.
+pub(super) struct StopOnDrop(pub(super) ai::Stop);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
 
 /// The client searches running or waiting: the games they are for (one
 /// search per game) and how many each client holds.
@@ -523,7 +547,7 @@ impl QueuePlace {
                 "the bots are at capacity; retry in a moment",
             ));
         }
-        let share = (service.queue_limit / CLIENT_SHARE).max(1);
+        let share = client_share(service.searches);
         if let Some(ip) = client {
             if queued.clients.get(&ip).is_some_and(|&n| n >= share) {
                 return Err(ServiceError::Busy(
@@ -617,7 +641,8 @@ mod tests {
     async fn one_client_holds_at_most_its_share_of_the_queue() {
         let slots = 2;
         let service = service_with(slots).await;
-        let share = slots * crate::service::QUEUE_PER_SLOT / CLIENT_SHARE;
+        let share = client_share(slots);
+        assert!(share < slots, "a thread is left for the others");
         let flood = Some(IpAddr::from([10, 0, 0, 1]));
         let games: Vec<Uuid> = (0..20).map(|_| Uuid::new_v4()).collect();
         let places: Vec<_> = games

@@ -84,9 +84,13 @@ impl Service {
         let budget = Budget {
             time: ANALYSIS_TIME_CAP,
         };
+        // Pulled if the request goes away: the search ends at once rather
+        // than hold a thread for nobody.
+        let stop = super::bots::StopOnDrop(ai::Stop::new());
+        let run = stop.0.clone();
         let analysis = spawn_blocking_with_tracing(move || {
             let _permit = permit;
-            ai::analyze_with_work(&position, level, 0, budget, work)
+            run.run(|| ai::analyze_with_work(&position, level, 0, budget, work))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?

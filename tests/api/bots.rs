@@ -290,7 +290,7 @@ async fn one_clients_flood_of_searches_leaves_the_others_served() {
         .await
     };
     let (analyses, hints) = tokio::join!(analyses, hints);
-    let share = tabula::service::QUEUE_PER_SLOT / tabula::service::CLIENT_SHARE;
+    let share = tabula::service::client_share(1);
     let served = analyses
         .into_iter()
         .filter(|r| r.as_ref().unwrap().status() == 200)
@@ -328,4 +328,38 @@ async fn a_finished_rounds_position_analysed_again_reads_the_same() {
             assert_eq!(app.get_json(&path).await, first, "ply {ply}");
         }
     }
+}
+
+/// A search whose client went away stops: the thread it held serves the
+/// next client at once (an abandoned analysis kept it to its end, up to
+/// the minute's cap, while another client's trivial one waited).
+#[tokio::test]
+async fn a_search_nobody_waits_for_gives_its_thread_to_the_next() {
+    let app = spawn_app_with(|s| {
+        s.bot_threads = 1;
+        s.max_analysis_work = 2_000_000_000;
+    })
+    .await;
+    let client = reqwest::Client::new();
+    // Far more work than a minute searches: only its cap or its client
+    // going away would end it.
+    let gone = client
+        .get(format!(
+            "{}/v1/rules/ultimate_tic_tac_toe/analysis?level=hard&work=2000000000",
+            app.base
+        ))
+        .timeout(std::time::Duration::from_millis(800))
+        .send()
+        .await;
+    assert!(gone.is_err(), "the abandoned analysis answered");
+    let next = client
+        .get(format!(
+            "{}/v1/rules/tic_tac_toe/analysis?level=hard&moves=5",
+            app.base
+        ))
+        .timeout(std::time::Duration::from_secs(30))
+        .send()
+        .await
+        .expect("the next client's analysis is served before the first one's cap");
+    assert_eq!(next.status(), 200);
 }

@@ -3136,7 +3136,7 @@ export interface components {
                 };
             };
         };
-        /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots are at capacity, or already thinking about this game (a client holds at most a quarter of the places). Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots are at capacity, or already thinking about this game, or this client's searches hold its share (one less than the searches the server runs at once, at least one). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying */
@@ -3150,7 +3150,7 @@ export interface components {
                 };
             };
         };
-        /** @description `busy`: the bots are at capacity, or this client holds its share of their places (a quarter). Nothing was changed; retry after `Retry-After` seconds. */
+        /** @description `busy`: the bots are at capacity, or this client's searches hold its share (one less than the searches the server runs at once, at least one). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailableNoStore: {
             headers: {
                 /** @description Seconds to wait before retrying */

@@ -119,8 +119,14 @@ fn analyze_within(
     }
     let start = Instant::now();
     let deadline = start.checked_add(budget.time);
-    // Bounded by work, whether the cap has been reached.
-    let past_cap = || work.is_some() && deadline.is_some_and(|d| Instant::now() >= d);
+    // Bounded by work, whether the cap has been reached (or the caller
+    // stopped the analysis: nobody waits for it).
+    let stop = super::Stop::current();
+    let past_cap = || {
+        work.is_some()
+            && (deadline.is_some_and(|d| Instant::now() >= d)
+                || stop.as_ref().is_some_and(super::Stop::is_stopped))
+    };
     let mut stopped_on_time = false;
     let mut found: Vec<Option<Evaluation>> = vec![None; legal.len()];
     let mut level = level;

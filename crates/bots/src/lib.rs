@@ -52,6 +52,7 @@ use tabula_rules::{AnyGame, AnyMove, GameKind};
 pub use level::{Level, UnknownLevel};
 
 use limits::Meter;
+pub use limits::Stop;
 
 pub use analysis::{Analysis, ScoredMove, analyze, analyze_with_work};
 

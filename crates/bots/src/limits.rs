@@ -1,7 +1,62 @@
 //! The two limits of a search: a work allowance that keeps it deterministic,
-//! and a wall-clock deadline that only cuts it short as a safety cap.
+//! and a wall-clock deadline that only cuts it short as a safety cap; and a
+//! [`Stop`] that its caller may pull from another thread (nobody waits for
+//! the answer any more), read with the clock.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Stops the searches run under it ([`Stop::run`]) from another thread, as
+/// soon as they next read the clock: for a caller nobody waits for any
+/// more. A search stopped so answers what it has, as at its deadline.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+thread_local! {
+    /// The stop of the searches running on this thread, if any.
+    static CURRENT: RefCell<Option<Stop>> = const { RefCell::new(None) };
+}
+
+impl Stop {
+    /// A stop not pulled yet.
+    #[must_use]
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Stops the searches run under it (at once for those started later).
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Stop::stop`] was called.
+    #[must_use]
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` (searches on this thread) under this stop.
+    pub fn run<T>(&self, f: impl FnOnce() -> T) -> T {
+        /// Puts back the stop that was current, also if `f` panics.
+        struct Restore(Option<Stop>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let before = self.0.take();
+                CURRENT.with(|c| *c.borrow_mut() = before);
+            }
+        }
+        let before = CURRENT.with(|c| c.borrow_mut().replace(self.clone()));
+        let _restore = Restore(before);
+        f()
+    }
+
+    /// The stop the searches on this thread run under, if any.
+    pub(super) fn current() -> Option<Stop> {
+        CURRENT.with(|c| c.borrow().clone())
+    }
+}
 
 /// The clock is read once per this many units of work (a power of two).
 const CLOCK_EVERY: u64 = 256;
@@ -12,6 +67,8 @@ pub(super) struct Meter {
     allowance: u64,
     used: u64,
     deadline: Option<Instant>,
+    /// The caller's stop, read with the clock.
+    stop: Option<Stop>,
     out_of_work: bool,
     out_of_time: bool,
 }
@@ -23,6 +80,7 @@ impl Meter {
             allowance: work,
             used: 0,
             deadline: Instant::now().checked_add(time),
+            stop: Stop::current(),
             out_of_work: false,
             out_of_time: false,
         }
@@ -44,8 +102,11 @@ impl Meter {
     }
 
     /// Reads the clock now (for work units that are expensive).
+    /// (and the caller's stop, which ends the search as its deadline does).
     pub(super) fn check_clock(&mut self) {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.as_ref().is_some_and(Stop::is_stopped)
+        {
             self.out_of_time = true;
         }
     }
@@ -78,6 +139,7 @@ impl Meter {
             allowance: share.min(self.left()),
             used: 0,
             deadline: self.deadline,
+            stop: self.stop.clone(),
             out_of_work: false,
             out_of_time: self.out_of_time,
         }
@@ -110,6 +172,19 @@ mod tests {
         let mut meter = Meter::new(u64::MAX, Duration::ZERO);
         let ticks = (0..10 * CLOCK_EVERY).take_while(|_| meter.tick()).count();
         assert!(ticks < usize::try_from(CLOCK_EVERY).unwrap());
+    }
+
+    #[test]
+    fn a_meter_stops_when_its_callers_stop_is_pulled() {
+        let stop = Stop::new();
+        let mut meter = stop.run(|| Meter::new(u64::MAX, Duration::from_mins(1)));
+        let free = (0..4 * CLOCK_EVERY).take_while(|_| meter.tick()).count();
+        assert_eq!(free, usize::try_from(4 * CLOCK_EVERY).unwrap());
+        stop.stop();
+        let ticks = (0..10 * CLOCK_EVERY).take_while(|_| meter.tick()).count();
+        assert!(ticks < usize::try_from(CLOCK_EVERY).unwrap());
+        // Outside `run`, a meter has no stop.
+        assert!(Stop::current().is_none());
     }
 
     #[test]

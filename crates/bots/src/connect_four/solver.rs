@@ -122,6 +122,8 @@ pub struct Solver<'b, const B: usize = BUCKETS> {
     deadline: Option<Instant>,
     /// Gives up past this many nodes (read with the clock).
     node_limit: Option<u64>,
+    /// The caller's stop (see [`crate::Stop`]), read with the clock.
+    stop: Option<crate::Stop>,
     timed_out: bool,
 }
 
@@ -166,6 +168,7 @@ impl<'b, const B: usize> Solver<'b, B> {
             nodes: 0,
             deadline: None,
             node_limit: None,
+            stop: None,
             timed_out: false,
         }
     }
@@ -186,8 +189,11 @@ impl<'b, const B: usize> Solver<'b, B> {
     }
 
     /// Gives up searching at `deadline` (or never, with `None`).
+    /// The caller's stop, if its search runs under one ([`crate::Stop::run`]),
+    /// ends the search too.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+        self.stop = crate::limits::Stop::current();
         self.timed_out = false;
     }
 
@@ -301,7 +307,8 @@ impl<'b, const B: usize> Solver<'b, B> {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CLOCK_EVERY)
             && (self.deadline.is_some_and(|d| Instant::now() >= d)
-                || self.node_limit.is_some_and(|l| self.nodes >= l))
+                || self.node_limit.is_some_and(|l| self.nodes >= l)
+                || self.stop.as_ref().is_some_and(crate::Stop::is_stopped))
         {
             self.timed_out = true;
         }

@@ -56,3 +56,33 @@ fn an_analysis_that_reaches_its_cap_says_so_and_leaves_the_rest_unknown() {
         assert!(!timed.stopped_on_time);
     }
 }
+
+#[test]
+fn a_search_whose_stop_is_pulled_ends_as_at_its_cap() {
+    for (game, level) in positions() {
+        // Nobody waits any more: a search of a work that would take far
+        // longer than the test (and a cap of a minute) ends at once.
+        let stop = ai::Stop::new();
+        stop.stop();
+        let budget = Budget { time: TIME_CAP };
+        let cut = stop
+            .run(|| ai::analyze_with_work(&game, level, 7, budget, u64::MAX / 2))
+            .unwrap();
+        assert!(cut.stopped_on_time, "{:?}", game.kind());
+        let hint = stop.run(|| ai::choose_with_work(&game, level, 7, budget, u64::MAX / 2));
+        assert!(
+            hint.unwrap().is_some(),
+            "{:?}: a move all the same",
+            game.kind()
+        );
+    }
+    // Connect Four's solver, too.
+    let stop = ai::Stop::new();
+    stop.stop();
+    let game = AnyGame::new(Setup::ConnectFour);
+    let budget = Budget { time: TIME_CAP };
+    let cut = stop
+        .run(|| ai::analyze_with_work(&game, Level::Perfect, 7, budget, u64::MAX / 2))
+        .unwrap();
+    assert!(cut.stopped_on_time);
+}
