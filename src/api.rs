@@ -19,6 +19,7 @@ mod rate_limit;
 mod reply;
 mod responses;
 mod rules;
+mod rules_limits;
 mod system;
 mod webhooks;
 pub mod wire;
@@ -38,6 +39,7 @@ pub use error::{ApiError, ErrorCode, Problem};
 pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config};
 pub use headers::{not_modified, refuse_duplicates};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
+pub use rules_limits::RulesLimits;
 pub use webhooks::EventData;
 
 use crate::service::Service;
@@ -58,6 +60,8 @@ pub struct AppState {
     pub proxies: client_ip::TrustedProxies,
     /// The operators' key (`--admin-key`); none: the operators' paths are 404.
     pub admin_key: Option<String>,
+    /// What the rules routes may take (`--rules-rate`, the batch builders).
+    pub rules: std::sync::Arc<RulesLimits>,
 }
 
 struct BearerAuth;
@@ -141,6 +145,7 @@ impl Modify for BearerAuth {
         responses::MoveUnavailable,
         responses::BotUnavailable,
         responses::BotUnavailableNoStore,
+        responses::BatchUnavailable,
         responses::StreamUnavailable,
         responses::RequestTimeout,
         responses::AdminUnauthorized,

@@ -159,6 +159,7 @@ mod default {
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
     pub const MATCH_WAIT: &str = "60s";
+    pub const RULES_RATE: u32 = 250_000;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
 }
@@ -265,6 +266,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
     pub max_analysis_work: u64,
 
+    /// Cells of positions one client may have built a second by the rules routes (`GET` and `POST /v1/rules/{kind}/positions`: lines × the board's cells), with bursts of two full batches (0: no bound); past it: 429 `rate_limited`.
+    #[arg(long, env = "TABULA_RULES_RATE", default_value_t = default::RULES_RATE)]
+    pub rules_rate: u32,
+
     /// The operators' key: `Authorization: Bearer <key>` on `/v1/webhooks`. Unset: those paths answer 404.
     #[arg(long, env = "TABULA_ADMIN_KEY", hide_env_values = true)]
     pub admin_key: Option<String>,
@@ -361,6 +366,7 @@ impl Settings {
             expire_idle: default_expiry(default::EXPIRE_IDLE),
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
             max_analysis_work: service::rules::DEFAULT_MAX_ANALYSIS_WORK,
+            rules_rate: default::RULES_RATE,
             admin_key: None,
             webhook_retry: RetrySchedule(service::DEFAULT_RETRY.to_vec()),
             webhook_allow_private: false,

@@ -94,6 +94,11 @@ impl Application {
             ),
             proxies: settings.trusted_proxies.clone(),
             admin_key: settings.admin_key.clone().filter(|k| !k.is_empty()),
+            // Batches built on half the cores at most: the rest serve moves.
+            rules: Arc::new(api::RulesLimits::new(
+                settings.rules_rate,
+                workers(settings) / 2,
+            )),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
         // The bot replies a stopped server did not make.
@@ -219,6 +224,15 @@ struct Capacity {
     connections_per_worker: usize,
 }
 
+/// The HTTP workers (`--workers`, else one per core).
+fn workers(settings: &Settings) -> usize {
+    if settings.workers > 0 {
+        settings.workers
+    } else {
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    }
+}
+
 impl Capacity {
     fn of(settings: &Settings) -> Capacity {
         let open_files = raise_open_file_limit();
@@ -226,11 +240,7 @@ impl Capacity {
             .saturating_sub(fd_reserve(settings.read_pool))
             .max(2);
         let usable = usize::try_from(usable).unwrap_or(usize::MAX);
-        let workers = if settings.workers > 0 {
-            settings.workers
-        } else {
-            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-        };
+        let workers = workers(settings);
         Capacity {
             open_files,
             streams: if settings.max_streams > 0 {

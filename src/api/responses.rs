@@ -272,6 +272,10 @@ problem_responses! {
     /// less than the searches the server runs at once, at least one). Nothing was
     /// changed; retry after `Retry-After` seconds.
     BotUnavailableNoStore: [Busy] with [RetryAfter];
+    /// `busy`: too many batches of positions are waiting to be built (they are built a
+    /// few at a time, off the threads that serve moves). Nothing was changed; retry
+    /// after `Retry-After` seconds.
+    BatchUnavailable: [Busy] with [RetryAfter];
     /// `invalid_option` (an option out of range or not of this kind) or `too_many_lines`:
     /// more than 100 lines. Each line's own problem is its item's answer.
     UnprocessableLines: [InvalidOption, TooManyLines];

@@ -11,14 +11,16 @@ use super::client_ip::ClientAddr;
 use super::error::ApiError;
 use super::extract::{Body, NoQuery, Query, path_kind};
 use super::responses::{
-    BadRequest, BodyErrors, BotUnavailableNoStore, Internal, KindNotFound, UnprocessableLine,
-    UnprocessableLines,
+    BadRequest, BatchUnavailable, BodyErrors, BotUnavailableNoStore, Internal, KindNotFound,
+    UnprocessableLine, UnprocessableLines,
 };
 use super::wire::{
     AnalysisView, Kind, LineAnalysis, LineAnalysisQuery, Position, PositionBatch, PositionItem,
     PositionList, PositionQuery,
 };
 use crate::domain::Level;
+use crate::rules::AnyGame;
+use crate::service::ServiceError;
 use crate::service::rules::MAX_LINES;
 
 type ApiResult = Result<HttpResponse, ApiError>;
@@ -72,9 +74,15 @@ fn digest_tag(body: &[u8]) -> HeaderValue {
     ),
 )]
 #[get("/{kind}/positions")]
-pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -> ApiResult {
+pub async fn get_rules_position(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    client: ClientAddr,
+    query: Query<PositionQuery>,
+) -> ApiResult {
     let kind = path_kind(&req)?;
     let line = query.into_inner().line(kind)?;
+    state.rules.charge(client.0, cells(line.position()))?;
     let body = serde_json::to_vec(&Position::from(&line))
         .map_err(|e| ApiError::from(crate::service::ServiceError::Internal(e.to_string())))?;
     Ok(HttpResponse::Ok()
@@ -91,6 +99,12 @@ pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -
 /// problem of its first bad move (`illegal_move` with `index` and
 /// `reason`), in the order of the lines. More than 100 lines → 422
 /// `too_many_lines`. The body may hold up to 256 KiB. Nothing is stored.
+///
+/// Each client may have `--rules-rate` cells of positions built a second
+/// (lines × the board's cells, 250,000 by default, this route and the
+/// single position's together; bursts of two full batches of 25x25): past
+/// it, 429 `rate_limited` with `Retry-After`. Batches are built a few at a
+/// time, off the threads that serve moves: 503 `busy` when too many wait.
 #[utoipa::path(
     tag = "rules",
     params(("kind" = Kind, Path, description = "The kind")),
@@ -102,25 +116,54 @@ pub async fn get_rules_position(req: HttpRequest, query: Query<PositionQuery>) -
         BodyErrors,
         (status = 422, response = UnprocessableLines),
         (status = 500, response = Internal),
+        (status = 503, response = BatchUnavailable),
     ),
 )]
 #[post("/{kind}/positions")]
-pub async fn post_rules_positions(req: HttpRequest, _: NoQuery, body: Body) -> ApiResult {
+pub async fn post_rules_positions(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    client: ClientAddr,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
     let kind = path_kind(&req)?;
     let batch: PositionBatch = body.json()?;
     if batch.lines.len() > MAX_LINES {
         return Err(ApiError::TooManyLines(batch.lines.len()));
     }
     let setup = batch.setup(kind)?;
-    let items = batch
-        .lines
-        .iter()
-        .map(|text| match crate::service::rules::position(setup, text) {
-            Ok(line) => PositionItem::Position(Box::new(Position::from(&line))),
-            Err(e) => PositionItem::Problem(Box::new(ApiError::from(e).problem())),
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(PositionList { items }))
+    let lines = u64::try_from(batch.lines.len()).unwrap_or(u64::MAX);
+    state
+        .rules
+        .charge(client.0, lines.saturating_mul(cells(&AnyGame::new(setup))))?;
+    // Built and written on a blocking thread, a few batches at a time: the
+    // HTTP workers stay free for moves.
+    let builder = state.rules.builder().await?;
+    let body = web::block(move || {
+        let _builder = builder;
+        let items = batch
+            .lines
+            .iter()
+            .map(|text| match crate::service::rules::position(setup, text) {
+                Ok(line) => PositionItem::Position(Box::new(Position::from(&line))),
+                Err(e) => PositionItem::Problem(Box::new(ApiError::from(e).problem())),
+            })
+            .collect();
+        serde_json::to_vec(&PositionList { items })
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("batch task failed: {e}")))?
+    .map_err(|e| ServiceError::Internal(e.to_string()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body))
+}
+
+/// What a position costs to build and to write: its board's cells.
+fn cells(position: &AnyGame) -> u64 {
+    let (rows, cols) = position.dims();
+    u64::from(rows) * u64::from(cols)
 }
 
 /// A line's analysis.

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tabula::ai::connect_four_solver::{Book, Position as SolverPosition, Solver};
 use tabula::rules::{AnyGame, AnyMove, GameKind, GomokuOptions, GomokuRule, Setup, notation};
 
-use crate::helpers::{assert_problem, postgres_server, spawn_app};
+use crate::helpers::{assert_problem, postgres_server, spawn_app, spawn_app_with};
 
 /// A random setup of `kind`: Gomoku at any size and rule.
 fn random_setup(kind: GameKind, rng: &mut StdRng) -> Setup {
@@ -262,6 +262,46 @@ async fn a_batch_answers_each_line_as_a_get_would_in_order_up_to_100() {
         )
         .await;
     assert_problem(res, 400, "malformed_request").await;
+}
+
+/// One client's positions are bounded in cells a second (`--rules-rate`):
+/// past its burst it is answered 429 with the wait, nothing built, while
+/// another client is served.
+#[tokio::test]
+async fn a_clients_positions_are_bounded_in_cells_and_others_are_served() {
+    let app = spawn_app_with(|s| {
+        s.rules_rate = 1_000;
+        s.trusted_proxies = "127.0.0.1".parse().unwrap();
+    })
+    .await;
+    // 100 lines on a 25x25 board: 62,500 cells; the burst holds two.
+    let lines: Vec<String> = (0..100).map(|_| "m13".to_owned()).collect();
+    let batch = json!({"options": {"size": 25}, "lines": lines});
+    let send = |who: &'static str| {
+        app.request(Method::POST, "/v1/rules/gomoku/positions")
+            .header("x-forwarded-for", who)
+            .json(&batch)
+            .send()
+    };
+    for _ in 0..2 {
+        assert_eq!(send("203.0.113.7").await.unwrap().status(), 200);
+    }
+    let refused = send("203.0.113.7").await.unwrap();
+    let wait: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(wait >= 1, "{wait}");
+    assert_problem(refused, 429, "rate_limited").await;
+    let single = app
+        .request(Method::GET, "/v1/rules/gomoku/positions?size=25&moves=m13")
+        .header("x-forwarded-for", "203.0.113.7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(single.status(), 429, "the single position counts too");
+    assert_eq!(send("198.51.100.1").await.unwrap().status(), 200);
 }
 
 #[tokio::test]

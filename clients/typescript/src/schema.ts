@@ -671,6 +671,12 @@ export interface paths {
          *     problem of its first bad move (`illegal_move` with `index` and
          *     `reason`), in the order of the lines. More than 100 lines → 422
          *     `too_many_lines`. The body may hold up to 256 KiB. Nothing is stored.
+         *
+         *     Each client may have `--rules-rate` cells of positions built a second
+         *     (lines × the board's cells, 250,000 by default, this route and the
+         *     single position's together; bursts of two full batches of 25x25): past
+         *     it, 429 `rate_limited` with `Retry-After`. Batches are built a few at a
+         *     time, off the threads that serve moves: 503 `busy` when too many wait.
          */
         post: operations["post_rules_positions"];
         delete?: never;
@@ -3136,6 +3142,20 @@ export interface components {
                 };
             };
         };
+        /** @description `busy`: too many batches of positions are waiting to be built (they are built a few at a time, off the threads that serve moves). Nothing was changed; retry after `Retry-After` seconds. */
+        BatchUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "busy";
+                };
+            };
+        };
         /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots are at capacity, or already thinking about this game, or this client's searches hold its share (one less than the searches the server runs at once, at least one). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailable: {
             headers: {
@@ -4994,6 +5014,7 @@ export interface operations {
             422: components["responses"]["UnprocessableLines"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["BatchUnavailable"];
         };
     };
     get_rules_analysis: {
