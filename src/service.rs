@@ -616,6 +616,7 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     game.derived = false;
     game.updated_at = now;
     game.as_of = now;
+    players::count_rated_round(tx, game, now).await?;
     players::rate_if_ended(tx, game).await?;
     if tx.update_game(game, expected).await? {
         Ok(())

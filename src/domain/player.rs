@@ -39,9 +39,22 @@ pub struct Players {
     /// Set in the transaction that ended a rated round; cleared by a new
     /// round.
     pub change: Option<RatingChange>,
+    /// The round of a rated game the two players were last counted for (a
+    /// round is counted once, when it starts with both seated).
+    pub counted_round: Option<u32>,
+    /// The current round of a rated game does not move ratings: when it
+    /// began, its two players had begun their rated rounds of the window
+    /// together already (see `service::players::PAIR_ROUNDS`).
+    pub pair_limited: bool,
 }
 
 impl Players {
+    /// Whether the current round's result moves ratings.
+    #[must_use]
+    pub fn round_rated(&self) -> bool {
+        self.rated && !self.pair_limited
+    }
+
     /// The player bound to `seat`.
     #[must_use]
     pub fn of(&self, seat: Player) -> Option<&SeatPlayer> {

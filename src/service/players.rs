@@ -653,6 +653,48 @@ fn default_name(id: &str) -> String {
     normalize_name(&short).unwrap_or_else(|_| "Player".to_owned())
 }
 
+/// The rated rounds two players may begin together within [`PAIR_WINDOW`]
+/// that move their ratings; the rounds they begin past it are played
+/// unrated (the game says so from their start: `round_rated` false). An
+/// evening's match between two people counts; a hundred rematches between
+/// two accounts one person holds do not.
+pub const PAIR_ROUNDS: i64 = 3;
+
+/// The window of [`PAIR_ROUNDS`].
+pub const PAIR_WINDOW: std::time::Duration = std::time::Duration::from_hours(24);
+
+/// Counts a rated round that begins (inside the write that begins it: a
+/// join that seats the second player, a restart, a rematch) against its two
+/// players' rounds together: within [`PAIR_ROUNDS`] it is recorded and
+/// rated; past them it is played unrated. Each round is counted once.
+///
+/// # Errors
+/// Store errors.
+pub(super) async fn count_rated_round(
+    tx: &mut WriteTx,
+    game: &mut GameRecord,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    if !game.players.rated || game.is_over() || game.players.counted_round == Some(game.round) {
+        return Ok(());
+    }
+    let (Some(x), Some(o)) = (game.players.of(Player::X), game.players.of(Player::O)) else {
+        return Ok(());
+    };
+    let mut pair = [x.id.clone(), o.id.clone()];
+    pair.sort();
+    let pair = [pair[0].as_str(), pair[1].as_str()];
+    let window = chrono::Duration::from_std(PAIR_WINDOW).unwrap_or_default();
+    let begun = tx.pair_rounds_since(pair, now - window).await?;
+    game.players.counted_round = Some(game.round);
+    game.players.pair_limited = begun >= PAIR_ROUNDS;
+    if !game.players.pair_limited {
+        tx.insert_pair_round(pair, game.id, game.round, now, now - window)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Rates a rated round that has just ended (inside the write that ends it):
 /// both players' ratings for the kind move by Glicko-2, as one rating
 /// period, and the game records the change. Nothing for an unrated game, a
@@ -661,7 +703,7 @@ fn default_name(id: &str) -> String {
 /// # Errors
 /// Store errors.
 pub(super) async fn rate_if_ended(tx: &mut WriteTx, game: &mut GameRecord) -> Result<()> {
-    if !game.players.rated || game.players.change.is_some() {
+    if !game.players.round_rated() || game.players.change.is_some() {
         return Ok(());
     }
     let Some(x_score) = game.x_score() else {

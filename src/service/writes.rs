@@ -357,7 +357,8 @@ impl Service {
                         if !old.is_over() {
                             return Err(ServiceError::RoundInProgress);
                         }
-                        let new = rematch_of(&old, now);
+                        let mut new = rematch_of(&old, now);
+                        super::players::count_rated_round(tx, &mut new, now).await?;
                         tx.insert_game(&new);
                         tx.insert_event(new.id, &event(&new, EventType::Create));
                         for player in new.players.seats.iter().flatten() {
@@ -470,7 +471,7 @@ fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
         players: crate::domain::player::Players {
             seats: [o, x],
             rated: old.players.rated,
-            change: None,
+            ..crate::domain::player::Players::default()
         },
         rematch_of: Some(old.id),
         ..GameRecord::blank(old.position.setup())

@@ -176,6 +176,11 @@ struct Meta {
     players: [Option<MetaPlayer>; 2],
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     rated: bool,
+    /// The round the two players were last counted for (see [`Players`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    counted_round: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pair_limited: bool,
     /// Before and after, by seat: `[rating, deviation, volatility]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rating_change: Option<[[[f64; 3]; 2]; 2]>,
@@ -271,6 +276,8 @@ impl Meta {
                 })
             }),
             rated: game.players.rated,
+            counted_round: game.players.counted_round,
+            pair_limited: game.players.pair_limited,
             rating_change: game.players.change.map(|c| {
                 [c.before, c.after].map(|side| side.map(|r| [r.rating, r.deviation, r.volatility]))
             }),
@@ -414,6 +421,8 @@ impl GameRow {
         let players = Players {
             seats: seat_players,
             rated: meta.rated,
+            counted_round: meta.counted_round,
+            pair_limited: meta.pair_limited,
             change: meta.rating_change.map(|[before, after]| RatingChange {
                 before: before.map(triple_rating),
                 after: after.map(triple_rating),

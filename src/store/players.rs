@@ -9,7 +9,7 @@
 //! the rating the first wrote, and no update is lost. On SQLite the writer
 //! holds the database's only write lock.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 use super::db::{Conn, on_conn, on_reader};
 use super::games::{ListedRow, game_columns};
@@ -178,6 +178,67 @@ impl WriteTx {
         )
         .bind(player)
         .bind(game.to_string())
+        .execute(c)
+        .await
+        .map(|r| r.rows_affected()))?;
+        Ok(())
+    }
+
+    /// How many rated rounds the two players `pair` (their ids, in order)
+    /// began together since `since`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn pair_rounds_since(
+        &mut self,
+        pair: [&str; 2],
+        since: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        self.direct().await?;
+        Ok(on_conn!(self, |c| sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM rated_pair_rounds \
+             WHERE low = $1 AND high = $2 AND started_at >= $3"
+        )
+        .bind(pair[0])
+        .bind(pair[1])
+        .bind(ts(since))
+        .fetch_one(c)
+        .await)?)
+    }
+
+    /// Records that the two players `pair` (their ids, in order) began a
+    /// rated round of `game` at `now`, and forgets their rounds begun before
+    /// `forget_before`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn insert_pair_round(
+        &mut self,
+        pair: [&str; 2],
+        game: uuid::Uuid,
+        round: u32,
+        now: DateTime<Utc>,
+        forget_before: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.direct().await?;
+        on_conn!(self, |c| sqlx::query(
+            "DELETE FROM rated_pair_rounds WHERE low = $1 AND high = $2 AND started_at < $3"
+        )
+        .bind(pair[0])
+        .bind(pair[1])
+        .bind(ts(forget_before))
+        .execute(c)
+        .await
+        .map(|r| r.rows_affected()))?;
+        on_conn!(self, |c| sqlx::query(
+            "INSERT INTO rated_pair_rounds (low, high, game_id, round, started_at) \
+             VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(pair[0])
+        .bind(pair[1])
+        .bind(game.to_string())
+        .bind(i64::from(round))
+        .bind(ts(now))
         .execute(c)
         .await
         .map(|r| r.rows_affected()))?;

@@ -166,3 +166,78 @@ async fn a_rated_round_over_on_time_is_never_read_without_its_rating_change() {
     assert_eq!(listed["items"][0]["rating_change"], read["rating_change"]);
     assert_eq!(rated_games(&app, &g.x_player, "tic_tac_toe").await, 1);
 }
+
+/// Two accounts one person holds cannot buy a rating through rematches:
+/// of the rated rounds the pair begins together, 3 in 24 hours move their
+/// ratings; the rest are played unrated, each game saying so from its
+/// start (`round_rated: false`), and the window moves on with the clock.
+#[tokio::test]
+async fn a_pairs_rated_rounds_past_three_a_day_are_played_unrated() {
+    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
+    // A per-move clock of three days: a day's wait loses no game on time.
+    let terms = json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 259_200_000}});
+    let first = rated_game(&app, terms).await;
+    let (xena, otto) = (first.x_player.clone(), first.o_player.clone());
+    let mut g = first;
+    let mut rated_after = Vec::new();
+    for round in 0..8 {
+        let before = app.game(&g.x.id).await;
+        assert_eq!(before["round_rated"], round < 3, "game {round}: {before}");
+        let won = x_wins(&app, &g).await;
+        let game = &won["game"];
+        assert_eq!(game["rated"], true);
+        if round < 3 {
+            assert!(game["rating_change"].is_object(), "game {round}: {game}");
+        } else {
+            assert_eq!(game["rating_change"], Value::Null, "game {round}: {game}");
+        }
+        rated_after.push((
+            rated_games(&app, &xena, "tic_tac_toe").await,
+            rated_games(&app, &otto, "tic_tac_toe").await,
+        ));
+        // The loser asks for the rematch; the seats swap, so the same
+        // account wins again with X.
+        let res = app
+            .post(
+                &format!("/v1/games/{}/rematch", g.x.id),
+                Some(&g.o.token),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(res.status(), 201);
+        let new: Value = res.json().await.unwrap();
+        let id = new["game"]["id"].as_str().unwrap().to_owned();
+        g = RatedGame {
+            x: Seat {
+                id: id.clone(),
+                seat: "X".into(),
+                token: g.o.token.clone(),
+            },
+            o: Seat {
+                id,
+                seat: "O".into(),
+                token: g.x.token.clone(),
+            },
+            x_player: g.o_player.clone(),
+            o_player: g.x_player.clone(),
+        };
+    }
+    assert_eq!(rated_after.last(), Some(&(3, 3)), "{rated_after:?}");
+    // A day later the pair's rounds count again.
+    clock.advance(Duration::from_secs(24 * 3600 + 1));
+    let fresh = app.game(&g.x.id).await;
+    assert_eq!(
+        fresh["round_rated"], false,
+        "a round keeps what it began as"
+    );
+    x_wins(&app, &g).await;
+    let res = app
+        .post(
+            &format!("/v1/games/{}/rematch", g.x.id),
+            Some(&g.o.token),
+            &json!({}),
+        )
+        .await;
+    let next: Value = res.json().await.unwrap();
+    assert_eq!(next["game"]["round_rated"], true, "{next}");
+}

@@ -90,6 +90,8 @@ fn resigned_game() -> GameRecord {
                 before: [rating(1_500.0), rating(1_520.5)],
                 after: [rating(1_516.125), rating(1_504.375)],
             }),
+            counted_round: Some(3),
+            pair_limited: true,
         },
         rematch_of: Some(Uuid::now_v7()),
         rematch: Some(Uuid::now_v7()),

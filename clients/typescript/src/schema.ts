@@ -1318,6 +1318,7 @@ export interface components {
          *       "offer": null,
          *       "clock": null,
          *       "rated": false,
+         *       "round_rated": false,
          *       "rating_change": null,
          *       "rematch_of": null,
          *       "rematch": null,
@@ -1376,6 +1377,13 @@ export interface components {
             clock: null | components["schemas"]["ClockView"];
             /** @description Rated: when a round ends, both players' ratings move. */
             rated: boolean;
+            /**
+             * @description Whether this round's result moves the ratings: false for an unrated
+             *     game, and for a round of a rated game that its two players began
+             *     after 3 rated rounds together in the last 24 hours (it is played
+             *     unrated, and says so from its start).
+             */
+            round_rated: boolean;
             rating_change: null | components["schemas"]["RatingChangeView"];
             /**
              * Format: uuid
@@ -1473,6 +1481,7 @@ export interface components {
          *         "offer": null,
          *         "clock": null,
          *         "rated": false,
+         *         "round_rated": false,
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
@@ -1606,6 +1615,7 @@ export interface components {
          *           "offer": null,
          *           "clock": null,
          *           "rated": false,
+         *           "round_rated": false,
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
@@ -2129,6 +2139,7 @@ export interface components {
          *         "offer": null,
          *         "clock": null,
          *         "rated": false,
+         *         "round_rated": false,
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
@@ -2731,6 +2742,7 @@ export interface components {
          *         "offer": null,
          *         "clock": null,
          *         "rated": false,
+         *         "round_rated": false,
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
@@ -2949,6 +2961,7 @@ export interface components {
          *           "offer": null,
          *           "clock": null,
          *           "rated": false,
+         *           "round_rated": false,
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
@@ -3999,6 +4012,7 @@ export interface operations {
                      *         "offer": null,
                      *         "clock": null,
                      *         "rated": false,
+                     *         "round_rated": false,
                      *         "rating_change": null,
                      *         "rematch_of": null,
                      *         "rematch": null,

@@ -389,6 +389,11 @@ pub struct Game {
     pub clock: Option<ClockView>,
     /// Rated: when a round ends, both players' ratings move.
     pub rated: bool,
+    /// Whether this round's result moves the ratings: false for an unrated
+    /// game, and for a round of a rated game that its two players began
+    /// after 3 rated rounds together in the last 24 hours (it is played
+    /// unrated, and says so from its start).
+    pub round_rated: bool,
     /// How the round that just ended moved the ratings (rated games); null
     /// otherwise, and again once a new round starts.
     #[schema(required = true)]
@@ -505,6 +510,7 @@ impl From<&GameRecord> for Game {
             }),
             clock: clock_view(g),
             rated: g.players.rated,
+            round_rated: g.players.round_rated(),
             rating_change: g.players.change.as_ref().map(Into::into),
             rematch_of: g.rematch_of,
             rematch: g.rematch,
