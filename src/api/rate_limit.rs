@@ -16,6 +16,22 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use super::client_ip::TrustedProxies;
 use super::error::ApiError;
 
+/// A bucket of `quota` per client address, whose idle clients are forgotten
+/// now and then (by a thread of its own, while the limiter lives), so that
+/// memory stays bounded.
+pub(super) fn per_client(quota: Quota) -> Arc<DefaultKeyedRateLimiter<IpAddr>> {
+    let limiter = Arc::new(DefaultKeyedRateLimiter::keyed(quota));
+    let sweeper = Arc::downgrade(&limiter);
+    std::thread::spawn(move || {
+        while let Some(limiter) = sweeper.upgrade() {
+            limiter.retain_recent();
+            drop(limiter);
+            std::thread::sleep(std::time::Duration::from_mins(1));
+        }
+    });
+    limiter
+}
+
 /// The limiter shared by all workers.
 #[derive(Clone)]
 pub struct RateLimiter {
@@ -31,18 +47,7 @@ impl RateLimiter {
     pub fn new(per_second: u32, burst: u32, proxies: TrustedProxies) -> Option<RateLimiter> {
         let rate = NonZeroU32::new(per_second)?;
         let burst = NonZeroU32::new(burst).unwrap_or(rate);
-        let limiter = Arc::new(DefaultKeyedRateLimiter::keyed(
-            Quota::per_second(rate).allow_burst(burst),
-        ));
-        // Forget idle clients now and then, so memory stays bounded.
-        let sweeper = Arc::downgrade(&limiter);
-        std::thread::spawn(move || {
-            while let Some(limiter) = sweeper.upgrade() {
-                limiter.retain_recent();
-                drop(limiter);
-                std::thread::sleep(std::time::Duration::from_mins(1));
-            }
-        });
+        let limiter = per_client(Quota::per_second(rate).allow_burst(burst));
         Some(RateLimiter { limiter, proxies })
     }
 

@@ -42,19 +42,7 @@ impl RulesLimits {
     pub fn new(cells_per_second: u32, builders: usize) -> RulesLimits {
         let cells = NonZeroU32::new(cells_per_second).map(|rate| {
             let burst = NonZeroU32::new(rate.get().max(2 * LARGEST_REQUEST)).unwrap_or(rate);
-            let limiter = Arc::new(DefaultKeyedRateLimiter::keyed(
-                Quota::per_second(rate).allow_burst(burst),
-            ));
-            // Forget idle clients now and then, so memory stays bounded.
-            let sweeper = Arc::downgrade(&limiter);
-            std::thread::spawn(move || {
-                while let Some(limiter) = sweeper.upgrade() {
-                    limiter.retain_recent();
-                    drop(limiter);
-                    std::thread::sleep(std::time::Duration::from_mins(1));
-                }
-            });
-            limiter
+            super::rate_limit::per_client(Quota::per_second(rate).allow_burst(burst))
         });
         let builders = builders.max(1);
         RulesLimits {
