@@ -21,8 +21,9 @@ use crate::service::ServiceError;
 const LARGEST_REQUEST: u32 = 100 * 625;
 
 /// Batches waiting for a builder beyond this many per builder are refused
-/// (503 `busy`): past it, waiting only adds latency.
-const WAITING_PER_SLOT: usize = 8;
+/// (503 `busy`): past it, waiting only adds latency. (Their bodies, at most
+/// 256 KiB each, wait in memory: 16 MiB a builder at most.)
+const WAITING_PER_SLOT: usize = 64;
 
 /// The bounds of the rules routes, shared by the workers.
 #[derive(Debug)]
