@@ -304,7 +304,7 @@ impl Service {
 
     /// Deletes an endpoint, with its pending deliveries and their log.
     /// Other instances (PostgreSQL) may record events for it until they
-    /// next read the endpoints (every [`RELOAD`]): what they recorded is
+    /// next read the endpoints (every `RELOAD`): what they recorded is
     /// deleted once that has passed twice over (and the deliverer's prune
     /// removes any delivery whose endpoint is gone, should this instance
     /// stop before).
