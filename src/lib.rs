@@ -67,7 +67,8 @@
 //!   success answers), `wire` (the JSON types by subject), `error`
 //!   (problem+json), `responses` (the answers of the OpenAPI document,
 //!   error sets declared once) and `examples` (for the OpenAPI document),
-//!   `rate_limit`, `client_ip` (the client behind trusted proxies).
+//!   `rate_limit`, `rules_limits` (what the rules routes may take of the
+//!   machine), `client_ip` (the client behind trusted proxies).
 //! - `web`: the browser side: `cors` (`--cors-origins`), `docs` (the
 //!   headers of the Swagger UI at `/docs/`) and `play` (the page at `/play`, its
 //!   assets embedded from `web/dist`).

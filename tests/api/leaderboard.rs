@@ -3,12 +3,14 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with};
+use crate::helpers::{assert_problem, spawn_app_with};
 use crate::players::*;
 
 #[tokio::test]
 async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first() {
-    let app = spawn_app().await;
+    // Two players' rated rounds together count 3 times in 24 hours: the
+    // clock moves on 8 hours and a minute after each game.
+    let (app, clock) = app_on_manual_clock("2026-12-02T10:00:00Z").await;
     let (ann, ann_key) = new_player(&app, "Ann").await;
     let (bob, bob_key) = new_player(&app, "Bob").await;
     let board = |limit: &str| {
@@ -49,6 +51,7 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
             x_wins(&app, &g).await;
         }
         played += 1;
+        clock.advance(std::time::Duration::from_secs(8 * 3600 + 60));
         assert!(played < 60, "deviations never fell to 110");
     }
     let items = board("").await["items"].clone();

@@ -87,9 +87,15 @@ async fn without_a_rate_limit_bursts_are_served() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn healthz_answers_while_several_hard_bots_think() {
-    let app = crate::helpers::spawn_app_with(|s| s.bot_budget_ms = 600).await;
+    // Each hint from a client of its own (one client holds fewer searches
+    // than there are search threads).
+    let app = crate::helpers::spawn_app_with(|s| {
+        s.bot_budget_ms = 600;
+        s.trusted_proxies = "127.0.0.1".parse().unwrap();
+    })
+    .await;
     let mut hints = Vec::new();
-    for _ in 0..4 {
+    for n in 0..4 {
         let seat = app.create(json!({"kind": "gomoku", "hotseat": true})).await;
         app.play_ok(&seat, json!({"row": 7, "col": 7})).await;
         let client = app.client.clone();
@@ -99,6 +105,7 @@ async fn healthz_answers_while_several_hard_bots_think() {
             client
                 .get(url)
                 .bearer_auth(token)
+                .header("x-forwarded-for", format!("198.51.100.{n}"))
                 .send()
                 .await
                 .unwrap()

@@ -13,7 +13,8 @@ let service;
 let browser;
 
 before(async () => {
-  service = await startService();
+  // Players are made here faster than --player-rate's hour allows.
+  service = await startService({ TABULA_PLAYER_RATE: "0" });
   browser = await launch();
 });
 
@@ -121,27 +122,41 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
   };
   const cy = await api("/v1/players", { name: "Cy" });
   const di = await api("/v1/players", { name: "Di" });
-  // Cy wins two games of three, Di the third (Cy resigns): 18 games settle
-  // both deviations under 110.
-  for (let i = 0; i < 18; i++) {
-    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true, clock: { per_move_ms: 86_400_000 } }, cy.key);
+  // Two players' rated rounds together move ratings 3 times a day, so Cy and
+  // Di each meet seven others three times: Cy loses the first (resigning)
+  // and wins the next two, Di loses two and wins the third (the other
+  // resigns); 21 games settle their deviations under 110, while the seven
+  // others (6 games each) stay provisional.
+  const win = async (x, o) => {
+    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true, clock: { per_move_ms: 86_400_000 } }, x.key);
     const id = grant.game.id;
-    await api(`/v1/games/${id}/join`, {}, di.key);
-    if (i % 3 === 2) {
-      // Each side moves first: a round resigned before that is aborted.
-      await api(`/v1/games/${id}/moves`, { row: 1, col: 1 }, cy.key);
-      await api(`/v1/games/${id}/moves`, { row: 0, col: 0 }, di.key);
-      await api(`/v1/games/${id}/resign`, {}, cy.key);
-      continue;
-    }
+    await api(`/v1/games/${id}/join`, {}, o.key);
     const moves = [
-      [cy, 0, 0],
-      [di, 1, 0],
-      [cy, 0, 1],
-      [di, 1, 1],
-      [cy, 0, 2],
+      [x, 0, 0],
+      [o, 1, 0],
+      [x, 0, 1],
+      [o, 1, 1],
+      [x, 0, 2],
     ];
     for (const [p, row, col] of moves) await api(`/v1/games/${id}/moves`, { row, col }, p.key);
+  };
+  const resign = async (x, o) => {
+    const grant = await api("/v1/games", { kind: "tic_tac_toe", rated: true, clock: { per_move_ms: 86_400_000 } }, x.key);
+    const id = grant.game.id;
+    await api(`/v1/games/${id}/join`, {}, o.key);
+    // Each side moves first: a round resigned before that is aborted.
+    await api(`/v1/games/${id}/moves`, { row: 1, col: 1 }, x.key);
+    await api(`/v1/games/${id}/moves`, { row: 0, col: 0 }, o.key);
+    await api(`/v1/games/${id}/resign`, {}, x.key);
+  };
+  for (let j = 0; j < 7; j++) {
+    const other = await api("/v1/players", { name: `Opponent ${j + 1}` });
+    await resign(cy, other);
+    await win(cy, other);
+    await win(cy, other);
+    await win(other, di);
+    await win(other, di);
+    await resign(other, di);
   }
   // Cy's browser: Cy has played only tic-tac-toe, so the lobby's leaderboard
   // starts there.
@@ -159,8 +174,8 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
   assert.equal(await page.getByLabel("Your name").first().inputValue(), "Cy");
   const rows = await board.getByRole("listitem").allTextContents();
   assert.equal(rows.length, 2, rows.join("|"));
-  assert.match(rows[0], /^Cy 1\d{3} · 18 rated games$/);
-  assert.match(rows[1], /^Di 1\d{3} · 18 rated games$/);
+  assert.match(rows[0], /^Cy 1\d{3} · 21 rated games$/);
+  assert.match(rows[1], /^Di 1\d{3} · 21 rated games$/);
   await board.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(screenshotDir, "players-leaderboard-phone.png"), fullPage: true });
   // A kind chosen is the one shown next time.
