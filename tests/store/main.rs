@@ -79,6 +79,21 @@ pub(crate) async fn write<T: Send + 'static>(store: &Store, job: JobFn<T, StoreE
     store.write(None, job).await.unwrap()
 }
 
+/// Writes `game` (stored at version 1) at version 2, in a batch of its own.
+pub(crate) async fn to_version_2(store: &Store, game: &GameRecord) {
+    let g = game.clone();
+    write(
+        store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
+                Ok(())
+            })
+        }),
+    )
+    .await;
+}
+
 /// Stores `game` in a batch of its own.
 pub(crate) async fn insert(store: &Store, game: &GameRecord) {
     let game = game.clone();
@@ -257,17 +272,7 @@ async fn a_second_store_on_a_served_file_is_refused_and_the_first_goes_on() {
         message.contains(&dir.path().join("t.db").display().to_string()),
         "{message}"
     );
-    let g = game.clone();
-    write(
-        &store,
-        Box::new(move |tx| {
-            Box::pin(async move {
-                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
-                Ok(())
-            })
-        }),
-    )
-    .await;
+    to_version_2(&store, &game).await;
     store.close().await;
     let again = Store::open(&url, 2).await.unwrap();
     assert_eq!(again.game(game.id).await.unwrap().unwrap().version, 2);
@@ -325,17 +330,7 @@ async fn a_second_store_through_a_link_to_a_served_file_is_refused() {
         assert!(message.contains("in use by another process"), "{message}");
         assert!(message.contains(&link.display().to_string()), "{message}");
     }
-    let g = game.clone();
-    write(
-        &store,
-        Box::new(move |tx| {
-            Box::pin(async move {
-                assert!(tx.update_game(&at_version(&g, 2), 1).await?);
-                Ok(())
-            })
-        }),
-    )
-    .await;
+    to_version_2(&store, &game).await;
     assert_eq!(store.game(game.id).await.unwrap().unwrap().version, 2);
     // No second WAL was made beside the hard link.
     assert!(!dir.path().join("hard.db-wal").exists());
