@@ -163,17 +163,11 @@ impl Service {
             time: self.bot_budget,
         };
         let position = game.position;
-        // Pulled if the request goes away: the search ends (and what it
-        // found by then is not kept).
-        let stop = StopOnDrop(ai::Stop::new());
-        let run = stop.0.clone();
-        let analysis = spawn_blocking_with_tracing(move || {
-            let _permit = permit;
-            run.run(|| ai::analyze(&position, level, 0, budget))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?
-        .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
+        // (Stopped if the request goes away: nothing after this is reached,
+        // so a cut analysis is never kept.)
+        let analysis = client_search(permit, move || ai::analyze(&position, level, 0, budget))
+            .await?
+            .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         if finished && let Ok(mut kept) = self.analyses.lock() {
             kept.put(key, analysis.clone());
         }
@@ -208,48 +202,34 @@ impl Service {
     ) -> Result<Suggestion> {
         let budget = self.budget_for(game);
         if level <= Level::Easy {
-            return self.think(&game.position, level, seed, None, budget).await;
+            return self.think(&game.position, level, seed, budget).await;
         }
         let _place = QueuePlace::take(self, game.id, client)?;
-        // Dropped with this future when the request goes away: the search
-        // ends rather than hold a thread for nobody.
-        let stop = StopOnDrop(ai::Stop::new());
-        let slots = Some((&self.thinkers, stop.0.clone()));
-        self.think(&game.position, level, seed, slots, budget).await
+        let permit = self.thinker().await?;
+        let position = game.position.clone();
+        let budget = Budget { time: budget };
+        client_search(permit, move || ai::choose(&position, level, seed, budget))
+            .await?
+            .map_err(|e| ServiceError::InvalidOption(e.to_string()))?
+            .ok_or_else(|| ServiceError::Internal("bot found no move".into()))
     }
 
-    /// Runs a bot off the async workers; a client's search first takes a
-    /// permit of `slots` and runs under its stop.
+    /// Runs a bot off the async workers (its own replies and the cheap
+    /// levels, which take no search thread).
     pub(super) async fn think(
         &self,
         position: &AnyGame,
         level: Level,
         seed: u64,
-        slots: Option<(&std::sync::Arc<tokio::sync::Semaphore>, ai::Stop)>,
         time: Duration,
     ) -> Result<Suggestion> {
         let position = position.clone();
         let budget = Budget { time };
-        let (permit, stop) =
-            match slots {
-                Some((slots, stop)) => {
-                    (
-                        Some(slots.clone().acquire_owned().await.map_err(|e| {
-                            ServiceError::Internal(format!("bot pool closed: {e}"))
-                        })?),
-                        stop,
-                    )
-                }
-                None => (None, ai::Stop::new()),
-            };
-        spawn_blocking_with_tracing(move || {
-            let _permit = permit;
-            stop.run(|| ai::choose(&position, level, seed, budget))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("bot task failed: {e}")))?
-        .map_err(|e| ServiceError::InvalidOption(e.to_string()))?
-        .ok_or_else(|| ServiceError::Internal("bot found no move".into()))
+        spawn_blocking_with_tracing(move || ai::choose(&position, level, seed, budget))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("bot task failed: {e}")))?
+            .map_err(|e| ServiceError::InvalidOption(e.to_string()))?
+            .ok_or_else(|| ServiceError::Internal("bot found no move".into()))
     }
 
     /// While a bot is to move in `game`, lets it move, one committed
@@ -282,9 +262,7 @@ impl Service {
             };
             let started = self.clock.now();
             let budget = self.budget_for(game);
-            let suggestion = self
-                .think(&game.position, level, seed, None, budget)
-                .await?;
+            let suggestion = self.think(&game.position, level, seed, budget).await?;
             drop(permit);
             let (id, seen) = (game.id, game.version);
             let record = record.clone();
@@ -500,15 +478,30 @@ pub fn client_share(searches: usize) -> usize {
     searches.saturating_sub(1).max(1)
 }
 
-/// Pulls a client search's stop when dropped: when the request that waits
-/// for the search goes away (its client left), the search ends at once and
-/// gives its thread to the next.
-pub(super) struct StopOnDrop(pub(super) ai::Stop);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.stop();
+/// Runs a client's search off the async workers, holding `permit` (its
+/// search thread) until it ends. The search runs under a stop pulled when
+/// this future is dropped: when the request that waits for it goes away
+/// (its client left), the search ends at once and gives its thread to the
+/// next rather than search for nobody.
+pub(super) async fn client_search<T: Send + 'static>(
+    permit: tokio::sync::OwnedSemaphorePermit,
+    search: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    /// Pulls the stop when dropped.
+    struct StopOnDrop(ai::Stop);
+    impl Drop for StopOnDrop {
+        fn drop(&mut self) {
+            self.0.stop();
+        }
     }
+    let stop = StopOnDrop(ai::Stop::new());
+    let run = stop.0.clone();
+    spawn_blocking_with_tracing(move || {
+        let _permit = permit;
+        run.run(search)
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("search task failed: {e}")))
 }
 
 /// The client searches running or waiting: the games they are for (one

@@ -12,7 +12,6 @@ use crate::ai::{self, Budget};
 use crate::domain::Level;
 use crate::rules::notation::{self, Line};
 use crate::rules::{AnyGame, Setup};
-use crate::telemetry::spawn_blocking_with_tracing;
 
 /// The most lines one batch of positions may hold.
 pub const MAX_LINES: usize = 100;
@@ -84,16 +83,10 @@ impl Service {
         let budget = Budget {
             time: ANALYSIS_TIME_CAP,
         };
-        // Pulled if the request goes away: the search ends at once rather
-        // than hold a thread for nobody.
-        let stop = super::bots::StopOnDrop(ai::Stop::new());
-        let run = stop.0.clone();
-        let analysis = spawn_blocking_with_tracing(move || {
-            let _permit = permit;
-            run.run(|| ai::analyze_with_work(&position, level, 0, budget, work))
+        let analysis = super::bots::client_search(permit, move || {
+            ai::analyze_with_work(&position, level, 0, budget, work)
         })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("analysis task failed: {e}")))?
+        .await?
         .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         Ok(MoveAnalysis { analysis, level })
     }
