@@ -10,8 +10,8 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{ResponseError, web};
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::clock::{Clock, DefaultClock, QuantaInstant};
+use governor::{DefaultKeyedRateLimiter, NotUntil, Quota};
 
 use super::client_ip::TrustedProxies;
 use super::error::ApiError;
@@ -30,6 +30,13 @@ pub(super) fn per_client(quota: Quota) -> Arc<DefaultKeyedRateLimiter<IpAddr>> {
         }
     });
     limiter
+}
+
+/// Whole seconds until a refused client may ask again (`Retry-After`),
+/// rounded up.
+pub(super) fn seconds_until(not_until: &NotUntil<QuantaInstant>) -> u64 {
+    let wait = not_until.wait_time_from(DefaultClock::default().now());
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
 /// The limiter shared by all workers.
@@ -53,10 +60,7 @@ impl RateLimiter {
 
     /// Seconds until `ip` may send again, or `None` if it may now.
     fn wait(&self, ip: IpAddr) -> Option<u64> {
-        self.limiter.check_key(&ip).err().map(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
-        })
+        self.limiter.check_key(&ip).err().map(|n| seconds_until(&n))
     }
 }
 

@@ -9,7 +9,6 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -66,12 +65,9 @@ impl RulesLimits {
             .unwrap_or(NonZeroU32::MIN);
         match limiter.check_key_n(&ip, cells) {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(not_until)) => {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
-                Err(ApiError::RateLimited(
-                    wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
-                ))
-            }
+            Ok(Err(not_until)) => Err(ApiError::RateLimited(super::rate_limit::seconds_until(
+                &not_until,
+            ))),
             // More than the bucket holds: no request is that large.
             Err(_) => Err(ApiError::RateLimited(1)),
         }
