@@ -338,6 +338,7 @@ async fn a_search_nobody_waits_for_gives_its_thread_to_the_next() {
     let app = spawn_app_with(|s| {
         s.bot_threads = 1;
         s.max_analysis_work = 2_000_000_000;
+        s.trusted_proxies = "127.0.0.1".parse().unwrap();
     })
     .await;
     let client = reqwest::Client::new();
@@ -348,6 +349,7 @@ async fn a_search_nobody_waits_for_gives_its_thread_to_the_next() {
             "{}/v1/rules/ultimate_tic_tac_toe/analysis?level=hard&work=2000000000",
             app.base
         ))
+        .header("x-forwarded-for", "203.0.113.7")
         .timeout(std::time::Duration::from_millis(800))
         .send()
         .await;
@@ -357,6 +359,10 @@ async fn a_search_nobody_waits_for_gives_its_thread_to_the_next() {
             "{}/v1/rules/tic_tac_toe/analysis?level=hard&moves=5",
             app.base
         ))
+        // Another client: the first one's place in the queue is given back
+        // only once the server has seen it go, which a loaded host may not
+        // have yet.
+        .header("x-forwarded-for", "198.51.100.1")
         .timeout(std::time::Duration::from_secs(30))
         .send()
         .await
