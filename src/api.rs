@@ -137,6 +137,7 @@ impl Modify for BearerAuth {
         responses::InvalidMatch,
         responses::InvalidPlayer,
         responses::RematchConflict,
+        responses::ClaimConflict,
         responses::MatchUnavailable,
         responses::UnprocessableBotMove,
         responses::TooManyRequests,
@@ -191,6 +192,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(moves::get_notation)
             .service(games::restart_game)
             .service(games::rematch_game)
+            .service(games::claim_game)
             .service(games::resign_game)
             .service(offers::make_offer)
             .service(offers::accept_offer)

@@ -159,6 +159,10 @@ mod default {
     pub const EXPIRE_FINISHED: &str = "30d";
     pub const EXPIRE_IDLE: &str = "0";
     pub const MATCH_WAIT: &str = "60s";
+    /// `crate::domain::DEFAULT_FIRST_MOVE_MS`, as a flag's default.
+    pub const FIRST_MOVE_WINDOW: &str = "30s";
+    /// `crate::domain::DEFAULT_CLAIM_AFTER_MS`, as a flag's default.
+    pub const CLAIM_AFTER: &str = "5m";
     pub const RULES_RATE: u32 = 250_000;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
@@ -261,6 +265,14 @@ pub struct Settings {
     /// How long a game waits for quick match to find it an opponent: games waiting longer without a change are passed over (their people have likely gone). A duration (`30s`, `2m`) or seconds.
     #[arg(long, env = "TABULA_MATCH_WAIT", default_value = default::MATCH_WAIT, value_parser = parse_wait)]
     pub match_wait: Duration,
+
+    /// Between people with a Fischer clock, neither side's clock runs before its first move of a round: each side has this long for it (per-move clocks: one move's time), or the round ends `aborted`. A duration (`30s`, `2m`) or seconds.
+    #[arg(long, env = "TABULA_FIRST_MOVE_WINDOW", default_value = default::FIRST_MOVE_WINDOW, value_parser = parse_wait)]
+    pub first_move_window: Duration,
+
+    /// Between two people without a clock, how long the side to move may be away before the other seat may claim the round (`POST /v1/games/{id}/claim`). A duration (`5m`, `1h`) or seconds.
+    #[arg(long, env = "TABULA_CLAIM_AFTER", default_value = default::CLAIM_AFTER, value_parser = parse_wait)]
+    pub claim_after: Duration,
 
     /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
     #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
@@ -365,6 +377,8 @@ impl Settings {
             expire_finished: default_expiry(default::EXPIRE_FINISHED),
             expire_idle: default_expiry(default::EXPIRE_IDLE),
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
+            first_move_window: Duration::from_secs(30),
+            claim_after: Duration::from_mins(5),
             max_analysis_work: service::rules::DEFAULT_MAX_ANALYSIS_WORK,
             rules_rate: default::RULES_RATE,
             admin_key: None,

@@ -120,9 +120,13 @@ pub enum EndReason {
     Timeout,
     /// Both sides agreed a draw.
     Agreement,
-    /// A rated round that ended before each side had moved: no result, no
-    /// rating change.
+    /// A round that ended before each side had moved (a rated one by
+    /// resignation, time or agreement; any by a missed first-move deadline
+    /// or a claim): no result, no rating change.
     Aborted,
+    /// The side to move left without a clock, and the other side claimed
+    /// the round (won or drawn).
+    Abandoned,
 }
 
 impl EndReason {
@@ -136,6 +140,7 @@ impl EndReason {
             EndReason::Timeout => "timeout",
             EndReason::Agreement => "agreement",
             EndReason::Aborted => "aborted",
+            EndReason::Abandoned => "abandoned",
         }
     }
 }
@@ -149,6 +154,18 @@ pub enum Ending {
     Timeout(Player),
     /// A draw both seats agreed.
     Agreement,
+    /// The seat that let its first-move deadline pass: the round is aborted.
+    NoFirstMove(Player),
+    /// The seat that claimed the round (won, or drawn when `draw`) after the
+    /// other side, to move, had been gone for the claim delay.
+    Claimed { by: Player, draw: bool },
+}
+
+/// What a claim asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimResult {
+    Win,
+    Draw,
 }
 
 /// The longest seat name, in characters.
@@ -291,10 +308,17 @@ pub enum OfferKind {
     Takeback,
     Draw,
     Restart,
+    /// A new game of the same terms, seats swapped (after a round).
+    Rematch,
 }
 
 impl OfferKind {
-    pub const ALL: [OfferKind; 3] = [OfferKind::Takeback, OfferKind::Draw, OfferKind::Restart];
+    pub const ALL: [OfferKind; 4] = [
+        OfferKind::Takeback,
+        OfferKind::Draw,
+        OfferKind::Restart,
+        OfferKind::Rematch,
+    ];
 
     /// The API (and database) name.
     #[must_use]
@@ -303,6 +327,7 @@ impl OfferKind {
             OfferKind::Takeback => "takeback",
             OfferKind::Draw => "draw",
             OfferKind::Restart => "restart",
+            OfferKind::Rematch => "rematch",
         }
     }
 
@@ -344,9 +369,15 @@ impl TimeControl {
     }
 }
 
+/// The first-move deadline of Fischer clocks by default
+/// (`--first-move-window`), in milliseconds.
+pub const DEFAULT_FIRST_MOVE_MS: i64 = 30_000;
+
 /// A round's clock. Time runs for the side to move while both seats are
 /// taken and the round is not over; `since` is when it started running
-/// (`None` while stopped).
+/// (`None` while stopped). Between people, a side's first move of the round
+/// runs against a first-move deadline instead (see
+/// [`GameRecord::first_move_pending`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameClock {
     pub control: TimeControl,
@@ -354,17 +385,26 @@ pub struct GameClock {
     /// running side (per-move clocks: the time for one move).
     pub remaining_ms: [i64; 2],
     pub since: Option<DateTime<Utc>>,
+    /// The time a side has for its first move of a round between people
+    /// (Fischer: the first-move window; per-move clocks: one move's time).
+    pub first_move_ms: i64,
 }
 
 impl GameClock {
-    /// A stopped clock with each side's initial time.
+    /// A stopped clock with each side's initial time, and a first-move
+    /// window of `first_move_ms` (Fischer clocks; a per-move clock's is its
+    /// time for one move).
     #[must_use]
-    pub fn new(control: TimeControl) -> GameClock {
+    pub fn new(control: TimeControl, first_move_ms: i64) -> GameClock {
         let initial = control.initial_ms();
         GameClock {
             control,
             remaining_ms: [initial, initial],
             since: None,
+            first_move_ms: match control {
+                TimeControl::Fischer { .. } => first_move_ms,
+                TimeControl::PerMove { per_move_ms } => per_move_ms,
+            },
         }
     }
 
@@ -424,8 +464,39 @@ pub struct GameRecord {
     pub rematch_of: Option<Uuid>,
     /// This game's rematch, once one was made (at most one).
     pub rematch: Option<Uuid>,
+    /// Whether hints, analyses and bot moves may reach a round in
+    /// progress, and how many each seat asked for in this round.
+    pub assistance: Assistance,
+    /// Since when the side to move has been to move (a round in progress
+    /// with both seats taken): what a claim counts from.
+    pub turn: Option<Turn>,
+    /// How long the side to move of a round between two people without a
+    /// clock may stay away before the other may claim (`--claim-after`).
+    pub claim_after_ms: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// How long the side to move may be away before a claim, by default
+/// (`--claim-after`), in milliseconds.
+pub const DEFAULT_CLAIM_AFTER_MS: i64 = 5 * 60 * 1000;
+
+/// Help from the service's bots in a round in progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Assistance {
+    /// Set at create (`"assistance": "forbidden"`); rated games are always
+    /// forbidden (see [`GameRecord::assistance_forbidden`]).
+    pub forbidden: bool,
+    /// Hints, analyses and bot moves asked for in this round, by seat.
+    pub used: [u32; 2],
+}
+
+/// A turn of the side to move: the round and ply it began at, and when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    pub round: u32,
+    pub ply: u32,
+    pub since: DateTime<Utc>,
 }
 
 impl GameRecord {
@@ -454,6 +525,9 @@ impl GameRecord {
             players: player::Players::default(),
             rematch_of: None,
             rematch: None,
+            assistance: Assistance::default(),
+            turn: None,
+            claim_after_ms: DEFAULT_CLAIM_AFTER_MS,
         }
     }
 
@@ -504,18 +578,54 @@ impl GameRecord {
         !self.hotseat && self.seats.iter().all(|s| matches!(s, Seat::Human { .. }))
     }
 
-    /// The side whose clock runs: the side to move, while the round has a
-    /// clock, both seats are taken and it is not over.
+    /// The side whose clock or first-move deadline runs: the side to move,
+    /// while the round has a clock, both seats are taken and it is not over.
     #[must_use]
     pub fn clock_running(&self) -> Option<Player> {
         (self.clock.is_some() && !self.is_over() && !self.has_open_seat())
             .then(|| self.position.to_move())
     }
 
-    /// When the running side's time runs out, if a clock runs.
+    /// Whether the side to move has yet to make its first move of the round
+    /// in a game with a clock where neither seat is the service's bot: its
+    /// own time does not run, a first-move deadline does.
+    #[must_use]
+    pub fn first_move_pending(&self) -> bool {
+        self.clock.is_some()
+            && self.position.ply() < 2
+            && !self.seats.iter().any(|s| matches!(s, Seat::Bot { .. }))
+    }
+
+    /// The side whose own time runs (not during its first move: see
+    /// [`GameRecord::first_move_pending`]).
+    #[must_use]
+    pub fn time_running(&self) -> Option<Player> {
+        self.clock_running()
+            .filter(|_| !self.first_move_pending())
+            .filter(|_| self.clock.is_some_and(|c| c.since.is_some()))
+    }
+
+    /// When the side to move's first-move deadline passes, while one runs.
+    #[must_use]
+    pub fn first_move_deadline(&self) -> Option<DateTime<Utc>> {
+        self.clock_running()?;
+        if !self.first_move_pending() {
+            return None;
+        }
+        let clock = self.clock?;
+        clock
+            .since
+            .map(|s| s + chrono::TimeDelta::milliseconds(clock.first_move_ms))
+    }
+
+    /// When the running side's time (or first-move deadline) runs out, if
+    /// one runs.
     #[must_use]
     pub fn deadline(&self) -> Option<DateTime<Utc>> {
         let side = self.clock_running()?;
+        if self.first_move_pending() {
+            return self.first_move_deadline();
+        }
         self.clock.and_then(|c| c.deadline(side))
     }
 
@@ -541,12 +651,14 @@ impl GameRecord {
     }
 
     /// Charges `side` for the time its move, made at `now`, took, and adds
-    /// its increment (Fischer). The clock stops; [`GameRecord::sync_clock`]
-    /// starts it for the other side.
-    pub fn charge_move(&mut self, side: Player, now: DateTime<Utc>) {
+    /// its increment (Fischer); a first move (`first`: made while
+    /// [`GameRecord::first_move_pending`]) costs nothing. The clock stops;
+    /// [`GameRecord::sync_clock`] starts it for the other side.
+    pub fn charge_move(&mut self, side: Player, first: bool, now: DateTime<Utc>) {
         if let Some(clock) = &mut self.clock
             && let Some(since) = clock.since.take()
             && let TimeControl::Fischer { increment_ms, .. } = clock.control
+            && !first
         {
             let left = &mut clock.remaining_ms[side.index()];
             *left = (*left - (now - since).num_milliseconds()).max(0) + increment_ms;
@@ -556,36 +668,113 @@ impl GameRecord {
     /// Resets the clock for a new round (stopped, each side's initial time).
     pub fn reset_clock(&mut self) {
         if let Some(clock) = &mut self.clock {
-            *clock = GameClock::new(clock.control);
+            *clock = GameClock {
+                first_move_ms: clock.first_move_ms,
+                ..GameClock::new(clock.control, clock.first_move_ms)
+            };
         }
     }
 
-    /// Ends the round by timeout if the running side's time is out at
-    /// `now`; true if it did. A read shows the timeout so, and a write
-    /// records it. The state so derived is another state than the stored
-    /// one: it is shown one version past it ([`GameRecord::derived`]), the
-    /// version the timeout sweeper records it with, so `If-Match` with the
-    /// stored version's `ETag` no longer matches and a cache revalidates.
+    /// Ends the round if the running side's time is out at `now` (by
+    /// timeout; aborted when it was a first-move deadline that passed);
+    /// true if it did. A read shows the ending so, and a write records it.
+    /// The state so derived is another state than the stored one: it is
+    /// shown one version past it ([`GameRecord::derived`]), the version the
+    /// timeout sweeper records it with, so `If-Match` with the stored
+    /// version's `ETag` no longer matches and a cache revalidates.
     pub fn settle(&mut self, now: DateTime<Utc>) -> bool {
         self.as_of = now;
         let Some(side) = self.clock_running() else {
             return false;
         };
+        if self.deadline().is_none_or(|d| now < d) {
+            return false;
+        }
+        let first = self.first_move_pending();
         let Some(clock) = &mut self.clock else {
             return false;
         };
-        if clock.deadline(side).is_none_or(|d| now < d) {
-            return false;
-        }
-        clock.remaining_ms[side.index()] = 0;
         clock.since = None;
-        self.ending = Some(Ending::Timeout(side));
+        if first {
+            self.ending = Some(Ending::NoFirstMove(side));
+        } else {
+            clock.remaining_ms[side.index()] = 0;
+            self.ending = Some(Ending::Timeout(side));
+        }
         self.offer = None;
         if !self.derived {
             self.version += 1;
             self.derived = true;
         }
         true
+    }
+
+    /// Notes when the side to move's turn began, after a change at `now`:
+    /// kept while the round and ply are those of the turn, set to `now`
+    /// when they changed (a move, a takeback, a new round, a join), and
+    /// cleared while the round is not in progress with both seats taken.
+    pub fn mark_turn(&mut self, now: DateTime<Utc>) {
+        let (round, ply) = (self.round, self.position.ply());
+        self.turn = if self.is_over() || self.has_open_seat() {
+            None
+        } else {
+            match self.turn {
+                Some(t) if t.round == round && t.ply == ply => Some(t),
+                _ => Some(Turn {
+                    round,
+                    ply,
+                    since: now,
+                }),
+            }
+        };
+    }
+
+    /// When the seat not to move may claim the round: a round in progress
+    /// between two people without a clock, `claim_after_ms` after the side
+    /// to move's turn began; `None` for every other round.
+    #[must_use]
+    pub fn claimable_at(&self) -> Option<DateTime<Utc>> {
+        if !self.between_two_people() || self.clock.is_some() || self.is_over() {
+            return None;
+        }
+        self.turn
+            .map(|t| t.since + chrono::TimeDelta::milliseconds(self.claim_after_ms))
+    }
+
+    /// `by` claims the round at `now`: won, or drawn. The round ends
+    /// (`abandoned`; `aborted` before each side has moved).
+    ///
+    /// # Errors
+    /// When no claim is open to `by` now: when one will be (`None` if none
+    /// will, as with a clock, or for the side to move).
+    pub fn claim(
+        &mut self,
+        by: Player,
+        result: ClaimResult,
+        now: DateTime<Utc>,
+    ) -> Result<(), Option<DateTime<Utc>>> {
+        let at = self.claimable_at();
+        if self.position.to_move() == by {
+            return Err(None);
+        }
+        match at {
+            Some(at) if now >= at => {
+                self.ending = Some(Ending::Claimed {
+                    by,
+                    draw: result == ClaimResult::Draw,
+                });
+                self.offer = None;
+                Ok(())
+            }
+            other => Err(other),
+        }
+    }
+
+    /// Whether hints, analyses and bot moves are refused while the round is
+    /// in progress: rated games, and games created so.
+    #[must_use]
+    pub fn assistance_forbidden(&self) -> bool {
+        self.assistance.forbidden || self.players.rated
     }
 
     /// The version in the store (one less than `version` while a derived
@@ -619,7 +808,14 @@ impl GameRecord {
             Some(Ending::Agreement) => {
                 return (GameStatus::Draw, None, Some(EndReason::Agreement));
             }
-            None => {}
+            Some(Ending::Claimed { by, draw: false }) => {
+                return (GameStatus::Won, Some(by), Some(EndReason::Abandoned));
+            }
+            Some(Ending::Claimed { draw: true, .. }) => {
+                return (GameStatus::Draw, None, Some(EndReason::Abandoned));
+            }
+            // Aborted: answered above.
+            Some(Ending::NoFirstMove(_)) | None => {}
         }
         match self.position.status() {
             Status::Won { winner, .. } => (GameStatus::Won, Some(winner), Some(EndReason::Line)),
@@ -629,11 +825,18 @@ impl GameRecord {
         }
     }
 
-    /// Whether the round is a rated one that ended (by resignation, time or
-    /// agreement) before each side had made a move: it counts for nothing.
+    /// Whether the round counts for nothing: a side missed its first-move
+    /// deadline, or it ended before each side had made a move by a claim or
+    /// (rated rounds) by resignation, time or agreement.
     #[must_use]
     pub fn aborted(&self) -> bool {
-        self.players.rated && self.ending.is_some() && self.position.ply() < 2
+        let early = self.position.ply() < 2;
+        match self.ending {
+            Some(Ending::NoFirstMove(_)) => true,
+            Some(Ending::Claimed { .. }) => early,
+            Some(_) => self.players.rated && early,
+            None => false,
+        }
     }
 
     /// The seat whose token matches, if any. In a hotseat game the token
@@ -747,6 +950,11 @@ pub enum EventType {
     Deleted(DeleteReason),
     /// A rematch of the game was made: the new game's id.
     Rematch(Uuid),
+    /// The seat that claimed the round (won, or drawn when `true`).
+    Claim(Player, bool),
+    /// The seat that asked for a hint, an analysis or a bot move in a round
+    /// in progress (the game's `assistance_used` counts it).
+    Assistance(Player),
 }
 
 /// What a change did: a move played, or one of the other changes (the

@@ -50,7 +50,7 @@
 //!   opens and locks the file) and `writer` (SQLite's single writer,
 //!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
-//!   (create, join, play, restart, resign, delete), `history` (reads,
+//!   (create, join, play, restart, rematch, claim, resign, delete), `history` (reads,
 //!   listings, history, positions, event replay), `bots` (hints, analyses,
 //!   bot moves, bot replies), `notation` (a round as text, a new game's
 //!   set-up line), `offers` (offers, the timeout sweeper), `matches` (quick

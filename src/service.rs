@@ -14,7 +14,7 @@
 //! by a job of their own.
 //!
 //! The use cases live in these files: `writes.rs` (create, join, play,
-//! restart, rematch, resign, delete), `history.rs` (the game, listings,
+//! restart, rematch, claim, resign, delete), `history.rs` (the game, listings,
 //! history, positions and the changes an event stream replays), `bots.rs`
 //! (hints, analyses, bot moves and bot replies), `notation.rs` (a round as
 //! text, and a new game's set-up line), `offers.rs` (offers and the timeout
@@ -182,6 +182,22 @@ pub enum ServiceError {
         "this round is rated and in progress: hints, analyses and bot moves are for unrated games and finished rounds"
     )]
     AssistanceForbidden,
+    /// A claim refused: too early (`Some`: when it will be open), by the
+    /// side to move, or in a round that has a clock or a bot (`None`).
+    #[error("{}", claim_refusal(.0.as_ref()))]
+    ClaimNotAllowed(Option<DateTime<Utc>>),
+}
+
+fn claim_refusal(at: Option<&DateTime<Utc>>) -> String {
+    match at {
+        Some(at) => format!(
+            "the side to move may still come back: a claim is open from {}",
+            at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        ),
+        None => "no claim is open to this seat: only the seat not to move may claim, in a \
+                 round between two people without a clock (with a clock, time decides)"
+            .into(),
+    }
 }
 
 impl From<StoreError> for ServiceError {
@@ -220,6 +236,10 @@ pub struct NewGame {
     pub moves: Vec<AnyMove>,
     /// Rated: both seats' players' ratings move when a round ends.
     pub rated: bool,
+    /// Whether hints, analyses and bot moves are refused while a round is
+    /// in progress (`"assistance": "forbidden"`; rated games always are);
+    /// none used yet.
+    pub assistance: crate::domain::Assistance,
     /// The creator's player, if their bearer credential names one: their
     /// seat is bound to them.
     pub player: Option<Identified>,
@@ -233,6 +253,24 @@ pub struct SeatTaken {
     pub seat: Player,
     pub token: String,
     pub invite: Option<String>,
+}
+
+/// What a seat's ask for a rematch did.
+#[derive(Clone, Debug)]
+pub enum Rematched {
+    /// An offer to the other seat (made now, or standing from before): the
+    /// game, showing it.
+    Offered(Box<GameRecord>),
+    /// The rematch, made: the caller's seat in it.
+    Made(Box<SeatTaken>),
+}
+
+/// An accepted offer, carried out: the game, and for a rematch the new
+/// game with the accepting seat in it.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub game: GameRecord,
+    pub rematch: Option<SeatTaken>,
 }
 
 /// A played move with the bot replies that followed it.
@@ -351,6 +389,12 @@ pub struct Service {
     analyses: Arc<std::sync::Mutex<lru::LruCache<bots::AnalysisKey, Analysis>>>,
     /// The most work an analysis of a line may ask for.
     max_analysis_work: u64,
+    /// A side's first-move deadline in rounds between people with a
+    /// Fischer clock, in milliseconds (`--first-move-window`).
+    first_move_ms: i64,
+    /// How long the side to move may be away, without a clock, before the
+    /// other seat may claim, in milliseconds (`--claim-after`).
+    claim_after_ms: i64,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -388,7 +432,25 @@ impl Service {
                 bots::KEPT_ANALYSES,
             ))),
             max_analysis_work: rules::DEFAULT_MAX_ANALYSIS_WORK,
+            first_move_ms: crate::domain::DEFAULT_FIRST_MOVE_MS,
+            claim_after_ms: crate::domain::DEFAULT_CLAIM_AFTER_MS,
         }
+    }
+
+    /// Sets the first-move window of Fischer clocks between people, and how
+    /// long the side to move may be away before a claim (games created
+    /// from now on).
+    #[must_use]
+    pub fn with_game_life(mut self, first_move: Duration, claim_after: Duration) -> Service {
+        let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        self.first_move_ms = ms(first_move);
+        self.claim_after_ms = ms(claim_after);
+        self
+    }
+
+    /// A new game's clock of `control`, with this service's first-move window.
+    fn new_clock(&self, control: TimeControl) -> crate::domain::GameClock {
+        crate::domain::GameClock::new(control, self.first_move_ms)
     }
 
     /// Sets the most work an analysis of a line may ask for.
@@ -570,9 +632,10 @@ fn authorize_turn(game: &GameRecord, token: &TokenHash) -> Result<Player> {
 /// is untouched on refusal.
 fn apply(game: &mut GameRecord, input: MoveInput, now: DateTime<Utc>) -> Result<MoveRecord> {
     let player = game.position.to_move();
+    let first = game.first_move_pending();
     match game.position.play_input(input) {
         Ok(mv) => Ok({
-            game.charge_move(player, now);
+            game.charge_move(player, first, now);
             game.offer = None;
             game.sync_clock(now);
             MoveRecord {
@@ -616,6 +679,7 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     game.derived = false;
     game.updated_at = now;
     game.as_of = now;
+    game.mark_turn(now);
     players::count_rated_round(tx, game, now).await?;
     players::rate_if_ended(tx, game).await?;
     if tx.update_game(game, expected).await? {

@@ -76,6 +76,7 @@ impl Application {
         )
         .with_expiry(settings.expiry())
         .with_match_wait(settings.match_wait)
+        .with_game_life(settings.first_move_window, settings.claim_after)
         .with_max_analysis_work(settings.max_analysis_work)
         .with_webhooks(settings.webhooks())
         .with_players(player_settings(settings)?);

@@ -60,6 +60,7 @@ pub enum ErrorCode {
     RoundInProgress,
     RematchExists,
     TooManyLines,
+    ClaimNotAllowed,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -147,6 +148,13 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub rematch: Option<uuid::Uuid>,
+    /// `claim_not_allowed` only, when a claim will be open: from when (RFC 3339).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "wire::stamp::option"
+    )]
+    #[schema(nullable = false, value_type = Option<String>, format = DateTime)]
+    pub claimable_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Problem {
@@ -166,6 +174,7 @@ impl Problem {
             turn: None,
             game: None,
             rematch: None,
+            claimable_at: None,
         }
     }
 }
@@ -280,6 +289,7 @@ impl ApiError {
                 ServiceError::AssistanceForbidden => ErrorCode::AssistanceForbidden,
                 ServiceError::RoundInProgress => ErrorCode::RoundInProgress,
                 ServiceError::RematchExists(_) => ErrorCode::RematchExists,
+                ServiceError::ClaimNotAllowed(_) => ErrorCode::ClaimNotAllowed,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -324,6 +334,9 @@ impl ApiError {
             }
             ApiError::Service(ServiceError::RematchExists(id)) => {
                 problem.rematch = Some(*id);
+            }
+            ApiError::Service(ServiceError::ClaimNotAllowed(at)) => {
+                problem.claimable_at = *at;
             }
             ApiError::Service(ServiceError::VersionMismatch(game)) => {
                 problem.detail = format!("the game is at version {}", game.version);
@@ -399,6 +412,7 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::RoundInProgress => (StatusCode::CONFLICT, "Round in progress"),
         ErrorCode::RematchExists => (StatusCode::CONFLICT, "Rematch exists"),
         ErrorCode::TooManyLines => (StatusCode::UNPROCESSABLE_ENTITY, "Too many lines"),
+        ErrorCode::ClaimNotAllowed => (StatusCode::CONFLICT, "Claim not allowed"),
     }
 }
 

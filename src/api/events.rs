@@ -102,6 +102,12 @@ pub enum EventType {
     Deleted,
     /// A rematch was made (`game.rematch`: the new game's id).
     Rematch,
+    /// The round claimed (`seat`: by whom; `game.end_reason` `abandoned` or
+    /// `aborted`, `game.winner` the claimant unless drawn).
+    Claim,
+    /// A seat asked for a hint or an analysis (`seat`: which;
+    /// `game.assistance_used` counts them).
+    Assistance,
 }
 
 /// Why a game was deleted (`deleted` events only): `deleted`, a seat of the
@@ -229,6 +235,14 @@ fn event_of(change: &Change) -> GameEvent {
             EventType::Deleted
         }
         DomainEvent::Rematch(_) => EventType::Rematch,
+        DomainEvent::Claim(p, _) => {
+            event.seat = Some(p.into());
+            EventType::Claim
+        }
+        DomainEvent::Assistance(p) => {
+            event.seat = Some(p.into());
+            EventType::Assistance
+        }
     };
     event.game = (event.event_type != EventType::Deleted).then(|| Game::from(&change.game));
     event
@@ -247,6 +261,20 @@ fn frame(name: &str, id: i64, data: &GameEvent) -> Bytes {
     }
 }
 
+/// The `state` frame a stream without `Last-Event-ID` starts with.
+fn state_frame(game: &crate::domain::GameRecord) -> Bytes {
+    match serde_json::to_string(&Game::from(game)) {
+        Ok(json) => Bytes::from(format!(
+            "event: state\nid: {}\ndata: {json}\n\n",
+            game.version
+        )),
+        Err(e) => {
+            tracing::error!(error = %e, "a game could not be written as JSON");
+            Bytes::from_static(b": the state could not be written\n\n")
+        }
+    }
+}
+
 fn name_of(t: EventType) -> &'static str {
     match t {
         EventType::Move => "move",
@@ -261,19 +289,24 @@ fn name_of(t: EventType) -> &'static str {
         EventType::Timeout => "timeout",
         EventType::Deleted => "deleted",
         EventType::Rematch => "rematch",
+        EventType::Claim => "claim",
+        EventType::Assistance => "assistance",
     }
 }
 
 /// Follow a game: Server-Sent Events, one per change.
 ///
-/// Events are `move`, `join`, `restart`, `resign`, `offer`,
-/// `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` and
-/// `deleted`; each `id:` is
-/// the game's version after the change and each `data:` a JSON `GameEvent`
-/// with the change and the game right after it. Reconnect with
-/// `Last-Event-ID: N` (browsers do this by themselves) to receive every change
-/// after version N, once each and in order, including those made while away.
-/// Without it the stream starts after the current version. Comment lines
+/// Without `Last-Event-ID` the stream starts with `event: state`, whose
+/// `id:` is the current version and whose `data:` is the game as `GET
+/// /v1/games/{id}` answers it (a `Game`, not a `GameEvent`); then one event
+/// per change: `move`, `join`, `restart`, `resign`, `offer`,
+/// `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` (a
+/// first-move deadline passed too: `game.end_reason` `aborted`), `claim`,
+/// `assistance`, `rematch` and `deleted`; each `id:` is the game's version
+/// after the change and each `data:` a JSON `GameEvent` with the change and
+/// the game right after it. Reconnect with `Last-Event-ID: N` (browsers do
+/// this by themselves) to receive every change after version N, once each
+/// and in order, including those made while away (no `state` then). Comment lines
 /// (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
 /// game's last change, which has a version of its own and comes after every
 /// change before it; its `reason` is `deleted` (a seat deleted the game) or
@@ -321,7 +354,7 @@ pub async fn game_events(
         .transpose()?;
     // Subscribe before reading, so that no change falls between the two.
     let changes = state.service.subscribe();
-    let after = state
+    let (after, current) = state
         .service
         .events_start(id, header_id.or(query.last_event_id))
         .await?;
@@ -334,6 +367,11 @@ pub async fn game_events(
     })?;
     let permit = (permit, client);
     let (tx, rx) = mpsc::channel::<Bytes>(64);
+    if let Some(game) = &current {
+        // A client that connects without a place to resume from starts
+        // from the state: the game as `GET /v1/games/{id}` answers it.
+        let _ = tx.try_send(state_frame(game));
+    }
     tokio::spawn(follow(
         state.service.clone(),
         id,

@@ -84,8 +84,7 @@ pub(super) fn connect_four(columns: &[i64], joined: bool) -> (GameRecord, Vec<Mo
         clock: None,
         as_of: moves.last().map_or(at(0), |m| m.at),
         players: crate::domain::player::Players::default(),
-        rematch_of: None,
-        rematch: None,
+        ..GameRecord::blank(Setup::default_for(GameKind::ConnectFour))
     };
     (game, moves)
 }
@@ -404,6 +403,7 @@ pub fn problem(code: ErrorCode) -> Value {
         ))
         .into(),
         ErrorCode::TooManyLines => ApiError::TooManyLines(120),
+        ErrorCode::ClaimNotAllowed => ServiceError::ClaimNotAllowed(Some(at(300))).into(),
         ErrorCode::StorageUnavailable => {
             ServiceError::Unavailable("the disk is full".into()).into()
         }

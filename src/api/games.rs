@@ -1,5 +1,5 @@
 //! Handlers of the OpenAPI tag `games`: create, list, read, delete, join,
-//! restart and resign (the event stream, also of this tag, is in
+//! restart, rematch, claim and resign (the event stream, also of this tag, is in
 //! `events.rs`). Extract, parse, call the service, respond.
 
 use actix_web::{HttpResponse, delete, get, post, web};
@@ -9,14 +9,16 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, GameId, IfMatch, NoQuery, Query, page_cursor, page_limit};
 use super::reply;
 use super::responses::{
-    BadRequest, BodyErrors, DeleteConflict, GameNotFound, InvalidInvite, InvalidName, JoinConflict,
-    PlayerUnauthorized, PreconditionFailed, RematchConflict, ResignConflict, RestartConflict,
-    SeatErrors, StoreErrors, UnprocessableCreate,
+    BadRequest, BodyErrors, ClaimConflict, DeleteConflict, GameNotFound, InvalidInvite,
+    InvalidName, JoinConflict, PlayerUnauthorized, PreconditionFailed, RematchConflict,
+    ResignConflict, RestartConflict, SeatErrors, StoreErrors, UnprocessableCreate,
 };
 use super::wire::{
-    CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery, SeatGrant,
+    ClaimRequest, CreateGame, ETag, EmptyBody, Game, GamePage, GameUrl, JoinGame, ListQuery,
+    SeatGrant,
 };
 use crate::domain::ListFilter;
+use crate::service::Rematched;
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -241,6 +243,13 @@ pub async fn restart_game(
 /// A rematch: a new game of the same terms, the seats swapped (any seat
 /// token, the round over).
 ///
+/// Between two people it is an offer: the first seat's call makes it (202,
+/// the game showing `offer` `{"type": "rematch"}`; called again, the offer
+/// stands), the other seat's call (or `POST /offers/accept`) accepts it and
+/// makes the rematch (201); the other seat may decline it, the offering seat
+/// withdraw it, as for every offer. Against a bot and in a hotseat game the
+/// rematch is made at once (201).
+///
 /// The same kind, options, clock, names, players and rating setting; whoever
 /// was X is O. Each side's token (or player key) is the one it had, and plays
 /// its seat of the new game; against a bot, the bot takes the other seat (and
@@ -252,11 +261,13 @@ pub async fn restart_game(
     request_body(content = Option<EmptyBody>, content_type = "application/json", description = "Optional: no body, or `{}`"),
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "The new game, the caller's seat in it and its token (the one the caller sent)", body = SeatGrant,
+        (status = 201, description = "Made: the new game, the caller's seat in it and its token (the one the caller sent)", body = SeatGrant,
             headers(
                 ("Location" = GameUrl, description = "The new game's URL, `/v1/games/{id}`"),
                 ("ETag" = ETag, description = "The new game's version, quoted"),
             )),
+        (status = 202, description = "Offered to the other seat: this game, showing the offer", body = Game,
+            headers(("ETag" = ETag, description = "The game's version, quoted"))),
         SeatErrors,
         BodyErrors,
         (status = 409, response = RematchConflict),
@@ -272,8 +283,59 @@ pub async fn rematch_game(
     body: Body,
 ) -> ApiResult {
     body.empty_object()?;
-    let taken = state.service.rematch(game.id, token.token()).await?;
-    Ok(reply::seat_created(&taken))
+    Ok(match state.service.rematch(game.id, token.token()).await? {
+        Rematched::Made(taken) => reply::seat_created(&taken),
+        Rematched::Offered(game) => reply::with_etag(
+            HttpResponse::Accepted().json(Game::from(game.as_ref())),
+            game.version,
+        ),
+    })
+}
+
+/// Claim the round: the side to move has been gone too long.
+///
+/// In a round in progress between two people without a clock, once the side
+/// to move has not moved for the claim delay (`--claim-after`, 5 minutes by
+/// default; the game's `claimable_at` says from when), the other seat may
+/// end it: `win` (the claimant wins) or `draw`. `end_reason` is `abandoned`
+/// (`aborted`, unrated, when a side had not moved yet). Earlier, by the side
+/// to move, or in a round with a clock (time decides there): 409
+/// `claim_not_allowed`, with `claimable_at` when a claim will be open.
+#[utoipa::path(
+    tag = "games",
+    params(GameId, IfMatch),
+    request_body(content = ClaimRequest, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The finished game: `end_reason` `abandoned` (or `aborted`)", body = Game,
+            headers(("ETag" = ETag, description = "The game's new version, quoted"))),
+        SeatErrors,
+        (status = 409, response = ClaimConflict),
+        (status = 412, response = PreconditionFailed),
+        BodyErrors,
+        StoreErrors,
+    ),
+)]
+#[post("/games/{id}/claim")]
+pub async fn claim_game(
+    state: web::Data<AppState>,
+    game: GameId,
+    token: Bearer,
+    if_match: IfMatch,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    let request: ClaimRequest = body.json()?;
+    let game = state
+        .service
+        .claim(
+            game.id,
+            token.token(),
+            if_match.version,
+            request.result.into(),
+        )
+        .await?;
+    Ok(reply::game(&game))
 }
 
 /// Resign: the caller's seat gives up the round and the other wins.

@@ -12,17 +12,20 @@ use super::responses::{
     AnswerConflict, BodyErrors, OfferConflict, PreconditionFailed, SeatErrors, StoreErrors,
     WithdrawConflict,
 };
-use super::wire::{EmptyBody, Game, OfferRequest};
+use super::wire::{EmptyBody, Game, OfferRequest, SeatGrant};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
-/// Offer the other seat a takeback, a draw or a restart.
+/// Offer the other seat a takeback, a draw, a restart or a rematch.
 ///
 /// The game then shows the offer until the other seat accepts or declines
 /// it, the offering seat withdraws it, or a move lets it lapse; one offer at
 /// a time. `takeback`: on accept, your last move and any reply after it
 /// leave the round, and you are to move again. `draw`: the round ends drawn
-/// (`end_reason` `agreement`). `restart`: a new round begins. A bot answers
+/// (`end_reason` `agreement`). `restart`: a new round begins (during the
+/// round or after it; between two people a new round is only ever agreed).
+/// `rematch` (after the round): as `POST /rematch`, a new game of the same
+/// terms with the seats swapped; answered with this game. A bot answers
 /// at once (it takes back and restarts; it agrees a draw only when its own
 /// search finds the position drawn or lost for it), and in a hotseat game
 /// the offer is carried out at once (a takeback there undoes the last move).
@@ -78,6 +81,11 @@ pub async fn make_offer(
     responses(
         (status = 200, description = "Accepted and carried out: the game", body = Game,
             headers(("ETag" = super::wire::ETag, description = "The game's new version, quoted"))),
+        (status = 201, description = "A rematch accepted: the new game, the caller's seat in it and its token (the one the caller sent), as `POST /rematch` answers", body = SeatGrant,
+            headers(
+                ("Location" = super::wire::GameUrl, description = "The new game's URL, `/v1/games/{id}`"),
+                ("ETag" = super::wire::ETag, description = "The new game's version, quoted"),
+            )),
         SeatErrors,
         (status = 409, response = AnswerConflict),
         (status = 412, response = PreconditionFailed),
@@ -95,11 +103,14 @@ pub async fn accept_offer(
     body: Body,
 ) -> ApiResult {
     body.empty_object()?;
-    let game = state
+    let accepted = state
         .service
         .accept_offer(game.id, token.token(), if_match.version)
         .await?;
-    Ok(reply::game(&game))
+    Ok(match &accepted.rematch {
+        Some(taken) => reply::seat_created(taken),
+        None => reply::game(&accepted.game),
+    })
 }
 
 /// Decline the other seat's offer.

@@ -168,7 +168,8 @@ pub async fn player_games(
 /// A kind's leaderboard.
 ///
 /// The players of the kind whose rating is not provisional (deviation at
-/// most 110), best first.
+/// most 110), best first; with `provisional=true`, the provisional players
+/// after them (each row says which it is), best first.
 #[utoipa::path(
     tag = "players",
     params(("kind" = Kind, Path, description = "The kind"), LeaderboardQuery),
@@ -186,8 +187,12 @@ pub async fn leaderboard(
     query: Query<LeaderboardQuery>,
 ) -> ApiResult {
     let kind = path_kind(&req)?;
-    let limit = page_limit(query.into_inner().limit)?;
-    let ranked = state.service.leaderboard(kind.into(), limit).await?;
+    let query = query.into_inner();
+    let limit = page_limit(query.limit)?;
+    let ranked = state
+        .service
+        .leaderboard(kind.into(), limit, query.provisional.unwrap_or(false))
+        .await?;
     Ok(HttpResponse::Ok().json(Leaderboard {
         items: ranked.iter().map(LeaderboardEntry::from).collect(),
     }))

@@ -139,7 +139,8 @@ problem_responses! {
     /// `invalid_token`: the token is not a seat of this game.
     Forbidden: [InvalidToken];
     /// `invalid_token`: the token is not a seat of this game; or `assistance_forbidden`:
-    /// the round is rated and in progress, and no hint, analysis or bot move reaches it.
+    /// the round is in progress in a rated game or one created with `assistance`
+    /// `forbidden`, and no hint, analysis or bot move reaches it.
     AssistForbidden: [InvalidToken, AssistanceForbidden];
     /// `game_not_found`: no such game (also for an id that is not a hyphenated UUID,
     /// and for a deleted or expired game).
@@ -155,19 +156,20 @@ problem_responses! {
     /// already holds the other seat of this rated game.
     JoinConflict: [NoOpenSeat, SamePlayer];
     /// `waiting_for_opponent`: a round cannot start while a seat is open; or
-    /// `agreement_required`: between two people, the round in progress is restarted
-    /// only by agreement (offer a restart) or once it is over.
+    /// `agreement_required`: between two people a new round needs both, during the
+    /// round and after it: offer a restart (`POST /offers`), or ask for a rematch.
     RestartConflict: [WaitingForOpponent, AgreementRequired];
     /// `agreement_required`: between two people, a game whose round is in progress is
     /// deleted only once it is over (resign, or agree a draw).
     DeleteConflict: [AgreementRequired];
     /// `invalid_invite`: the game is private and the `invite` code is missing or wrong.
     InvalidInvite: [InvalidInvite];
-    /// The offer cannot be made now: `game_over` (the round has ended),
-    /// `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time:
-    /// wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has
-    /// not moved in this round).
-    OfferConflict: [GameOver, WaitingForOpponent, OfferPending, NothingToTakeBack];
+    /// The offer cannot be made now: `game_over` (a takeback or draw after the round),
+    /// `round_in_progress` (a rematch before the round is over), `rematch_exists` (a
+    /// restart or rematch of a game that has its rematch), `waiting_for_opponent` (a
+    /// seat is open), `offer_pending` (one offer at a time: wait for the answer or
+    /// withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round).
+    OfferConflict: [GameOver, RoundInProgress, RematchExists, WaitingForOpponent, OfferPending, NothingToTakeBack];
     /// `no_offer` (nothing is pending), `not_your_offer` (the other seat answers an
     /// offer; the seat that made it may only withdraw it) or `nothing_to_take_back`.
     AnswerConflict: [NoOffer, NotYourOffer, NothingToTakeBack];
@@ -204,8 +206,12 @@ problem_responses! {
     InvalidMatch: [InvalidOption, InvalidName, IdempotencyKeyReused, ClockRequired];
     /// `rematch_exists`: the game has a rematch already (`rematch` is its id); or
     /// `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat
-    /// is still open.
-    RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent];
+    /// is still open; or `offer_pending`: another offer (a restart) is pending.
+    RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent, OfferPending];
+    /// `claim_not_allowed`: no claim is open to this seat now: too early (`claimable_at`
+    /// says from when), the caller's side is to move, or the round has a clock (time
+    /// decides) or a bot; or `game_over` / `waiting_for_opponent`.
+    ClaimConflict: [ClaimNotAllowed, GameOver, WaitingForOpponent];
     /// `invalid_name`: `name` is not a valid name (see `CreatePlayer`). Or
     /// `idempotency_key_reused`: the `Idempotency-Key` was first sent with another name;
     /// nothing was created. Send a new key with a new request.

@@ -28,13 +28,13 @@ use crate::rules::{GameKind, Player};
 
 pub use analysis::{AnalysisQuery, AnalysisView, ScoredMoveView};
 pub use create::{
-    ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame, OfferRequest, OpponentRequest,
-    QuickMatch,
+    ClaimRequest, ClaimWanted, ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame,
+    OfferRequest, OpponentRequest, QuickMatch,
 };
 pub use game::{
-    ClockView, Coord, EndReason, Game, GameOptions, GamePage, InnerBoard, OfferType, OfferView,
-    Rule, SeatGrant, SeatInfo, SeatType, Seats, SideClock, Status, ThreatInfo, UltimateState,
-    Visibility,
+    AssistanceSetting, AssistanceUsed, ClockView, Coord, EndReason, Game, GameOptions, GamePage,
+    InnerBoard, OfferType, OfferView, Rule, SeatGrant, SeatInfo, SeatType, Seats, SideClock,
+    Status, ThreatInfo, UltimateState, Visibility,
 };
 pub use hints::{BotMoveRequest, EvaluationView, HintView, ProvenOutcome};
 pub use kinds::{ChoiceOption, KindInfo, KindList, KindOptions, MoveShape, RangeOption};

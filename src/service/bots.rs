@@ -13,8 +13,8 @@ use super::{
     save,
 };
 use crate::ai::{self, Budget, Level, Suggestion};
-use crate::domain::{GameRecord, MoveRecord, RequestHash, Seat, TimeControl};
-use crate::rules::{AnyGame, Setup};
+use crate::domain::{EventType, GameRecord, MoveRecord, RequestHash, Seat, TimeControl};
+use crate::rules::{AnyGame, Player, Setup};
 use crate::telemetry::spawn_blocking_with_tracing;
 
 /// The operation of a bot move, in its request's hash
@@ -73,6 +73,7 @@ impl Service {
             Some(expected),
             render,
             suggestion.mv.input(),
+            true,
         )
         .await
     }
@@ -93,10 +94,11 @@ impl Service {
     ) -> Result<Hint> {
         let game = self.game(id).await?;
         check_unassisted(&game)?;
-        authorize_turn(&game, &self.seat_credential(token)?)?;
+        let seat = authorize_turn(&game, &self.seat_credential(token)?)?;
         ai::check_available(&game.position, level)
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         let suggestion = self.think_for_client(&game, level, 0, client).await?;
+        self.count_assistance(&game, seat).await?;
         Ok(Hint { suggestion, level })
     }
 
@@ -129,10 +131,15 @@ impl Service {
         // cap may cut a search shorter one time than another).
         let finished = round < live.round || live.is_over();
         // Only the round in progress asks for the seat to move.
-        if !finished {
+        let asking = if finished {
+            None
+        } else {
             check_unassisted(&live)?;
-            authorize_turn(&live, &self.seat_credential(token)?)?;
-        }
+            Some((
+                live.clone(),
+                authorize_turn(&live, &self.seat_credential(token)?)?,
+            ))
+        };
         let game = match at {
             AnalysisAt {
                 round: None,
@@ -170,6 +177,9 @@ impl Service {
             .map_err(|e| ServiceError::InvalidOption(e.to_string()))?;
         if finished && let Ok(mut kept) = self.analyses.lock() {
             kept.put(key, analysis.clone());
+        }
+        if let Some((live, seat)) = asking {
+            self.count_assistance(&live, seat).await?;
         }
         Ok(MoveAnalysis { analysis, level })
     }
@@ -312,13 +322,50 @@ impl Service {
     }
 }
 
-/// `AssistanceForbidden` while a rated round is in progress: no hint,
-/// analysis or bot move reaches it (a finished round is open to all).
+/// `AssistanceForbidden` while a round of a rated game, or of one created
+/// with assistance forbidden, is in progress: no hint, analysis or bot move
+/// reaches it (a finished round is open to all).
 fn check_unassisted(game: &GameRecord) -> Result<()> {
-    if game.players.rated && !game.is_over() {
+    if game.assistance_forbidden() && !game.is_over() {
         return Err(ServiceError::AssistanceForbidden);
     }
     Ok(())
+}
+
+impl Service {
+    /// Counts a hint or an analysis that `seat` of `seen` (as read before
+    /// the search) was answered, in a round between two people still in
+    /// progress: the game's `assistance_used`, with an `assistance` event
+    /// that tells the other seat. A round that moved on since is left alone.
+    async fn count_assistance(&self, seen: &GameRecord, seat: Player) -> Result<()> {
+        if !seen.between_two_people() || seen.is_over() {
+            return Ok(());
+        }
+        let (id, round) = (seen.id, seen.round);
+        let clock = self.clock.clone();
+        let counted = self
+            .write(
+                Some(id),
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let now = clock.now();
+                        let mut game = load(tx, id, now).await?;
+                        if game.round != round || game.is_over() {
+                            return Ok(false);
+                        }
+                        game.assistance.used[seat.index()] += 1;
+                        save(tx, &mut game, now).await?;
+                        tx.insert_event(id, &super::event(&game, EventType::Assistance(seat)));
+                        Ok(true)
+                    })
+                }),
+            )
+            .await?;
+        if counted {
+            self.publish(id);
+        }
+        Ok(())
+    }
 }
 
 impl Service {

@@ -128,19 +128,29 @@ impl Service {
     }
 
     /// Where an event stream of game `id` starts: after `last_event_id` if
-    /// given, else after the current version. A deleted game whose history
-    /// is still kept streams the changes after `last_event_id`, ending with
+    /// given; else after the current version, with the game as it stands
+    /// now (what the stream sends first). A deleted game whose history is
+    /// still kept streams the changes after `last_event_id`, ending with
     /// `Deleted`.
     ///
     /// # Errors
     /// `GameNotFound` when there is nothing (more) to stream: no such game,
     /// or a deleted one without `last_event_id`, or whose `Deleted` the
     /// client has already had; store errors.
-    pub async fn events_start(&self, id: Uuid, last_event_id: Option<i64>) -> Result<i64> {
+    pub async fn events_start(
+        &self,
+        id: Uuid,
+        last_event_id: Option<i64>,
+    ) -> Result<(i64, Option<GameRecord>)> {
         match self.store.game_kept(id).await? {
-            Some((game, false)) => Ok(last_event_id.unwrap_or(game.version)),
+            Some((_, false)) if let Some(after) = last_event_id => Ok((after, None)),
+            Some((mut game, false)) => {
+                game.settle(self.clock.now());
+                Ok((game.version, Some(game)))
+            }
             Some((game, true)) => last_event_id
                 .filter(|&after| after < game.version)
+                .map(|after| (after, None))
                 .ok_or(ServiceError::GameNotFound),
             None => Err(ServiceError::GameNotFound),
         }
@@ -177,6 +187,7 @@ impl Service {
         state.round = from_round;
         state.ending = None;
         state.offer = None;
+        state.assistance.used = [0, 0];
         // The round's line as replayed, for takebacks.
         let mut line: Vec<MoveRecord> = Vec::new();
         let mut out = Vec::new();
@@ -214,6 +225,7 @@ impl Service {
                         state.round = e.round;
                         state.ending = None;
                         state.offer = None;
+                        state.assistance.used = [0, 0];
                         line.clear();
                     }
                     EventType::Resign(p) => {
@@ -236,9 +248,19 @@ impl Service {
                         state.offer = None;
                     }
                     EventType::Timeout(p) => {
-                        state.ending = Some(Ending::Timeout(p));
+                        // A first move's deadline aborts; a side's time loses.
+                        state.ending = Some(if state.first_move_pending() {
+                            Ending::NoFirstMove(p)
+                        } else {
+                            Ending::Timeout(p)
+                        });
                         state.offer = None;
                     }
+                    EventType::Claim(by, draw) => {
+                        state.ending = Some(Ending::Claimed { by, draw });
+                        state.offer = None;
+                    }
+                    EventType::Assistance(p) => state.assistance.used[p.index()] += 1,
                     EventType::Rematch(id) => state.rematch = Some(id),
                     EventType::Join(_) | EventType::Deleted(_) => {}
                 }
@@ -246,7 +268,13 @@ impl Service {
                 (e.event != EventType::Create).then_some(ChangeKind::Event(e.event))
             };
             if let Some(kind) = kind.filter(|_| state.version > after) {
-                let mut game = state.clone();
+                // The last change shows the game as stored: every field exact
+                // (a replay does not rebuild clocks, turns or counts).
+                let mut game = if state.version == now.version {
+                    now.clone()
+                } else {
+                    state.clone()
+                };
                 for seat in Player::BOTH {
                     if join_versions[seat.index()].is_some_and(|v| v > game.version) {
                         game.seats[seat.index()] = Seat::Human { token: None };

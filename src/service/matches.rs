@@ -25,7 +25,7 @@ use crate::domain::{
     EventType, GameClock, GameRecord, RequestHash, Seat, StoredResponse, TimeControl, TokenHash,
     match_key, normalize_name,
 };
-use crate::rules::{AnyGame, Player, Setup};
+use crate::rules::{Player, Setup};
 use crate::store::{MATCH_KEY_PREFIX, Nearest, Waiting};
 
 /// How long a match that keeps finding another instance deciding under its
@@ -154,6 +154,7 @@ impl Service {
         };
         let hash = TokenHash::of(&token);
         let deadline = tokio::time::Instant::now() + PATIENCE;
+        let (first_move_ms, claim_after_ms) = (self.first_move_ms, self.claim_after_ms);
         while tokio::time::Instant::now() < deadline {
             let clock = self.clock.clone();
             let since =
@@ -218,7 +219,8 @@ impl Service {
                                 }
                                 Waiting::Nothing => {
                                     let mut game = new_waiting_game(setup, hash, name, now);
-                                    game.clock = control.map(GameClock::new);
+                                    game.clock = control.map(|c| GameClock::new(c, first_move_ms));
+                                    game.claim_after_ms = claim_after_ms;
                                     game.players.rated = rated;
                                     if let Some(p) = &player {
                                         p.bind(&mut game, Player::X);
@@ -333,27 +335,15 @@ fn new_waiting_game(
 ) -> GameRecord {
     GameRecord {
         id: Uuid::now_v7(),
-        position: AnyGame::new(setup),
         seats: [
             Seat::Human { token: Some(hash) },
             Seat::Human { token: None },
         ],
-        hotseat: false,
-        round: 1,
-        ending: None,
-        version: 1,
-        derived: false,
         created_at: now,
         updated_at: now,
         names: [name, None],
-        private: false,
-        invite: None,
-        offer: None,
-        clock: None,
         as_of: now,
-        players: crate::domain::player::Players::default(),
-        rematch_of: None,
-        rematch: None,
+        ..GameRecord::blank(setup)
     }
 }
 

@@ -8,8 +8,11 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::writes::new_round;
-use super::{Result, Service, ServiceError, check_playable, check_version, event, load_seat, save};
+use super::writes::{check_rematch, make_rematch, new_round};
+use super::{
+    Accepted, Rematched, Result, SeatTaken, Service, ServiceError, check_playable, check_version,
+    event, load_seat, save,
+};
 use crate::ai::{Level, Outcome};
 use crate::domain::{EventType, GameRecord, Offer, OfferKind, Seat};
 use crate::rules::{AnyGame, Player};
@@ -33,6 +36,12 @@ impl Service {
         if_match: Option<i64>,
         kind: OfferKind,
     ) -> Result<GameRecord> {
+        if kind == OfferKind::Rematch {
+            return match self.rematch(id, token).await? {
+                Rematched::Offered(game) => Ok(*game),
+                Rematched::Made(_) => self.game(id).await,
+            };
+        }
         let token = self.seat_credential(token)?;
         let mut tries = 0;
         let mut game = loop {
@@ -49,7 +58,7 @@ impl Service {
             }
             if bot_seat(&seen).is_some() {
                 check_version(&seen, if_match)?;
-                check_playable(&seen, None)?;
+                check_offerable(&seen, kind)?;
                 if seen.offer.is_some() {
                     return Err(ServiceError::OfferPending);
                 }
@@ -73,7 +82,7 @@ impl Service {
                             if expected.is_some_and(|v| v != game.version) {
                                 return Ok(None);
                             }
-                            check_playable(&game, None)?;
+                            check_offerable(&game, kind)?;
                             if game.offer.is_some() {
                                 return Err(ServiceError::OfferPending);
                             }
@@ -93,7 +102,9 @@ impl Service {
                             save(tx, &mut game, now).await?;
                             tx.insert_event(id, &event(&game, EventType::Offer(kind, seat)));
                             match answer {
-                                Some(true) => settle_offer(tx, &mut game, kind, seat, now).await?,
+                                Some(true) => {
+                                    settle_offer(tx, &mut game, kind, seat, now).await?;
+                                }
                                 Some(false) => {
                                     game.offer = None;
                                     save(tx, &mut game, now).await?;
@@ -135,19 +146,21 @@ impl Service {
         id: Uuid,
         token: Option<&str>,
         if_match: Option<i64>,
-    ) -> Result<GameRecord> {
-        let token = self.seat_credential(token)?;
+    ) -> Result<Accepted> {
+        let credential = self.seat_credential(token)?;
         let clock = self.clock.clone();
-        let (mut game, kind) = self
+        let (mut game, kind, rematch) = self
             .write(
                 Some(id),
                 Box::new(move |tx| {
                     Box::pin(async move {
                         let now = clock.now();
-                        let (mut game, seat) = load_seat(tx, id, &token, if_match, now).await?;
+                        let (mut game, seat) =
+                            load_seat(tx, id, &credential, if_match, now).await?;
                         let offer = answerable(&game, seat)?;
-                        settle_offer(tx, &mut game, offer.kind, offer.by, now).await?;
-                        Ok((game, offer.kind))
+                        let rematch =
+                            settle_offer(tx, &mut game, offer.kind, offer.by, now).await?;
+                        Ok((game, offer.kind, rematch.map(|new| (new, seat.other()))))
                     })
                 }),
             )
@@ -156,7 +169,16 @@ impl Service {
         if kind == OfferKind::Restart {
             self.bot_replies(&mut game, None).await?;
         }
-        Ok(game)
+        let rematch = rematch.map(|(new, seat)| {
+            self.publish(new.id);
+            SeatTaken {
+                game: new,
+                seat,
+                token: token.unwrap_or_default().to_owned(),
+                invite: None,
+            }
+        });
+        Ok(Accepted { game, rematch })
     }
 
     /// The other seat declines the pending offer.
@@ -289,16 +311,38 @@ async fn takeback_line(
     Ok((moves, from_version))
 }
 
-/// Carries out an accepted offer made by `by`, at `now`, and records it.
+/// Whether `kind` may be offered in `game` now: a takeback or a draw in a
+/// round in progress; a restart once both seats are taken (during the
+/// round or after it), unless the game has had its rematch; a rematch
+/// after the round.
+fn check_offerable(game: &GameRecord, kind: OfferKind) -> Result<()> {
+    match kind {
+        OfferKind::Takeback | OfferKind::Draw => check_playable(game, None),
+        OfferKind::Restart => {
+            if game.has_open_seat() {
+                return Err(ServiceError::WaitingForOpponent);
+            }
+            match game.rematch {
+                Some(rematch) => Err(ServiceError::RematchExists(rematch)),
+                None => Ok(()),
+            }
+        }
+        OfferKind::Rematch => check_rematch(game),
+    }
+}
+
+/// Carries out an accepted offer made by `by`, at `now`, and records it;
+/// for a rematch, answers the new game.
 async fn settle_offer(
     tx: &mut WriteTx,
     game: &mut GameRecord,
     kind: OfferKind,
     by: Player,
     now: DateTime<Utc>,
-) -> Result<()> {
+) -> Result<Option<GameRecord>> {
     game.offer = None;
     let change = match kind {
+        OfferKind::Rematch => return make_rematch(tx, game, now).await.map(Some),
         OfferKind::Takeback => {
             let (kept, from_version) = takeback_line(tx, game, by).await?;
             let keep = u32::try_from(kept.len())
@@ -330,7 +374,7 @@ async fn settle_offer(
     game.sync_clock(now);
     save(tx, game, now).await?;
     tx.insert_event(game.id, &event(game, change));
-    Ok(())
+    Ok(None)
 }
 
 /// How often the sweeper looks for games whose clock ran out.
@@ -374,7 +418,11 @@ impl Service {
                         if !game.settle(now) {
                             return Ok(false);
                         }
-                        let Some(crate::domain::Ending::Timeout(loser)) = game.ending else {
+                        let Some(
+                            crate::domain::Ending::Timeout(loser)
+                            | crate::domain::Ending::NoFirstMove(loser),
+                        ) = game.ending
+                        else {
                             return Ok(false);
                         };
                         // Recorded under the version reads showed it with.
@@ -450,7 +498,7 @@ impl OfferLimiter {
 
     /// `TooManyOffers` with the seconds to wait, if `seat` of `game` is over
     /// its quota.
-    fn check(&self, game: Uuid, seat: Player) -> Result<()> {
+    pub(super) fn check(&self, game: Uuid, seat: Player) -> Result<()> {
         use governor::clock::{Clock, DefaultClock};
         // Seats that have not offered lately are forgotten now and then.
         if self.0.len() > 10_000 {

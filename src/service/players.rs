@@ -608,12 +608,18 @@ impl Service {
         Ok((settled, next))
     }
 
-    /// The players of a kind who are not provisional, best first.
+    /// The players of a kind who are not provisional, best first; with
+    /// `provisional`, the provisional ones after them.
     ///
     /// # Errors
     /// Store errors.
-    pub async fn leaderboard(&self, kind: GameKind, limit: u32) -> Result<Vec<Ranked>> {
-        Ok(self.store.leaderboard(kind, limit).await?)
+    pub async fn leaderboard(
+        &self,
+        kind: GameKind,
+        limit: u32,
+        provisional: bool,
+    ) -> Result<Vec<Ranked>> {
+        Ok(self.store.leaderboard(kind, limit, provisional).await?)
     }
 }
 

@@ -1,5 +1,6 @@
-//! The writes: create, join, play, restart, resign, delete. Each is one job
-//! of the store's writer, answered once its transaction has committed.
+//! The writes: create, join, play, restart, rematch, claim, resign, delete.
+//! Each is one job of the store's writer, answered once its transaction has
+//! committed.
 
 use chrono::{DateTime, Utc};
 use rand::RngCore;
@@ -8,14 +9,14 @@ use uuid::Uuid;
 use super::bots::Reply;
 use super::notation::play_setup_line;
 use super::{
-    Identified, MoveResult, NewGame, Opponent, Played, Preconditions, Render, Result, SeatTaken,
-    Service, ServiceError, apply, canonical_move, check_playable, check_version, event, load,
-    load_seat, replay, save,
+    Identified, MoveResult, NewGame, Opponent, Played, Preconditions, Rematched, Render, Result,
+    SeatTaken, Service, ServiceError, apply, canonical_move, check_playable, check_version, event,
+    load, load_seat, replay, save,
 };
 use crate::ai;
 use crate::domain::{
-    DeleteReason, Ending, EventType, GameClock, GameRecord, RequestHash, Seat, TimeControl,
-    TokenHash, normalize_name,
+    Assistance, ClaimResult, DeleteReason, Ending, EventType, GameClock, GameRecord, Offer,
+    OfferKind, RequestHash, Seat, TimeControl, TokenHash, normalize_name,
 };
 use crate::rules::{AnyGame, MoveInput, Player};
 
@@ -83,21 +84,16 @@ impl Service {
             position,
             seats,
             hotseat: new.hotseat,
-            round: 1,
-            ending: None,
-            version: 1,
-            derived: false,
             created_at: now,
             updated_at: now,
             names,
             private: new.private,
             invite: invite.as_deref().map(TokenHash::of),
-            offer: None,
-            clock: new.clock.map(GameClock::new),
+            clock: new.clock.map(|c| self.new_clock(c)),
             as_of: now,
-            players: crate::domain::player::Players::default(),
-            rematch_of: None,
-            rematch: None,
+            assistance: new.assistance,
+            claim_after_ms: self.claim_after_ms,
+            ..GameRecord::blank(new.setup)
         };
         game.players.rated = new.rated;
         if let Some(player) = &new.player {
@@ -107,6 +103,7 @@ impl Service {
         tracing::Span::current().record("game", tracing::field::display(game.id));
         let created = event(&game, EventType::Create);
         let line = play_setup_line(&mut game, &new.moves)?;
+        game.mark_turn(now);
         let record = game.clone();
         let player = new.player;
         self.write(
@@ -229,12 +226,17 @@ impl Service {
         let keyed = pre
             .idempotency_key
             .map(|key| (key, RequestHash::of(PLAY, &canonical_move(input), &token)));
-        self.play_with(id, token, keyed, pre.if_match, render, input)
+        self.play_with(id, token, keyed, pre.if_match, render, input, false)
             .await
     }
 
     /// Plays `input` for the token's seat; `keyed` is the request's
-    /// `Idempotency-Key` with the hash of what it asked for.
+    /// `Idempotency-Key` with the hash of what it asked for; `assisted`: a
+    /// bot found the move (counted in `assistance_used` between two people).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a move's parts: the game, who, its preconditions, its answer, the move"
+    )]
     pub(super) async fn play_with(
         &self,
         id: Uuid,
@@ -243,6 +245,7 @@ impl Service {
         if_match: Option<i64>,
         render: Render,
         input: MoveInput,
+        assisted: bool,
     ) -> Result<MoveResult> {
         let metrics = self.metrics.clone();
         let clock = self.clock.clone();
@@ -268,6 +271,9 @@ impl Service {
                             .map(|mv| (mv, replies.for_reply(&game)));
                         metrics.count_move(kind, checked.is_ok());
                         let (mv, place) = checked?;
+                        if assisted && game.between_two_people() {
+                            game.assistance.used[seat.index()] += 1;
+                        }
                         tx.insert_move(id, &mv);
                         save(tx, &mut game, now).await?;
                         let played = Played {
@@ -317,7 +323,8 @@ impl Service {
                 if game.has_open_seat() {
                     return Err(ServiceError::WaitingForOpponent);
                 }
-                if game.between_two_people() && !game.is_over() {
+                // Between two people, during the round and after it: an offer.
+                if game.between_two_people() {
                     return Err(ServiceError::AgreementRequired);
                 }
                 new_round(game);
@@ -328,59 +335,112 @@ impl Service {
         Ok(game)
     }
 
-    /// A rematch of a game whose round is over, asked by one of its seats:
-    /// a new game of the same kind, options, clock, names, players and
-    /// rating setting, the seats swapped, each side's token the one it had
-    /// (a bot takes the other seat, and opens if it now holds X). The old
-    /// game names it (`rematch`, at a version of its own), once.
+    /// A rematch of a game whose round is over, asked by one of its seats.
+    /// Between two people it is an offer: the first seat's ask makes it
+    /// (asked again, it stands as it is), the other seat's accepts it.
+    /// Against a bot and in a hotseat game it is made at once.
+    ///
+    /// The rematch is a new game of the same kind, options, clock, names,
+    /// players and rating setting, the seats swapped, each side's token the
+    /// one it had (a bot takes the other seat, and opens if it now holds
+    /// X). The old game names it (`rematch`, at a version of its own), once.
     ///
     /// # Errors
     /// `MissingToken`, `InvalidToken`, `GameNotFound`,
-    /// `WaitingForOpponent`, `RoundInProgress`, `RematchExists`, store errors.
+    /// `WaitingForOpponent`, `RoundInProgress`, `RematchExists`,
+    /// `OfferPending` (another offer is pending), `TooManyOffers`, store
+    /// errors.
     #[tracing::instrument(name = "rematch", level = "debug", skip_all, fields(game = %id))]
-    pub async fn rematch(&self, id: Uuid, token: Option<&str>) -> Result<SeatTaken> {
+    pub async fn rematch(&self, id: Uuid, token: Option<&str>) -> Result<Rematched> {
         let credential = self.seat_credential(token)?;
         let clock = self.clock.clone();
-        let (mut game, seat) = self
+        let limiter = self.offer_limiter.clone();
+        let done = self
             .write(
                 Some(id),
                 Box::new(move |tx| {
                     Box::pin(async move {
                         let now = clock.now();
                         let (mut old, seat) = load_seat(tx, id, &credential, None, now).await?;
-                        if let Some(existing) = old.rematch {
-                            return Err(ServiceError::RematchExists(existing));
+                        check_rematch(&old)?;
+                        if !old.between_two_people() {
+                            let new = make_rematch(tx, &mut old, now).await?;
+                            return Ok(Ok((new, seat.other())));
                         }
-                        if old.has_open_seat() {
-                            return Err(ServiceError::WaitingForOpponent);
+                        match old.offer {
+                            Some(Offer {
+                                kind: OfferKind::Rematch,
+                                by,
+                                ..
+                            }) if by != seat => {
+                                old.offer = None;
+                                let new = make_rematch(tx, &mut old, now).await?;
+                                Ok(Ok((new, seat.other())))
+                            }
+                            // Asked again: the offer stands.
+                            Some(Offer {
+                                kind: OfferKind::Rematch,
+                                ..
+                            }) => Ok(Err(old)),
+                            Some(_) => Err(ServiceError::OfferPending),
+                            None => {
+                                limiter.check(id, seat)?;
+                                old.offer = Some(Offer {
+                                    kind: OfferKind::Rematch,
+                                    by: seat,
+                                    at: now,
+                                });
+                                save(tx, &mut old, now).await?;
+                                let offered = EventType::Offer(OfferKind::Rematch, seat);
+                                tx.insert_event(id, &event(&old, offered));
+                                Ok(Err(old))
+                            }
                         }
-                        if !old.is_over() {
-                            return Err(ServiceError::RoundInProgress);
-                        }
-                        let mut new = rematch_of(&old, now);
-                        super::players::count_rated_round(tx, &mut new, now).await?;
-                        tx.insert_game(&new);
-                        tx.insert_event(new.id, &event(&new, EventType::Create));
-                        for player in new.players.seats.iter().flatten() {
-                            tx.player_game(&player.id, new.id).await?;
-                        }
-                        old.rematch = Some(new.id);
-                        save(tx, &mut old, now).await?;
-                        tx.insert_event(id, &event(&old, EventType::Rematch(new.id)));
-                        Ok((new, seat.other()))
                     })
                 }),
             )
             .await?;
+        let (mut game, seat) = match done {
+            Ok(made) => made,
+            Err(offered) => {
+                self.publish(id);
+                return Ok(Rematched::Offered(Box::new(offered)));
+            }
+        };
         self.publish(id);
         self.publish(game.id);
         self.bot_replies(&mut game, None).await?;
-        Ok(SeatTaken {
+        Ok(Rematched::Made(Box::new(SeatTaken {
             game,
             seat,
             token: token.unwrap_or_default().to_owned(),
             invite: None,
+        })))
+    }
+
+    /// The seat not to move claims a round between two people without a
+    /// clock whose side to move has been away for the claim delay: won or
+    /// drawn (`abandoned`; `aborted` before each side has moved).
+    ///
+    /// # Errors
+    /// `MissingToken`, `InvalidToken`, `VersionMismatch`, `GameOver`,
+    /// `WaitingForOpponent`, `ClaimNotAllowed` (with when a claim will be
+    /// open, if it will), store errors.
+    #[tracing::instrument(name = "claim", level = "debug", skip_all, fields(game = %id))]
+    pub async fn claim(
+        &self,
+        id: Uuid,
+        token: Option<&str>,
+        if_match: Option<i64>,
+        result: ClaimResult,
+    ) -> Result<GameRecord> {
+        self.seat_change(id, token, if_match, move |game, seat, now| {
+            check_playable(game, None)?;
+            game.claim(seat, result, now)
+                .map_err(ServiceError::ClaimNotAllowed)?;
+            Ok(EventType::Claim(seat, result == ClaimResult::Draw))
         })
+        .await
     }
 
     /// The caller's seat (hotseat: the side to move) gives up the round.
@@ -449,7 +509,43 @@ pub(super) fn new_round(game: &mut GameRecord) {
     game.ending = None;
     game.offer = None;
     game.players.change = None;
+    game.assistance.used = [0, 0];
     game.reset_clock();
+}
+
+/// Whether `old` may have a rematch now: both seats taken, the round over,
+/// none made yet.
+pub(super) fn check_rematch(old: &GameRecord) -> Result<()> {
+    if let Some(existing) = old.rematch {
+        return Err(ServiceError::RematchExists(existing));
+    }
+    if old.has_open_seat() {
+        return Err(ServiceError::WaitingForOpponent);
+    }
+    if !old.is_over() {
+        return Err(ServiceError::RoundInProgress);
+    }
+    Ok(())
+}
+
+/// Makes the rematch of `old` at `now`: the new game and its creation are
+/// staged, and `old` (saved here) names it, with a `rematch` event.
+pub(super) async fn make_rematch(
+    tx: &mut crate::store::WriteTx,
+    old: &mut GameRecord,
+    now: DateTime<Utc>,
+) -> Result<GameRecord> {
+    let mut new = rematch_of(old, now);
+    super::players::count_rated_round(tx, &mut new, now).await?;
+    tx.insert_game(&new);
+    tx.insert_event(new.id, &event(&new, EventType::Create));
+    for player in new.players.seats.iter().flatten() {
+        tx.player_game(&player.id, new.id).await?;
+    }
+    old.rematch = Some(new.id);
+    save(tx, old, now).await?;
+    tx.insert_event(old.id, &event(old, EventType::Rematch(new.id)));
+    Ok(new)
 }
 
 /// The rematch of `old` made at `now`: a new game of the same terms, the
@@ -466,7 +562,14 @@ fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
         names: [o_name, x_name],
         private: old.private,
         invite: old.invite,
-        clock: old.clock.map(|c| GameClock::new(c.control)),
+        clock: old
+            .clock
+            .map(|c| GameClock::new(c.control, c.first_move_ms)),
+        assistance: Assistance {
+            forbidden: old.assistance.forbidden,
+            used: [0, 0],
+        },
+        claim_after_ms: old.claim_after_ms,
         as_of: now,
         players: crate::domain::player::Players {
             seats: [o, x],
@@ -477,6 +580,7 @@ fn rematch_of(old: &GameRecord, now: DateTime<Utc>) -> GameRecord {
         ..GameRecord::blank(old.position.setup())
     };
     new.sync_clock(now);
+    new.mark_turn(now);
     new
 }
 

@@ -23,8 +23,8 @@ use super::{Store, StoreError, WriteTx, parse_id, parse_ts, ts};
 use crate::domain::player::{Players, RatingChange, SeatPlayer};
 use crate::domain::rating::Rating;
 use crate::domain::{
-    Ending, GameClock, GameRecord, GameStatus, Level, ListFilter, Offer, OfferKind, Seat,
-    TimeControl, TokenHash,
+    Assistance, DEFAULT_CLAIM_AFTER_MS, DEFAULT_FIRST_MOVE_MS, Ending, GameClock, GameRecord,
+    GameStatus, Level, ListFilter, Offer, OfferKind, Seat, TimeControl, TokenHash, Turn,
 };
 use crate::rules::{AnyGame, GameKind, Player};
 
@@ -161,10 +161,12 @@ struct Meta {
     /// Hex SHA-256 of the invite code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     invite: Option<String>,
-    /// `timeout` or `agreement` (resignations are in `resigned`).
+    /// `timeout`, `no_first_move`, `agreement`, `claimed` or `claimed_draw`
+    /// (resignations are in `resigned`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<String>,
-    /// The seat whose time ran out.
+    /// The seat whose time or first-move deadline ran out; the seat that
+    /// claimed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     loser: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +190,25 @@ struct Meta {
     rematch_of: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rematch: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    assistance_forbidden: bool,
+    /// Hints, analyses and bot moves in this round, by seat.
+    #[serde(default, skip_serializing_if = "zeros")]
+    assistance_used: [u32; 2],
+    /// The turn of the side to move: `[round, ply]` and since when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    turn: Option<([u32; 2], String)>,
+    /// The claim delay, when not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim_after_ms: Option<i64>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn zeros(used: &[u32; 2]) -> bool {
+    *used == [0, 0]
 }
 
 fn players_empty(players: &[Option<MetaPlayer>; 2]) -> bool {
@@ -233,12 +254,20 @@ struct MetaClock {
     remaining_ms: [i64; 2],
     #[serde(default, skip_serializing_if = "Option::is_none")]
     since: Option<String>,
+    /// The first-move window (absent in rows written before it: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_move_ms: Option<i64>,
 }
 
 impl Meta {
     fn of(game: &GameRecord) -> Meta {
         let (ending, loser) = match game.ending {
             Some(Ending::Timeout(p)) => (Some("timeout"), Some(player_str(p).to_owned())),
+            Some(Ending::NoFirstMove(p)) => (Some("no_first_move"), Some(player_str(p).to_owned())),
+            Some(Ending::Claimed { by, draw }) => (
+                Some(if draw { "claimed_draw" } else { "claimed" }),
+                Some(player_str(by).to_owned()),
+            ),
             Some(Ending::Agreement) => (Some("agreement"), None),
             Some(Ending::Resignation(_)) | None => (None, None),
         };
@@ -266,6 +295,7 @@ impl Meta {
                     per_move_ms,
                     remaining_ms: c.remaining_ms,
                     since: c.since.map(ts),
+                    first_move_ms: Some(c.first_move_ms),
                 }
             }),
             players: game.players.seats.clone().map(|sp| {
@@ -283,6 +313,11 @@ impl Meta {
             }),
             rematch_of: game.rematch_of,
             rematch: game.rematch,
+            assistance_forbidden: game.assistance.forbidden,
+            assistance_used: game.assistance.used,
+            turn: game.turn.map(|t| ([t.round, t.ply], ts(t.since))),
+            claim_after_ms: (game.claim_after_ms != DEFAULT_CLAIM_AFTER_MS)
+                .then_some(game.claim_after_ms),
         }
     }
 
@@ -366,6 +401,11 @@ impl GameRow {
         let resigned = self.resigned.as_deref().map(parse_player).transpose()?;
         let ending = match (meta.ending.as_deref(), meta.loser.as_deref()) {
             (Some("timeout"), Some(p)) => Some(Ending::Timeout(parse_player(p)?)),
+            (Some("no_first_move"), Some(p)) => Some(Ending::NoFirstMove(parse_player(p)?)),
+            (Some(claim @ ("claimed" | "claimed_draw")), Some(p)) => Some(Ending::Claimed {
+                by: parse_player(p)?,
+                draw: claim == "claimed_draw",
+            }),
             (Some("agreement"), None) => Some(Ending::Agreement),
             (None, None) => resigned.map(Ending::Resignation),
             (e, _) => return Err(StoreError::Corrupt(format!("game {id}: ending {e:?}"))),
@@ -399,10 +439,11 @@ impl GameRow {
                     (None, None, Some(per_move_ms)) => TimeControl::PerMove { per_move_ms },
                     _ => return Err(StoreError::Corrupt(format!("game {id}: clock"))),
                 };
+                let first_move_ms = c.first_move_ms.unwrap_or(DEFAULT_FIRST_MOVE_MS);
                 Ok(GameClock {
-                    control,
                     remaining_ms: c.remaining_ms,
                     since: c.since.as_deref().map(parse_ts).transpose()?,
+                    ..GameClock::new(control, first_move_ms)
                 })
             })
             .transpose()?;
@@ -462,6 +503,21 @@ impl GameRow {
             players,
             rematch_of: meta.rematch_of,
             rematch: meta.rematch,
+            assistance: Assistance {
+                forbidden: meta.assistance_forbidden,
+                used: meta.assistance_used,
+            },
+            turn: meta
+                .turn
+                .map(|([round, ply], since)| -> Result<Turn, StoreError> {
+                    Ok(Turn {
+                        round,
+                        ply,
+                        since: parse_ts(&since)?,
+                    })
+                })
+                .transpose()?,
+            claim_after_ms: meta.claim_after_ms.unwrap_or(DEFAULT_CLAIM_AFTER_MS),
         })
     }
 }

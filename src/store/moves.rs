@@ -121,6 +121,12 @@ impl EventRow {
                 ("deleted", None, Some(EXPIRED.to_owned()))
             }
             EventType::Rematch(id) => ("rematch", None, Some(id.to_string())),
+            EventType::Claim(p, draw) => (
+                "claim",
+                Some(p),
+                Some(if draw { "draw" } else { "win" }.to_owned()),
+            ),
+            EventType::Assistance(p) => ("assistance", Some(p), None),
         };
         EventRow {
             game_id: id.to_string(),
@@ -154,6 +160,10 @@ impl EventRow {
             ("deleted", None, ..) if self.detail.as_deref() == Some(EXPIRED) => {
                 EventType::Deleted(DeleteReason::Expired)
             }
+            ("claim", Some(p), ..) if matches!(self.detail.as_deref(), Some("win" | "draw")) => {
+                EventType::Claim(p, self.detail.as_deref() == Some("draw"))
+            }
+            ("assistance", Some(p), ..) => EventType::Assistance(p),
             ("rematch", None, ..)
                 if let Some(id) = self.detail.as_deref().and_then(|d| Uuid::parse_str(d).ok()) =>
             {

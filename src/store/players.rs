@@ -420,22 +420,30 @@ impl Store {
         ListedRow::page(rows, limit)
     }
 
-    /// The players of a kind whose rating is not provisional, best first.
+    /// The players of a kind whose rating is not provisional, best first;
+    /// with `provisional`, the provisional ones after them, best first.
     ///
     /// # Errors
     /// Database errors.
-    pub async fn leaderboard(&self, kind: GameKind, limit: u32) -> Result<Vec<Ranked>, StoreError> {
+    pub async fn leaderboard(
+        &self,
+        kind: GameKind,
+        limit: u32,
+        provisional: bool,
+    ) -> Result<Vec<Ranked>, StoreError> {
         let sql = format!(
             "SELECT r.player_id, p.name, r.{} FROM player_ratings r \
              JOIN players p ON p.id = r.player_id \
-             WHERE r.kind = $1 AND r.deviation <= $2 \
-             ORDER BY r.rating DESC, r.player_id LIMIT $3",
+             WHERE r.kind = $1 AND ($4 OR r.deviation <= $2) \
+             ORDER BY CASE WHEN r.deviation <= $2 THEN 0 ELSE 1 END, r.rating DESC, r.player_id \
+             LIMIT $3",
             RATING_COLUMNS.replace(", ", ", r.")
         );
         let rows: Vec<RankedRow> = on_reader!(self, |c| sqlx::query_as(&sql)
             .bind(kind.as_str())
             .bind(crate::domain::rating::PROVISIONAL_ABOVE)
             .bind(i64::from(limit))
+            .bind(provisional)
             .fetch_all(c)
             .await)?;
         Ok(rows

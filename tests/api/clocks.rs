@@ -27,7 +27,7 @@ fn remaining(g: &Value, side: &str) -> i64 {
 }
 
 #[tokio::test]
-async fn a_fischer_clock_runs_for_the_side_to_move_once_both_seats_are_taken() {
+async fn a_fischer_clock_runs_for_the_side_to_move_from_each_sides_first_move() {
     let clock = Clock::manual(start());
     let app = app_at(&clock).await;
     let x = app
@@ -39,44 +39,98 @@ async fn a_fischer_clock_runs_for_the_side_to_move_once_both_seats_are_taken() {
     let g = app.game(&x.id).await;
     assert_eq!(g["clock"]["running"], Value::Null, "waiting: not running");
     assert_eq!(g["clock"]["deadline"], Value::Null);
+    assert_eq!(g["clock"]["first_move_deadline"], Value::Null);
     assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (60000, 60000));
     assert_eq!(g["clock"]["initial_ms"], 60000);
     let o = app.join(&x.id).await;
+    // A join starts nobody's clock: X has the first-move window (30 s).
     let g = app.game(&x.id).await;
-    assert_eq!(g["clock"]["running"], "X");
-    assert_eq!(g["clock"]["deadline"], "2026-11-23T10:01:30Z");
+    assert_eq!(g["clock"]["running"], Value::Null);
+    assert_eq!(g["clock"]["first_move_deadline"], "2026-11-23T10:01:00Z");
+    assert_eq!(g["clock"]["deadline"], "2026-11-23T10:01:00Z");
     clock.advance(Duration::from_secs(10));
     let g = app.game(&x.id).await;
-    assert_eq!(remaining(&g, "X"), 50000);
+    assert_eq!(
+        remaining(&g, "X"),
+        60000,
+        "X's time does not run before its first move"
+    );
     let played = app.play_ok(&x, json!({"column": 3})).await;
+    let g = &played["game"];
+    assert_eq!(remaining(g, "X"), 60000, "a first move costs nothing");
+    assert_eq!(g["clock"]["running"], Value::Null);
+    assert_eq!(
+        g["clock"]["first_move_deadline"], "2026-11-23T10:01:10Z",
+        "O's own window"
+    );
+    clock.advance(Duration::from_millis(1500));
+    let played = app.play_ok(&o, json!({"column": 3})).await;
+    let g = &played["game"];
+    assert_eq!((remaining(g, "X"), remaining(g, "O")), (60000, 60000));
+    assert_eq!(
+        g["clock"]["running"], "X",
+        "from O's first move on, time runs"
+    );
+    assert_eq!(g["clock"]["first_move_deadline"], Value::Null);
+    assert_eq!(g["clock"]["deadline"], "2026-11-23T10:01:41.500Z");
+    clock.advance(Duration::from_secs(10));
+    let played = app.play_ok(&x, json!({"column": 4})).await;
     let g = &played["game"];
     assert_eq!(remaining(g, "X"), 52000, "charged 10 s, plus the increment");
     assert_eq!(g["clock"]["running"], "O");
-    clock.advance(Duration::from_millis(1500));
-    app.play_ok(&o, json!({"column": 3})).await;
-    let g = app.game(&x.id).await;
-    assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (52000, 60500));
-    // A restart resets both clocks (the round is resigned first).
+    // A new round (agreed) resets both clocks and the first moves.
+    app.post(
+        &format!("/v1/games/{}/offers", x.id),
+        Some(&x.token),
+        &json!({"type": "restart"}),
+    )
+    .await;
     let res = app
         .post(
-            &format!("/v1/games/{}/resign", x.id),
-            Some(&x.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    let g: Value = res.json().await.unwrap();
-    assert_eq!(g["clock"]["running"], Value::Null, "stopped once over");
-    let res = app
-        .post(
-            &format!("/v1/games/{}/restart", x.id),
+            &format!("/v1/games/{}/offers/accept", x.id),
             Some(&o.token),
             &json!({}),
         )
         .await;
     let g: Value = res.json().await.unwrap();
     assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (60000, 60000));
-    assert_eq!(g["clock"]["running"], "X");
+    assert_eq!(g["clock"]["running"], Value::Null);
+    assert_eq!(
+        g["clock"]["first_move_deadline"],
+        "2026-11-23T10:01:21.500Z"
+    );
+}
+
+#[tokio::test]
+async fn a_side_that_misses_its_first_move_aborts_the_round_nobody_wins() {
+    let clock = Clock::manual(start());
+    let app = spawn_app_with({
+        let clock = clock.clone();
+        move |s| {
+            s.clock = clock;
+            s.first_move_window = Duration::from_secs(20);
+        }
+    })
+    .await;
+    let (x, o) = app
+        .pair_with(json!({"kind": "connect_four", "clock": {"initial_ms": 600_000}}))
+        .await;
+    app.play_ok(&x, json!({"column": 3})).await;
+    let mut stream = Stream::open(&app, &x.id, None).await;
+    let g = stream.state.as_ref().unwrap().data.clone();
+    assert_eq!(g["clock"]["first_move_deadline"], "2026-11-23T10:00:20Z");
+    clock.advance(Duration::from_secs(20));
+    // Recorded by the sweeper, under the version reads show it with.
+    let e = stream.next().await.unwrap();
+    assert_eq!(e.name, "timeout");
+    assert_eq!(e.data["seat"], "O");
+    let g = &e.data["game"];
+    assert_eq!(g["status"], "draw");
+    assert_eq!(g["end_reason"], "aborted");
+    assert_eq!(g["winner"], Value::Null);
+    assert_eq!(remaining(g, "O"), 600_000, "O's own time never ran");
+    let res = app.play(&o, json!({"column": 3})).await;
+    assert_problem(res, 409, "game_over").await;
 }
 
 #[tokio::test]
@@ -87,6 +141,8 @@ async fn a_game_lost_on_time_is_over_for_reads_and_refuses_late_moves() {
         .pair_with(json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}))
         .await;
     app.play_ok(&x, json!({"row": 1, "col": 1})).await;
+    app.play_ok(&o, json!({"row": 2, "col": 2})).await;
+    app.play_ok(&x, json!({"row": 1, "col": 0})).await;
     clock.advance(Duration::from_millis(4999));
     let g = app.game(&x.id).await;
     assert_eq!(g["status"], "in_progress");
@@ -119,7 +175,7 @@ async fn a_game_lost_on_time_is_over_for_reads_and_refuses_late_moves() {
             .as_array()
             .unwrap()
             .len(),
-        1
+        3
     );
 }
 
@@ -131,6 +187,8 @@ async fn a_timeout_found_at_read_time_has_its_own_etag_the_one_the_sweeper_recor
         .pair_with(json!({"kind": "tic_tac_toe", "clock": {"per_move_ms": 5000}}))
         .await;
     app.play_ok(&x, json!({"row": 1, "col": 1})).await;
+    app.play_ok(&o, json!({"row": 2, "col": 2})).await;
+    app.play_ok(&x, json!({"row": 1, "col": 0})).await;
     let path = format!("/v1/games/{}", x.id);
     let etag = |res: &reqwest::Response| res.headers()["etag"].to_str().unwrap().to_owned();
     let before = app.get(&path).await;
@@ -138,9 +196,9 @@ async fn a_timeout_found_at_read_time_has_its_own_etag_the_one_the_sweeper_recor
     let g: Value = before.json().await.unwrap();
     assert_eq!(
         (g["status"].as_str(), g["version"].as_i64()),
-        (Some("in_progress"), Some(3))
+        (Some("in_progress"), Some(5))
     );
-    assert_eq!(seen, "\"3\"");
+    assert_eq!(seen, "\"5\"");
     // The flag falls; whether or not the sweeper has written it yet, the
     // state read is another one, under another validator.
     clock.advance(Duration::from_secs(6));
@@ -154,10 +212,11 @@ async fn a_timeout_found_at_read_time_has_its_own_etag_the_one_the_sweeper_recor
         format!("\"{}\"", g["version"]),
         "the ETag is the body's version"
     );
-    assert_eq!(g["version"], 4);
+    assert_eq!(g["version"], 6);
     // A write conditioned on the state seen before is refused.
     let res = app
-        .request(reqwest::Method::POST, &format!("{path}/restart"))
+        .request(reqwest::Method::POST, &format!("{path}/offers"))
+        .json(&json!({"type": "restart"}))
         .bearer_auth(&o.token)
         .header("If-Match", seen.as_str())
         .send()
@@ -172,34 +231,37 @@ async fn a_timeout_found_at_read_time_has_its_own_etag_the_one_the_sweeper_recor
     assert_eq!((&r["status"], &r["winner"]), (&g["status"], &g["winner"]));
     // A write conditioned on the timeout's tag goes through, past it.
     let res = app
-        .request(reqwest::Method::POST, &format!("{path}/restart"))
+        .request(reqwest::Method::POST, &format!("{path}/offers"))
+        .json(&json!({"type": "restart"}))
         .bearer_auth(&o.token)
         .header("If-Match", tag.as_str())
         .send()
         .await
         .unwrap();
-    assert_eq!(res.status(), 200);
-    assert_eq!(etag(&res), "\"5\"");
+    assert_eq!(res.status(), 201);
+    assert_eq!(etag(&res), "\"7\"");
 }
 
 #[tokio::test]
 async fn the_sweeper_ends_overdue_games_with_a_timeout_event() {
     let clock = Clock::manual(start());
     let app = app_at(&clock).await;
-    let (x, _o) = app
+    let (x, o) = app
         .pair_with(json!({"kind": "connect_four", "clock": {"initial_ms": 10000}}))
         .await;
+    app.play_ok(&x, json!({"column": 3})).await;
+    app.play_ok(&o, json!({"column": 3})).await;
     let mut stream = Stream::open(&app, &x.id, None).await;
     clock.advance(Duration::from_secs(11));
     // The sweeper runs four times a second on its own.
     let e = stream.next().await.unwrap();
     assert_eq!(e.name, "timeout");
     assert_eq!(e.data["seat"], "X");
-    assert_eq!(e.id, 3);
+    assert_eq!(e.id, 5);
     assert_eq!(e.data["game"]["winner"], "O");
     assert_eq!(e.data["game"]["end_reason"], "timeout");
     let g = app.game(&x.id).await;
-    assert_eq!(g["version"], 3, "recorded once");
+    assert_eq!(g["version"], 5, "recorded once");
 }
 
 #[tokio::test]

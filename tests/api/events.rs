@@ -20,9 +20,13 @@ pub struct Event {
 pub struct Stream {
     res: Response,
     buf: String,
+    /// The `state` event a stream opened without `Last-Event-ID` starts with.
+    pub state: Option<Event>,
 }
 
 impl Stream {
+    /// Opens the stream; without `last_event_id` its first event, `state`,
+    /// is read here (into `state`), so that `next` reads the changes.
     pub async fn open(app: &TestApp, id: &str, last_event_id: Option<i64>) -> Stream {
         let mut req = app.request(Method::GET, &format!("/v1/games/{id}/events"));
         if let Some(n) = last_event_id {
@@ -31,10 +35,19 @@ impl Stream {
         let res = req.send().await.unwrap();
         assert_eq!(res.status(), 200);
         assert_eq!(res.headers()["content-type"], "text/event-stream");
-        Stream {
+        let mut stream = Stream {
             res,
             buf: String::new(),
+            state: None,
+        };
+        if last_event_id.is_none() {
+            let state = stream.next().await.expect("the state first");
+            assert_eq!(state.name, "state");
+            assert_eq!(state.data["id"], id);
+            assert_eq!(json!(state.id), state.data["version"]);
+            stream.state = Some(state);
         }
+        stream
     }
 
     /// The next raw block (event or comment), or None when the stream ended.
@@ -73,6 +86,41 @@ impl Stream {
             });
         }
     }
+}
+
+#[tokio::test]
+async fn a_stream_without_last_event_id_starts_with_the_game_as_get_answers_it() {
+    let app = spawn_app().await;
+    let (x, o) = app.pair("connect_four").await;
+    app.play_ok(&x, json!({"column": 3})).await;
+    app.play_ok(&o, json!({"column": 3})).await;
+    let res = app
+        .request(Method::GET, &format!("/v1/games/{}/events", x.id))
+        .send()
+        .await
+        .unwrap();
+    let mut stream = Stream {
+        res,
+        buf: String::new(),
+        state: None,
+    };
+    // The first bytes are the state: a client that connects late has
+    // something to start from without waiting for the next change.
+    let first = stream.block().await.unwrap();
+    assert!(first.starts_with("event: state\nid: 4\n"), "{first}");
+    let data: Value = serde_json::from_str(
+        first
+            .lines()
+            .last()
+            .unwrap()
+            .strip_prefix("data: ")
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(data, app.game(&x.id).await);
+    app.play_ok(&x, json!({"column": 4})).await;
+    let e = stream.next().await.unwrap();
+    assert_eq!((e.name.as_str(), e.id), ("move", 5));
 }
 
 #[tokio::test]
@@ -166,17 +214,28 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
     .map(|(n, v)| ((*n).to_owned(), *v))
     .collect();
     assert_eq!(seen, expected);
-    // Changes after the catch-up still arrive, once.
+    // Changes after the catch-up still arrive, once (a new round after the
+    // last one, between two people, is an offer accepted).
     let res = app
         .post(
-            &format!("/v1/games/{}/restart", x.id),
+            &format!("/v1/games/{}/offers", x.id),
             Some(&x.token),
+            &json!({"type": "restart"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers/accept", x.id),
+            Some(&o.token),
             &json!({}),
         )
         .await;
     assert_eq!(res.status(), 200);
     let e = stream.next().await.unwrap();
-    assert_eq!((e.name.as_str(), e.id), ("restart", 9));
+    assert_eq!((e.name.as_str(), e.id), ("offer", 9));
+    let e = stream.next().await.unwrap();
+    assert_eq!((e.name.as_str(), e.id), ("restart", 10));
 }
 
 #[tokio::test]

@@ -54,13 +54,13 @@ async fn a_rated_round_ended_before_each_side_moved_is_aborted_and_unrated() {
     let second = rated_game(&app, json!({"kind": kind})).await;
     app.play_ok(&second.x, cell(1, 1)).await;
     let ended_second = resign(second.o.clone()).await;
-    // A clock that runs out before X's first move.
+    // X lets its first-move deadline (30 s) pass.
     let abandoned = rated_game(
         &app,
         json!({"kind": kind, "clock": {"initial_ms": 10000, "increment_ms": 0}}),
     )
     .await;
-    clock.advance(Duration::from_secs(11));
+    clock.advance(Duration::from_secs(30));
     let timed_out = app.game(&abandoned.x.id).await;
     for g in [&ended, &ended_second, &timed_out] {
         assert_eq!(g["status"], "draw", "{g}");
@@ -195,17 +195,9 @@ async fn a_pairs_rated_rounds_past_three_a_day_are_played_unrated() {
             rated_games(&app, &xena, "tic_tac_toe").await,
             rated_games(&app, &otto, "tic_tac_toe").await,
         ));
-        // The loser asks for the rematch; the seats swap, so the same
-        // account wins again with X.
-        let res = app
-            .post(
-                &format!("/v1/games/{}/rematch", g.x.id),
-                Some(&g.o.token),
-                &json!({}),
-            )
-            .await;
-        assert_eq!(res.status(), 201);
-        let new: Value = res.json().await.unwrap();
+        // The loser asks for the rematch, the winner accepts; the seats
+        // swap, so the same account wins again with X.
+        let new = app.rematch(&g.o, &g.x).await;
         let id = new["game"]["id"].as_str().unwrap().to_owned();
         g = RatedGame {
             x: Seat {
@@ -231,13 +223,6 @@ async fn a_pairs_rated_rounds_past_three_a_day_are_played_unrated() {
         "a round keeps what it began as"
     );
     x_wins(&app, &g).await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/rematch", g.x.id),
-            Some(&g.o.token),
-            &json!({}),
-        )
-        .await;
-    let next: Value = res.json().await.unwrap();
+    let next = app.rematch(&g.o, &g.x).await;
     assert_eq!(next["game"]["round_rated"], true, "{next}");
 }

@@ -228,8 +228,8 @@ async fn restart_begins_a_new_round_and_old_rounds_stay_readable() {
     let (x, o) = app.pair("tic_tac_toe").await;
     app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     app.play_ok(&o, json!({"row": 1, "col": 1})).await;
-    // Between two people a round in progress ends by agreement or by
-    // resigning; then either seat restarts alone.
+    // Between two people a new round needs both, during the round and
+    // after it (a restart alone could start a second game beside a rematch).
     let path = format!("/v1/games/{}/restart", x.id);
     let res = app.post(&path, Some(&o.token), &json!({})).await;
     assert_problem(res, 409, "agreement_required").await;
@@ -242,11 +242,11 @@ async fn restart_begins_a_new_round_and_old_rounds_stay_readable() {
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let res = app.post(&path, Some(&o.token), &json!({})).await;
-    assert_eq!(res.status(), StatusCode::OK);
-    let g: Value = res.json().await.unwrap();
+    assert_problem(res, 409, "agreement_required").await;
+    let g = app.new_round(&o, &x).await;
     assert_eq!(g["round"], 2);
     assert_eq!(g["ply"], 0);
-    assert_eq!(g["version"], 6);
+    assert_eq!(g["version"], 7);
     assert_eq!(g["board"], json!(["...", "...", "..."]));
     assert_eq!(g["turn"], "X");
     app.play_ok(&x, json!({"row": 2, "col": 2})).await;

@@ -219,6 +219,39 @@ impl TestApp {
     pub async fn game(&self, id: &str) -> Value {
         self.get_json(&format!("/v1/games/{id}")).await
     }
+
+    /// A new round agreed between two people: `by` offers a restart, `other`
+    /// accepts; the game in its new round.
+    pub async fn new_round(&self, by: &Seat, other: &Seat) -> Value {
+        let res = self
+            .post(
+                &format!("/v1/games/{}/offers", by.id),
+                Some(&by.token),
+                &json!({"type": "restart"}),
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::CREATED, "restart offered");
+        let res = self
+            .post(
+                &format!("/v1/games/{}/offers/accept", by.id),
+                Some(&other.token),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::OK, "restart accepted");
+        res.json().await.expect("json")
+    }
+
+    /// A rematch between two people: `by` offers it (202), `other` accepts
+    /// it (201); the accepting seat's grant (`game`, `seat`, `token`).
+    pub async fn rematch(&self, by: &Seat, other: &Seat) -> Value {
+        let path = format!("/v1/games/{}/rematch", by.id);
+        let res = self.post(&path, Some(&by.token), &json!({})).await;
+        assert_eq!(res.status(), StatusCode::ACCEPTED, "rematch offered");
+        let res = self.post(&path, Some(&other.token), &json!({})).await;
+        assert_eq!(res.status(), StatusCode::CREATED, "rematch accepted");
+        res.json().await.expect("json")
+    }
 }
 
 pub fn seat_of(v: &Value) -> Seat {

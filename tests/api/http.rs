@@ -135,6 +135,7 @@ async fn bodiless_posts_are_accepted_whatever_their_media_type() {
     )
     .await;
     assert_eq!(res.status(), StatusCode::OK, "join");
+    let o = crate::helpers::seat_of(&res.json().await.unwrap());
     let form = "application/x-www-form-urlencoded";
     let res = post_empty(
         &app,
@@ -144,14 +145,23 @@ async fn bodiless_posts_are_accepted_whatever_their_media_type() {
     )
     .await;
     assert_eq!(res.status(), StatusCode::OK, "resign");
+    // Between two people a new round is an offer; its answer has no body.
+    let res = app
+        .post(
+            &format!("/v1/games/{}/offers", x.id),
+            Some(&x.token),
+            &serde_json::json!({"type": "restart"}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED, "offer");
     let res = post_empty(
         &app,
-        &format!("/v1/games/{}/restart", x.id),
-        Some(&x.token),
+        &format!("/v1/games/{}/offers/accept", x.id),
+        Some(&o.token),
         form,
     )
     .await;
-    assert_eq!(res.status(), StatusCode::OK, "restart");
+    assert_eq!(res.status(), StatusCode::OK, "accept");
     let res = post_empty(
         &app,
         &format!("/v1/games/{}/bot-move", x.id),

@@ -23,6 +23,12 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
     // board is empty.
     while player(&app, &ann).await["ratings"]["tic_tac_toe"]["provisional"] != false {
         assert_eq!(board("").await["items"], json!([]));
+        if played > 0 {
+            // Asked for, the provisional ones are listed, marked so.
+            let all = board("?provisional=true").await["items"].clone();
+            assert_eq!(all.as_array().unwrap().len(), 2, "{all}");
+            assert_eq!(all[0]["provisional"], true);
+        }
         let x = create_as(
             &app,
             &ann_key,
@@ -62,6 +68,34 @@ async fn the_leaderboard_lists_players_who_are_no_longer_provisional_best_first(
     assert_eq!(items[0]["games"], played);
     assert!(items[0]["rating"].as_f64().unwrap() > items[1]["rating"].as_f64().unwrap());
     assert!(items[0]["deviation"].as_f64().unwrap() <= 110.0);
+    assert_eq!(items[0]["provisional"], false);
+    // A newcomer with one rated game: after the settled players, with
+    // `provisional=true` only.
+    let (cy, cy_key) = new_player(&app, "Cy").await;
+    let x = create_as(
+        &app,
+        &cy_key,
+        json!({"kind": "tic_tac_toe", "rated": true, "clock": {"per_move_ms": 86_400_000}}),
+    )
+    .await;
+    let o = join_as(&app, &x.id, &bob_key).await;
+    x_wins(
+        &app,
+        &RatedGame {
+            x: with_key(&x, &cy_key),
+            o: with_key(&o, &bob_key),
+            x_player: cy.clone(),
+            o_player: bob.clone(),
+        },
+    )
+    .await;
+    assert_eq!(board("").await["items"].as_array().unwrap().len(), 2);
+    let all = board("?provisional=true").await["items"].clone();
+    assert_eq!(all.as_array().unwrap().len(), 3, "{all}");
+    assert_eq!(
+        (&all[2]["player"], &all[2]["provisional"]),
+        (&json!(cy), &json!(true))
+    );
     assert_eq!(
         board("?limit=1").await["items"].as_array().unwrap().len(),
         1

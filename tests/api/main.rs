@@ -20,6 +20,7 @@ mod games;
 mod helpers;
 mod http;
 mod leaderboard;
+mod life;
 mod limits;
 mod matches;
 mod moves;

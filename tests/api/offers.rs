@@ -100,7 +100,7 @@ async fn a_draw_offered_and_accepted_ends_the_round_by_agreement() {
     let e = stream.next().await.unwrap();
     assert_eq!((e.name.as_str(), e.id), ("draw", 5));
     assert_eq!(e.data["game"]["end_reason"], "agreement");
-    // Over: no offer, and either seat may now restart alone.
+    // Over: no draw or takeback offer; a new round is agreed as before.
     assert_problem(offer(&app, &o, "draw").await, 409, "game_over").await;
     assert_problem(answer(&app, &o, "accept").await, 409, "no_offer").await;
     let res = app
@@ -110,7 +110,8 @@ async fn a_draw_offered_and_accepted_ends_the_round_by_agreement() {
             &json!({}),
         )
         .await;
-    assert_eq!(res.status(), 200);
+    assert_problem(res, 409, "agreement_required").await;
+    assert_eq!(app.new_round(&o, &x).await["round"], 2);
 }
 
 #[tokio::test]
@@ -246,14 +247,7 @@ async fn a_takeback_across_a_finished_round_is_refused() {
         .await;
     assert_eq!(res.status(), 200);
     assert_problem(offer(&app, &x, "takeback").await, 409, "game_over").await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/restart", x.id),
-            Some(&x.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.new_round(&x, &o).await;
     // Round 2: X has not moved in it; round 1's move is out of reach.
     assert_problem(
         offer(&app, &x, "takeback").await,

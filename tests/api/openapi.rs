@@ -88,7 +88,7 @@ fn every_v1_operation_documents_429_rate_limited_with_retry_after() {
     let ops = operations(&doc);
     assert_eq!(
         ops.iter().filter(|(p, _, _)| p.starts_with("/v1/")).count(),
-        34
+        35
     );
     for (path, method, op) in ops {
         let has = op["responses"].get("429").is_some();
@@ -210,6 +210,7 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
         secured,
         [
             "accept_offer",
+            "claim_game",
             "decline_offer",
             "delete_game",
             "get_hint",

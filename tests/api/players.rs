@@ -413,15 +413,7 @@ async fn every_way_a_rated_round_ends_rates_both_players_once() {
     }
 
     // A new round clears the change; its end rates again.
-    let res = app
-        .post(
-            &format!("/v1/games/{}/restart", line.x.id),
-            Some(&line.x.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    let g: Value = res.json().await.unwrap();
+    let g = app.new_round(&line.x, &line.o).await;
     assert_eq!(g["rating_change"], Value::Null);
     assert_eq!(rated_games(&app, &line.x_player, kind).await, 1);
     let won = x_wins(&app, &line).await;

@@ -315,6 +315,7 @@ async fn alone_is_fine_while_waiting_in_hotseat_against_a_bot_and_once_the_round
     ] {
         app.play_ok(seat, mv).await;
     }
+    // A finished round is deleted alone; a new one needs both.
     let res = app
         .post(
             &format!("/v1/games/{}/restart", x.id),
@@ -322,11 +323,8 @@ async fn alone_is_fine_while_waiting_in_hotseat_against_a_bot_and_once_the_round
             &json!({}),
         )
         .await;
-    assert_eq!(
-        res.status(),
-        200,
-        "the loser restarts a finished round alone"
-    );
+    assert_problem(res, 409, "agreement_required").await;
+    app.new_round(&o, &x).await;
     // The new round is in progress: not alone any more.
     app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     assert_problem(

@@ -383,14 +383,7 @@ async fn every_way_a_round_ends_is_one_game_ended_and_filters_are_kept() {
     // A line, then a restart (not an ending) and a resignation.
     let (x, o) = app.pair("connect_four").await;
     play_column_win(&app, &x, &o).await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/restart", x.id),
-            Some(&x.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.new_round(&x, &o).await;
     let res = app
         .post(
             &format!("/v1/games/{}/resign", x.id),

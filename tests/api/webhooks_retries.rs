@@ -254,9 +254,12 @@ async fn a_round_the_clock_sweeper_ends_is_one_game_ended() {
     };
     let receiver = Receiver::start().await;
     register(&app, &receiver.url, &["game.ended"]).await;
-    let (x, _o) = app
+    let (x, o) = app
         .pair_with(json!({"kind": "connect_four", "clock": {"initial_ms": 10000}}))
         .await;
+    // Past the first moves, which run against their own deadlines.
+    app.play_ok(&x, json!({"column": 3})).await;
+    app.play_ok(&o, json!({"column": 3})).await;
     clock.advance(Duration::from_secs(11));
     let delivered = receiver.wait_delivered(1, Duration::from_secs(10)).await;
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -7,7 +7,8 @@ use chrono::{DateTime, TimeZone, Utc};
 use tabula::domain::player::{Players, RatingChange, SeatPlayer};
 use tabula::domain::rating::Rating;
 use tabula::domain::{
-    Ending, GameClock, GameRecord, Level, Offer, OfferKind, Seat, TimeControl, TokenHash,
+    Assistance, DEFAULT_CLAIM_AFTER_MS, Ending, GameClock, GameRecord, Level, Offer, OfferKind,
+    Seat, TimeControl, TokenHash, Turn,
 };
 use tabula::rules::{AnyGame, MoveInput, Player, Setup};
 use tabula::store::Store;
@@ -70,6 +71,7 @@ fn resigned_game() -> GameRecord {
             },
             remaining_ms: [281_250, 299_001],
             since: Some(at(40, 7)),
+            first_move_ms: 45_000,
         }),
         as_of: at(50, 1),
         players: Players {
@@ -95,6 +97,16 @@ fn resigned_game() -> GameRecord {
         },
         rematch_of: Some(Uuid::now_v7()),
         rematch: Some(Uuid::now_v7()),
+        assistance: Assistance {
+            forbidden: true,
+            used: [2, 7],
+        },
+        turn: Some(Turn {
+            round: 3,
+            ply: 4,
+            since: at(44, 4),
+        }),
+        claim_after_ms: 90_000,
         created_at: at(0, 999_999),
         updated_at: at(50, 1),
     }
@@ -126,19 +138,49 @@ fn timed_out_game() -> GameRecord {
             },
             remaining_ms: [0, 20_000],
             since: None,
+            first_move_ms: 20_000,
         }),
         as_of: at(9, 250_000),
         players: Players::default(),
         rematch_of: None,
         rematch: None,
+        assistance: Assistance::default(),
+        turn: None,
+        claim_after_ms: DEFAULT_CLAIM_AFTER_MS,
         created_at: at(1, 0),
         updated_at: at(9, 250_000),
     }
 }
 
+/// Games ended by a claim (won, drawn) and by a missed first move: the
+/// endings the two games above do not hold.
+fn claimed_games() -> Vec<GameRecord> {
+    [
+        Ending::Claimed {
+            by: Player::O,
+            draw: false,
+        },
+        Ending::Claimed {
+            by: Player::X,
+            draw: true,
+        },
+        Ending::NoFirstMove(Player::O),
+    ]
+    .into_iter()
+    .map(|ending| GameRecord {
+        id: Uuid::now_v7(),
+        ending: Some(ending),
+        ..timed_out_game()
+    })
+    .collect()
+}
+
 /// Writes each game and reads it back: equal, field for field.
 async fn read_back_equal(store: &Store) {
-    for game in [resigned_game(), timed_out_game()] {
+    for game in [resigned_game(), timed_out_game()]
+        .into_iter()
+        .chain(claimed_games())
+    {
         insert(store, &game).await;
         let read = store.game(game.id).await.unwrap().expect("the game stored");
         assert_eq!(read, game);

@@ -255,13 +255,46 @@ export interface paths {
         /**
          * A rematch: a new game of the same terms, the seats swapped (any seat
          *     token, the round over).
-         * @description The same kind, options, clock, names, players and rating setting; whoever
+         * @description Between two people it is an offer: the first seat's call makes it (202,
+         *     the game showing `offer` `{"type": "rematch"}`; called again, the offer
+         *     stands), the other seat's call (or `POST /offers/accept`) accepts it and
+         *     makes the rematch (201); the other seat may decline it, the offering seat
+         *     withdraw it, as for every offer. Against a bot and in a hotseat game the
+         *     rematch is made at once (201).
+         *
+         *     The same kind, options, clock, names, players and rating setting; whoever
          *     was X is O. Each side's token (or player key) is the one it had, and plays
          *     its seat of the new game; against a bot, the bot takes the other seat (and
          *     opens if it now holds X). The new game's `rematch_of` names this one, and
          *     this one's `rematch` the new one. At most one rematch per game.
          */
         post: operations["rematch_game"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the round: the side to move has been gone too long.
+         * @description In a round in progress between two people without a clock, once the side
+         *     to move has not moved for the claim delay (`--claim-after`, 5 minutes by
+         *     default; the game's `claimable_at` says from when), the other seat may
+         *     end it: `win` (the claimant wins) or `draw`. `end_reason` is `abandoned`
+         *     (`aborted`, unrated, when a side had not moved yet). Earlier, by the side
+         *     to move, or in a round with a clock (time decides there): 409
+         *     `claim_not_allowed`, with `claimable_at` when a claim will be open.
+         */
+        post: operations["claim_game"];
         delete?: never;
         options?: never;
         head?: never;
@@ -298,12 +331,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Offer the other seat a takeback, a draw or a restart.
+         * Offer the other seat a takeback, a draw, a restart or a rematch.
          * @description The game then shows the offer until the other seat accepts or declines
          *     it, the offering seat withdraws it, or a move lets it lapse; one offer at
          *     a time. `takeback`: on accept, your last move and any reply after it
          *     leave the round, and you are to move again. `draw`: the round ends drawn
-         *     (`end_reason` `agreement`). `restart`: a new round begins. A bot answers
+         *     (`end_reason` `agreement`). `restart`: a new round begins (during the
+         *     round or after it; between two people a new round is only ever agreed).
+         *     `rematch` (after the round): as `POST /rematch`, a new game of the same
+         *     terms with the seats swapped; answered with this game. A bot answers
          *     at once (it takes back and restarts; it agrees a draw only when its own
          *     search finds the position drawn or lost for it), and in a hotseat game
          *     the offer is carried out at once (a takeback there undoes the last move).
@@ -435,14 +471,17 @@ export interface paths {
         };
         /**
          * Follow a game: Server-Sent Events, one per change.
-         * @description Events are `move`, `join`, `restart`, `resign`, `offer`,
-         *     `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` and
-         *     `deleted`; each `id:` is
-         *     the game's version after the change and each `data:` a JSON `GameEvent`
-         *     with the change and the game right after it. Reconnect with
-         *     `Last-Event-ID: N` (browsers do this by themselves) to receive every change
-         *     after version N, once each and in order, including those made while away.
-         *     Without it the stream starts after the current version. Comment lines
+         * @description Without `Last-Event-ID` the stream starts with `event: state`, whose
+         *     `id:` is the current version and whose `data:` is the game as `GET
+         *     /v1/games/{id}` answers it (a `Game`, not a `GameEvent`); then one event
+         *     per change: `move`, `join`, `restart`, `resign`, `offer`,
+         *     `offer_declined`, `offer_withdrawn`, `takeback`, `draw`, `timeout` (a
+         *     first-move deadline passed too: `game.end_reason` `aborted`), `claim`,
+         *     `assistance`, `rematch` and `deleted`; each `id:` is the game's version
+         *     after the change and each `data:` a JSON `GameEvent` with the change and
+         *     the game right after it. Reconnect with `Last-Event-ID: N` (browsers do
+         *     this by themselves) to receive every change after version N, once each
+         *     and in order, including those made while away (no `state` then). Comment lines
          *     (`: keep-alive`) are sent while idle. The stream ends after `deleted`, the
          *     game's last change, which has a version of its own and comes after every
          *     change before it; its `reason` is `deleted` (a seat deleted the game) or
@@ -562,7 +601,8 @@ export interface paths {
         /**
          * A kind's leaderboard.
          * @description The players of the kind whose rating is not provisional (deviation at
-         *     most 110), best first.
+         *     most 110), best first; with `provisional=true`, the provisional players
+         *     after them (each row says which it is), best first.
          */
         get: operations["leaderboard"];
         put?: never;
@@ -877,6 +917,24 @@ export interface components {
             moves: components["schemas"]["ScoredMoveView"][];
         };
         /**
+         * @description Whether the bots may help a side while the round is in progress.
+         * @enum {string}
+         */
+        AssistanceSetting: "allowed" | "forbidden";
+        /**
+         * @description Hints, analyses and bot moves asked for in this round, by seat.
+         * @example {
+         *       "X": 2,
+         *       "O": 0
+         *     }
+         */
+        AssistanceUsed: {
+            /** Format: int32 */
+            X: number;
+            /** Format: int32 */
+            O: number;
+        };
+        /**
          * @description An ultimate tic-tac-toe move: the inner board and the cell in it, both
          *     0..8 row-major (0 top-left, 4 centre, 8 bottom-right).
          * @example {
@@ -934,6 +992,20 @@ export interface components {
             default: components["schemas"]["Rule"];
         };
         /**
+         * @description A claim by the seat not to move, its opponent gone.
+         * @example {
+         *       "result": "win"
+         *     }
+         */
+        ClaimRequest: {
+            result: components["schemas"]["ClaimWanted"];
+        };
+        /**
+         * @description What a claim asks for: the round won by the claimant, or drawn.
+         * @enum {string}
+         */
+        ClaimWanted: "win" | "draw";
+        /**
          * @description A time control: Fischer (`initial_ms`, optional `increment_ms`,
          *     default 0) or per move (`per_move_ms`), not both.
          * @example {
@@ -979,9 +1051,17 @@ export interface components {
             running: null | components["schemas"]["Side"];
             /**
              * Format: date-time
-             * @description When the running side's time runs out; null while stopped.
+             * @description When the running side's time runs out (or, during a first move,
+             *     its first-move deadline); null while stopped.
              */
             deadline: string | null;
+            /**
+             * Format: date-time
+             * @description Between people, neither side's clock runs before that side's first
+             *     move of the round: the side to move must make it by this time, or
+             *     the round ends `aborted`. Null otherwise.
+             */
+            first_move_deadline: string | null;
             /**
              * Format: int64
              * @description Fischer clocks: each side's budget at the start of a round.
@@ -1073,6 +1153,7 @@ export interface components {
              *     (401 `player_required`); so must whoever joins. Default: false.
              */
             rated?: boolean;
+            assistance?: null | components["schemas"]["AssistanceSetting"];
         };
         /**
          * @description Gomoku options at creation.
@@ -1212,14 +1293,14 @@ export interface components {
          * @description How the round ended.
          * @enum {string}
          */
-        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement" | "aborted";
+        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement" | "aborted" | "abandoned";
         /**
          * @description The stable error code of a problem: branch on it, not on `title` or `detail`.
          *
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines" | "claim_not_allowed";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1245,7 +1326,7 @@ export interface components {
          * @description The type of a change.
          * @enum {string}
          */
-        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted" | "rematch";
+        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted" | "rematch" | "claim" | "assistance";
         /**
          * @description A game: its position, status, seats and versions.
          *
@@ -1322,6 +1403,12 @@ export interface components {
          *       "rating_change": null,
          *       "rematch_of": null,
          *       "rematch": null,
+         *       "claimable_at": null,
+         *       "assistance": "allowed",
+         *       "assistance_used": {
+         *         "X": 0,
+         *         "O": 0
+         *       },
          *       "created_at": "2026-11-22T10:00:00Z",
          *       "updated_at": "2026-11-22T10:00:05Z"
          *     }
@@ -1396,6 +1483,23 @@ export interface components {
              * @description This game's rematch, once one was made; null until then.
              */
             rematch: string | null;
+            /**
+             * Format: date-time
+             * @description A round in progress between two people without a clock: from when
+             *     the seat not to move may claim it (`POST /v1/games/{id}/claim`),
+             *     the side to move having been away that long; null otherwise.
+             */
+            claimable_at: string | null;
+            /**
+             * @description Whether hints, analyses and bot moves may reach a round in progress
+             *     (rated games: always `forbidden`).
+             */
+            assistance: components["schemas"]["AssistanceSetting"];
+            /**
+             * @description Hints, analyses and bot moves each seat asked for in this round
+             *     (counted between two people).
+             */
+            assistance_used: components["schemas"]["AssistanceUsed"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1485,6 +1589,12 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "claimable_at": null,
+         *         "assistance": "allowed",
+         *         "assistance_used": {
+         *           "X": 0,
+         *           "O": 0
+         *         },
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:06Z"
          *       }
@@ -1619,6 +1729,12 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
+         *           "claimable_at": null,
+         *           "assistance": "allowed",
+         *           "assistance_used": {
+         *             "X": 0,
+         *             "O": 0
+         *           },
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         }
@@ -1819,14 +1935,16 @@ export interface components {
          *           "name": "Ann",
          *           "rating": 1702.5,
          *           "deviation": 84.3,
-         *           "games": 31
+         *           "games": 31,
+         *           "provisional": false
          *         },
          *         {
          *           "player": "ext:user-42",
          *           "name": "Bob",
          *           "rating": 1611,
          *           "deviation": 97.8,
-         *           "games": 25
+         *           "games": 25,
+         *           "provisional": false
          *         }
          *       ]
          *     }
@@ -1848,6 +1966,11 @@ export interface components {
              * @description Rated rounds played in the kind.
              */
             games: number;
+            /**
+             * @description Whether the rating is still provisional (deviation over 110): listed
+             *     only with `provisional=true`, after every settled one.
+             */
+            provisional: boolean;
         };
         /**
          * @description A line's analysis: the position, and every legal move evaluated.
@@ -2143,6 +2266,12 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "claimable_at": null,
+         *         "assistance": "allowed",
+         *         "assistance_used": {
+         *           "X": 0,
+         *           "O": 0
+         *         },
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:05Z"
          *       },
@@ -2212,7 +2341,7 @@ export interface components {
          * @description What an offer proposes.
          * @enum {string}
          */
-        OfferType: "takeback" | "draw" | "restart";
+        OfferType: "takeback" | "draw" | "restart" | "rematch";
         /**
          * @description A pending offer.
          * @example {
@@ -2591,6 +2720,11 @@ export interface components {
              * @description `rematch_exists` only: the id of the game's rematch.
              */
             rematch?: string;
+            /**
+             * Format: date-time
+             * @description `claim_not_allowed` only, when a claim will be open: from when (RFC 3339).
+             */
+            claimable_at?: string;
         };
         /**
          * @description A proven result, from the mover's view.
@@ -2746,6 +2880,12 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "claimable_at": null,
+         *         "assistance": "allowed",
+         *         "assistance_used": {
+         *           "X": 0,
+         *           "O": 0
+         *         },
          *         "created_at": "2026-11-22T10:00:00Z",
          *         "updated_at": "2026-11-22T10:00:00Z"
          *       },
@@ -2965,6 +3105,12 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
+         *           "claimable_at": null,
+         *           "assistance": "allowed",
+         *           "assistance_used": {
+         *             "X": 0,
+         *             "O": 0
+         *           },
          *           "created_at": "2026-11-22T10:00:00Z",
          *           "updated_at": "2026-11-22T10:00:05Z"
          *         },
@@ -3131,7 +3277,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_token`: the token is not a seat of this game; or `assistance_forbidden`: the round is rated and in progress, and no hint, analysis or bot move reaches it. */
+        /** @description `invalid_token`: the token is not a seat of this game; or `assistance_forbidden`: the round is in progress in a rated game or one created with `assistance` `forbidden`, and no hint, analysis or bot move reaches it. */
         AssistForbidden: {
             headers: {
                 [name: string]: unknown;
@@ -3194,6 +3340,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "busy";
+                };
+            };
+        };
+        /** @description `claim_not_allowed`: no claim is open to this seat now: too early (`claimable_at` says from when), the caller's side is to move, or the round has a clock (time decides) or a bot; or `game_over` / `waiting_for_opponent`. */
+        ClaimConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "claim_not_allowed" | "game_over" | "waiting_for_opponent";
                 };
             };
         };
@@ -3369,7 +3527,7 @@ export interface components {
                 };
             };
         };
-        /** @description The offer cannot be made now: `game_over` (the round has ended), `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time: wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round). */
+        /** @description The offer cannot be made now: `game_over` (a takeback or draw after the round), `round_in_progress` (a rematch before the round is over), `rematch_exists` (a restart or rematch of a game that has its rematch), `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time: wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round). */
         OfferConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3377,7 +3535,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "game_over" | "waiting_for_opponent" | "offer_pending" | "nothing_to_take_back";
+                    code: "game_over" | "round_in_progress" | "rematch_exists" | "waiting_for_opponent" | "offer_pending" | "nothing_to_take_back";
                 };
             };
         };
@@ -3443,7 +3601,7 @@ export interface components {
                 };
             };
         };
-        /** @description `rematch_exists`: the game has a rematch already (`rematch` is its id); or `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat is still open. */
+        /** @description `rematch_exists`: the game has a rematch already (`rematch` is its id); or `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat is still open; or `offer_pending`: another offer (a restart) is pending. */
         RematchConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3451,7 +3609,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "rematch_exists" | "round_in_progress" | "waiting_for_opponent";
+                    code: "rematch_exists" | "round_in_progress" | "waiting_for_opponent" | "offer_pending";
                 };
             };
         };
@@ -3479,7 +3637,7 @@ export interface components {
                 };
             };
         };
-        /** @description `waiting_for_opponent`: a round cannot start while a seat is open; or `agreement_required`: between two people, the round in progress is restarted only by agreement (offer a restart) or once it is over. */
+        /** @description `waiting_for_opponent`: a round cannot start while a seat is open; or `agreement_required`: between two people a new round needs both, during the round and after it: offer a restart (`POST /offers`), or ask for a rematch. */
         RestartConflict: {
             headers: {
                 [name: string]: unknown;
@@ -4016,6 +4174,12 @@ export interface operations {
                      *         "rating_change": null,
                      *         "rematch_of": null,
                      *         "rematch": null,
+                     *         "claimable_at": null,
+                     *         "assistance": "allowed",
+                     *         "assistance_used": {
+                     *           "X": 0,
+                     *           "O": 0
+                     *         },
                      *         "created_at": "2026-11-22T10:00:00Z",
                      *         "updated_at": "2026-11-22T10:00:00Z"
                      *       },
@@ -4208,7 +4372,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new game, the caller's seat in it and its token (the one the caller sent) */
+            /** @description Made: the new game, the caller's seat in it and its token (the one the caller sent) */
             201: {
                 headers: {
                     /** @description The new game's version, quoted */
@@ -4221,12 +4385,67 @@ export interface operations {
                     "application/json": components["schemas"]["SeatGrant"];
                 };
             };
+            /** @description Offered to the other seat: this game, showing the offer */
+            202: {
+                headers: {
+                    /** @description The game's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["GameNotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["RematchConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    claim_game: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Refuse with 412 `version_mismatch` unless the game is at this version: the game's `ETag`, e.g. `"14"` (`*` matches any version; a weak tag such as `W/"14"` matches none, as If-Match compares strongly) */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game id: a UUID, hyphenated as the API writes it (any case); any other string, other spellings of a UUID included, is answered 404 `game_not_found` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description The finished game: `end_reason` `abandoned` (or `aborted`) */
+            200: {
+                headers: {
+                    /** @description The game's new version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["GameNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ClaimConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4389,6 +4608,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Game"];
+                };
+            };
+            /** @description A rematch accepted: the new game, the caller's seat in it and its token (the one the caller sent), as `POST /rematch` answers */
+            201: {
+                headers: {
+                    /** @description The new game's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description The new game's URL, `/v1/games/{id}` */
+                    Location: components["schemas"]["GameUrl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatGrant"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4760,6 +4992,11 @@ export interface operations {
             query?: {
                 /** @description Rows, 1 to 100 (default 20). */
                 limit?: number;
+                /**
+                 * @description `true`: the provisional players too, after the settled ones (default
+                 *     `false`).
+                 */
+                provisional?: boolean;
             };
             header?: never;
             path: {

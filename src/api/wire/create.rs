@@ -170,6 +170,12 @@ pub struct CreateGame {
     /// (401 `player_required`); so must whoever joins. Default: false.
     #[serde(default)]
     pub rated: bool,
+    /// `allowed` (default): hints, analyses and bot moves answer while the
+    /// round is in progress, and each seat's use shows in `assistance_used`;
+    /// `forbidden`: they answer 403 `assistance_forbidden` until the round
+    /// is over. Rated games are always `forbidden` (422 `invalid_option`
+    /// with `allowed`).
+    pub assistance: Option<super::game::AssistanceSetting>,
 }
 
 /// A time control: Fischer (`initial_ms`, optional `increment_ms`,
@@ -241,6 +247,31 @@ pub struct OfferRequest {
     pub offer_type: OfferType,
 }
 
+/// A claim by the seat not to move, its opponent gone.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"result": "win"}))]
+pub struct ClaimRequest {
+    pub result: ClaimWanted,
+}
+
+/// What a claim asks for: the round won by the claimant, or drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimWanted {
+    Win,
+    Draw,
+}
+
+impl From<ClaimWanted> for crate::domain::ClaimResult {
+    fn from(c: ClaimWanted) -> crate::domain::ClaimResult {
+        match c {
+            ClaimWanted::Win => crate::domain::ClaimResult::Win,
+            ClaimWanted::Draw => crate::domain::ClaimResult::Draw,
+        }
+    }
+}
+
 impl CreateGame {
     /// The validated request.
     ///
@@ -263,7 +294,17 @@ impl CreateGame {
                 seed: seed.unwrap_or_else(rand::random),
             },
         };
+        if self.rated && self.assistance == Some(super::game::AssistanceSetting::Allowed) {
+            return Err(service::ServiceError::InvalidOption(
+                "a rated game never allows assistance: leave `assistance` out, or send `forbidden`"
+                    .into(),
+            ));
+        }
         Ok(service::NewGame {
+            assistance: crate::domain::Assistance {
+                forbidden: self.assistance == Some(super::game::AssistanceSetting::Forbidden),
+                used: [0, 0],
+            },
             setup,
             seat: self.seat.map_or(Player::X, Into::into),
             opponent,

@@ -112,9 +112,14 @@ pub enum EndReason {
     Timeout,
     /// A draw both seats agreed.
     Agreement,
-    /// A rated round that ended (resignation, time, agreement) before each
-    /// side had moved: `status` `draw`, no winner, no rating change.
+    /// The round counts for nothing (`status` `draw`, no winner, no rating
+    /// change): a side let its first-move deadline pass, or the round ended
+    /// before each side had moved by a claim or, rated, by resignation, time
+    /// or agreement.
     Aborted,
+    /// Without a clock, the side to move was gone for the claim delay and
+    /// the other seat claimed the round (`POST /claim`): won or drawn.
+    Abandoned,
 }
 
 impl From<domain::EndReason> for EndReason {
@@ -126,6 +131,7 @@ impl From<domain::EndReason> for EndReason {
             domain::EndReason::Timeout => EndReason::Timeout,
             domain::EndReason::Agreement => EndReason::Agreement,
             domain::EndReason::Aborted => EndReason::Aborted,
+            domain::EndReason::Abandoned => EndReason::Abandoned,
         }
     }
 }
@@ -150,6 +156,9 @@ pub enum OfferType {
     Draw,
     /// A new round begins.
     Restart,
+    /// After a round: a new game of the same terms, seats swapped
+    /// (`POST /v1/games/{id}/rematch` makes and accepts it).
+    Rematch,
 }
 
 impl From<domain::OfferKind> for OfferType {
@@ -158,6 +167,7 @@ impl From<domain::OfferKind> for OfferType {
             domain::OfferKind::Takeback => OfferType::Takeback,
             domain::OfferKind::Draw => OfferType::Draw,
             domain::OfferKind::Restart => OfferType::Restart,
+            domain::OfferKind::Rematch => OfferType::Rematch,
         }
     }
 }
@@ -168,6 +178,7 @@ impl From<OfferType> for domain::OfferKind {
             OfferType::Takeback => domain::OfferKind::Takeback,
             OfferType::Draw => domain::OfferKind::Draw,
             OfferType::Restart => domain::OfferKind::Restart,
+            OfferType::Rematch => domain::OfferKind::Rematch,
         }
     }
 }
@@ -204,10 +215,17 @@ pub struct ClockView {
     /// taken); null while stopped.
     #[schema(required = true)]
     pub running: Option<Side>,
-    /// When the running side's time runs out; null while stopped.
+    /// When the running side's time runs out (or, during a first move,
+    /// its first-move deadline); null while stopped.
     #[schema(required = true)]
     #[serde(serialize_with = "super::stamp::option")]
     pub deadline: Option<DateTime<Utc>>,
+    /// Between people, neither side's clock runs before that side's first
+    /// move of the round: the side to move must make it by this time, or
+    /// the round ends `aborted`. Null otherwise.
+    #[schema(required = true)]
+    #[serde(serialize_with = "super::stamp::option")]
+    pub first_move_deadline: Option<DateTime<Utc>>,
     /// Fischer clocks: each side's budget at the start of a round.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -224,7 +242,7 @@ pub struct ClockView {
 
 fn clock_view(g: &GameRecord) -> Option<ClockView> {
     let clock = g.clock?;
-    let running = g.clock_running().filter(|_| clock.since.is_some());
+    let running = g.time_running();
     let side = |p: Player| SideClock {
         remaining_ms: clock.remaining_at(p, running, g.as_of),
     };
@@ -239,7 +257,8 @@ fn clock_view(g: &GameRecord) -> Option<ClockView> {
         x: side(Player::X),
         o: side(Player::O),
         running: running.map(Into::into),
-        deadline: running.and_then(|p| clock.deadline(p)),
+        deadline: g.deadline().filter(|_| clock.since.is_some()),
+        first_move_deadline: g.first_move_deadline(),
         initial_ms,
         increment_ms,
         per_move_ms,
@@ -405,10 +424,43 @@ pub struct Game {
     /// This game's rematch, once one was made; null until then.
     #[schema(required = true)]
     pub rematch: Option<Uuid>,
+    /// A round in progress between two people without a clock: from when
+    /// the seat not to move may claim it (`POST /v1/games/{id}/claim`),
+    /// the side to move having been away that long; null otherwise.
+    #[schema(required = true)]
+    #[serde(serialize_with = "super::stamp::option")]
+    pub claimable_at: Option<DateTime<Utc>>,
+    /// Whether hints, analyses and bot moves may reach a round in progress
+    /// (rated games: always `forbidden`).
+    pub assistance: AssistanceSetting,
+    /// Hints, analyses and bot moves each seat asked for in this round
+    /// (counted between two people).
+    pub assistance_used: AssistanceUsed,
     #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "super::stamp::time")]
     pub updated_at: DateTime<Utc>,
+}
+
+/// Whether the bots may help a side while the round is in progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AssistanceSetting {
+    /// Hints, analyses and bot moves answer (and are counted).
+    #[default]
+    Allowed,
+    /// They answer 403 `assistance_forbidden` until the round is over.
+    Forbidden,
+}
+
+/// Hints, analyses and bot moves asked for in this round, by seat.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!({"X": 2, "O": 0}))]
+pub struct AssistanceUsed {
+    #[serde(rename = "X")]
+    pub x: u32,
+    #[serde(rename = "O")]
+    pub o: u32,
 }
 
 /// What a position shows of itself, in a Game as in a rules Position.
@@ -514,6 +566,16 @@ impl From<&GameRecord> for Game {
             rating_change: g.players.change.as_ref().map(Into::into),
             rematch_of: g.rematch_of,
             rematch: g.rematch,
+            claimable_at: g.claimable_at(),
+            assistance: if g.assistance_forbidden() {
+                AssistanceSetting::Forbidden
+            } else {
+                AssistanceSetting::Allowed
+            },
+            assistance_used: AssistanceUsed {
+                x: g.assistance.used[0],
+                o: g.assistance.used[1],
+            },
             created_at: g.created_at,
             updated_at: g.updated_at,
         }

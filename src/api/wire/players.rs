@@ -138,6 +138,9 @@ pub struct LeaderboardEntry {
     pub deviation: f64,
     /// Rated rounds played in the kind.
     pub games: i64,
+    /// Whether the rating is still provisional (deviation over 110): listed
+    /// only with `provisional=true`, after every settled one.
+    pub provisional: bool,
 }
 
 impl From<&Ranked> for LeaderboardEntry {
@@ -148,6 +151,7 @@ impl From<&Ranked> for LeaderboardEntry {
             rating: r.rating.rating.rating,
             deviation: r.rating.rating.deviation,
             games: r.rating.games,
+            provisional: r.rating.rating.provisional(),
         }
     }
 }
@@ -156,8 +160,8 @@ impl From<&Ranked> for LeaderboardEntry {
 /// first.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({"items": [
-    {"player": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "rating": 1702.5, "deviation": 84.3, "games": 31},
-    {"player": "ext:user-42", "name": "Bob", "rating": 1611.0, "deviation": 97.8, "games": 25}
+    {"player": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "rating": 1702.5, "deviation": 84.3, "games": 31, "provisional": false},
+    {"player": "ext:user-42", "name": "Bob", "rating": 1611.0, "deviation": 97.8, "games": 25, "provisional": false}
 ]}))]
 pub struct Leaderboard {
     pub items: Vec<LeaderboardEntry>,
@@ -171,6 +175,9 @@ pub struct LeaderboardQuery {
     /// Rows, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
+    /// `true`: the provisional players too, after the settled ones (default
+    /// `false`).
+    pub provisional: Option<bool>,
 }
 
 /// The query of a player's games.
