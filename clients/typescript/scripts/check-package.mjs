@@ -11,16 +11,25 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL("..", import.meta.url));
 const ours = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
 const out = mkdtempSync(join(tmpdir(), "tabula-client-"));
-const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const tarball = join(out, npm(["pack", "--silent", "--pack-destination", out], here).trim().split("\n").pop());
 
 const project = join(out, "project");
 mkdirSync(join(project, "src"), { recursive: true });
 writeFileSync(join(project, "package.json"), JSON.stringify({ name: "outside", private: true, type: "module" }));
-npm(
-  ["install", "--silent", tarball, `typescript@${ours.devDependencies.typescript}`, `@types/node@${ours.devDependencies["@types/node"]}`],
-  project,
+// Installed without a build: dist/ is in the tarball, and npm has no script
+// of the package to run (a `prepare` would warn, or fail, outside the repository).
+const installed = execFileSync(
+  "npm",
+  ["install", "--foreground-scripts", tarball, `typescript@${ours.devDependencies.typescript}`, `@types/node@${ours.devDependencies["@types/node"]}`],
+  { cwd: project, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
 );
+const packed = JSON.parse(readFileSync(join(project, "node_modules", "@tabula", "client", "package.json"), "utf8"));
+const lifecycle = ["preinstall", "install", "postinstall", "prepare"].filter((s) => packed.scripts?.[s]);
+if (lifecycle.length || /@tabula\/client@[^ ]* (prepare|install|postinstall)/.test(installed)) {
+  console.error(`installing the package runs ${lifecycle.join(", ")}: it must install as packed\n${installed}`);
+  process.exit(1);
+}
 const tsconfig = (files) => ({
   compilerOptions: {
     target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM"],
@@ -30,7 +39,7 @@ const tsconfig = (files) => ({
 });
 writeFileSync(
   join(project, "src", "play.ts"),
-  `import { bearer, createTabulaClient, type Game } from "@tabula/client";
+  `import { bearer, createTabulaClient, must, type Game } from "@tabula/client";
 
 const base = process.env.BASE_URL;
 if (base) {
@@ -43,8 +52,9 @@ if (base) {
     headers: bearer(token),
     body: { column: 3 },
   });
-  const after: Game | undefined = played.data?.game;
-  if (after?.ply !== 1 || after.turn !== "O") throw new Error("unexpected: " + JSON.stringify(played));
+  // must(): the data of a checked answer is defined, as the type says.
+  const after: Game = must(played).game;
+  if (after.ply !== 1 || after.turn !== "O") throw new Error("unexpected: " + JSON.stringify(played));
   console.log("played through the installed package: ply", after.ply, "turn", after.turn);
 }
 `,

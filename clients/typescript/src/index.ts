@@ -42,6 +42,37 @@ export function ifMatch(version: number): string {
   return `"${version}"`;
 }
 
+/** An error answer, thrown by [`must`]: the HTTP status and the
+ * problem+json body (its `code` is the one to branch on). */
+export class TabulaError extends Error {
+  readonly status: number;
+  readonly problem: Problem | undefined;
+
+  constructor(status: number, problem: Problem | undefined) {
+    super(problem ? `${status} ${problem.code}: ${problem.detail}` : `HTTP ${status} without the data asked for`);
+    this.name = "TabulaError";
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/**
+ * The data of an answer, typed as defined: throws a `TabulaError` for an
+ * error answer, and for a success that has no body (the 204 of a move under
+ * `Prefer: return=minimal`: read its `ETag` from `response` instead).
+ *
+ * ```ts
+ * const { game } = must(await client.POST("/v1/games/{id}/moves", { … }));
+ * ```
+ */
+export function must<D, E>(answer: { data?: D; error?: E; response: Response }): NonNullable<D> {
+  const { data, error, response } = answer;
+  if (error !== undefined || data === undefined || data === null) {
+    throw new TabulaError(response.status, error as Problem | undefined);
+  }
+  return data;
+}
+
 /**
  * `Prefer: return=minimal` for a move (or a bot move): the answer is 204 with
  * the game's new `ETag` and no body, for a client that keeps its own copy of

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
 
-import { bearer, createTabulaClient, ifMatch, minimal, type Game, type Move } from "../src/index.js";
+import { bearer, createTabulaClient, ifMatch, minimal, must, TabulaError, type Game, type Move } from "../src/index.js";
 
 const baseUrl = process.env.BASE_URL;
 if (!baseUrl) {
@@ -33,13 +33,33 @@ async function createConnectFour(): Promise<{ x: Seat; game: Game; etag: string 
 }
 
 async function join(id: string): Promise<Seat> {
-  const { data, error, response } = await client.POST("/v1/games/{id}/join", {
-    params: { path: { id } },
-  });
-  assert.equal(response.status, 200, JSON.stringify(error));
-  assert.ok(data);
+  // must(): the data, defined (a problem is thrown as a TabulaError).
+  const data = must(await client.POST("/v1/games/{id}/join", { params: { path: { id } } }));
   return { id, token: data.token, seat: data.seat };
 }
+
+test("must() gives a checked answer's data, and throws a problem with its code", async () => {
+  const created = must(await client.POST("/v1/games", { body: { kind: "tic_tac_toe" } }));
+  assert.equal(created.game.status, "waiting");
+  const full = must(await client.POST("/v1/games/{id}/join", { params: { path: { id: created.game.id } } }));
+  assert.equal(full.seat, "O");
+  await assert.rejects(
+    async () => must(await client.POST("/v1/games/{id}/join", { params: { path: { id: created.game.id } } })),
+    (e: unknown) => e instanceof TabulaError && e.status === 409 && e.problem?.code === "no_open_seat",
+  );
+  // A 204 under `Prefer: return=minimal` has no data to give.
+  await assert.rejects(
+    async () =>
+      must(
+        await client.POST("/v1/games/{id}/moves", {
+          params: { path: { id: created.game.id } },
+          headers: { ...bearer(created.token), ...minimal },
+          body: { row: 1, col: 1 },
+        }),
+      ),
+    (e: unknown) => e instanceof TabulaError && e.status === 204,
+  );
+});
 
 async function play(seat: Seat, column: number): Promise<Game> {
   const { data, error, response } = await client.POST("/v1/games/{id}/moves", {
