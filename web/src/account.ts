@@ -1,12 +1,15 @@
 // Who plays in this browser: the name last used, its player (a key kept
 // here), and the seats quick match and joining give it.
 import { api, ApiFailure, asMe, bearer, type Held, heldSeat, holdSeat, type Kind, type MatchTerms, me, ok, type Schemas, setMe } from "./api.js";
-import { navigate } from "./shell.js";
-import { key, KINDS } from "./ui.js";
+import { button, h } from "./dom.js";
+import { copy, navigate } from "./shell.js";
+import { key, KINDS, nextId } from "./ui.js";
 
 /** Where this browser keeps the leaderboard's kind chosen last, and quick match's. */
 export const BOARD_KIND_KEY = "tabula.leaderboard-kind";
 export const MATCH_KIND_KEY = "tabula.match-kind";
+/** The clock quick match was asked for last in this browser. */
+export const MATCH_CLOCK_KEY = "tabula.match-clock";
 
 /** The kind kept under `key` in this browser, if any. */
 export function chosenKind(key: string): Kind | null {
@@ -47,6 +50,52 @@ export async function ensurePlayer(name: string, field?: HTMLInputElement | null
   const created = await ok(api.POST("/v1/players", { body: { name } }));
   setMe({ id: created.player.id, key: created.key, name: created.player.name });
   saveName(name);
+  showNewKey(created.player.name, created.key);
+}
+
+/** A new player's key, shown as it is made: the only copy is in this
+ * browser, so the person is asked to keep it (copied, or saved as a file)
+ * before going on. */
+export function showNewKey(name: string, playerKey: string): void {
+  document.querySelector(".new-key")?.remove();
+  const title = nextId();
+  const field = h("input", { readonly: "", value: playerKey, class: "link", "aria-label": "Player key" });
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([`Tabula player key of ${name}\n${playerKey}\n`], { type: "text/plain" }));
+    const a = h("a", { href: url, download: `tabula-key-${name.replace(/[^\p{L}\p{N}_-]+/gu, "_")}.txt` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const box = h(
+    "div",
+    { class: "overlay new-key" },
+    h(
+      "div",
+      { role: "dialog", "aria-modal": "true", "aria-labelledby": title, class: "card dialog-card" },
+      h("h2", { id: title }, "Keep your player key"),
+      h(
+        "p",
+        {},
+        `You now play as ${name}. This key is ${name}: with it you sign in on another device or after this browser forgets its data. `,
+        "Only this browser keeps it: copy it, or save it as a file.",
+      ),
+      h("div", { class: "row key" }, field, button("Copy", () => void copy(playerKey, "Copied the key"))),
+      h(
+        "div",
+        { class: "row" },
+        button("Download key", download),
+        button("I have kept it", () => box.remove(), { class: "primary" }),
+      ),
+    ),
+  );
+  box.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") box.remove();
+  });
+  document.body.append(box);
+  field.focus();
+  field.select();
 }
 
 /** Plays as the player whose key this is, from now on in this browser. */
@@ -74,7 +123,8 @@ export async function askForMatch(terms: MatchTerms, held?: Held): Promise<Schem
       body: {
         kind: terms.kind,
         ...(terms.name ? { name: terms.name } : {}),
-        ...(terms.rated ? { rated: true, clock: terms.clock ?? null } : {}),
+        ...(terms.rated ? { rated: true } : {}),
+        ...(terms.clock ? { clock: terms.clock } : {}),
       },
       headers: { "Idempotency-Key": key(), ...caller },
     }),

@@ -214,8 +214,13 @@ export function drawBoard(game: Drawn, marks: Marks, play: (m: Move) => void): H
   }
   const board = h("div", { role: "grid", class: `board ${kind}`, "aria-label": `${KIND_NAMES[kind]} board` }, grid);
   board.addEventListener("keydown", (e) => arrows(board, e));
-  // One cell is in the tab order: the first playable one (or the first).
-  const first = board.querySelector<HTMLElement>(".legal") ?? board.querySelector<HTMLElement>(".cell");
+  // One cell is in the tab order: the last move's, else the centre's (the
+  // middle column in Connect Four), else the first one.
+  const rowsN = game.board.length;
+  const colsN = game.board[0]?.length ?? rowsN;
+  const centre = kind === "connect_four" ? `[data-move="c${Math.floor(colsN / 2)}"]` : `[data-r="${Math.floor(rowsN / 2)}"][data-c="${Math.floor(colsN / 2)}"]`;
+  const first =
+    board.querySelector<HTMLElement>('.cell[aria-current="true"]') ?? board.querySelector<HTMLElement>(`.cell${centre}`) ?? board.querySelector<HTMLElement>(".cell");
   first?.setAttribute("tabindex", "0");
   if (kind !== "gomoku") return board;
   // Gomoku's coordinates, as its notation counts them: letters along the
@@ -235,7 +240,8 @@ export function drawBoard(game: Drawn, marks: Marks, play: (m: Move) => void): H
   return board;
 }
 
-/** Arrow keys move the focus to the next cell in that direction. */
+/** Arrow keys move the focus to the next cell in that direction; Home and
+ * End to the first and last cell of the row. */
 function arrows(board: HTMLElement, e: KeyboardEvent): void {
   const step: Record<string, [number, number]> = {
     ArrowUp: [-1, 0],
@@ -243,8 +249,18 @@ function arrows(board: HTMLElement, e: KeyboardEvent): void {
     ArrowLeft: [0, -1],
     ArrowRight: [0, 1],
   };
-  const d = step[e.key];
   const from = e.target as HTMLElement;
+  if ((e.key === "Home" || e.key === "End") && from.dataset.r) {
+    const row = [...board.querySelectorAll<HTMLElement>(`[data-r="${from.dataset.r}"]`)].sort((a, b) => Number(a.dataset.c) - Number(b.dataset.c));
+    const next = e.key === "Home" ? row[0] : row.at(-1);
+    if (!next) return;
+    e.preventDefault();
+    from.setAttribute("tabindex", "-1");
+    next.setAttribute("tabindex", "0");
+    next.focus();
+    return;
+  }
+  const d = step[e.key];
   if (!d || !from.dataset.r) return;
   e.preventDefault();
   let r = Number(from.dataset.r);

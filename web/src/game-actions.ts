@@ -2,7 +2,7 @@
 // answers, resign and restart, rematch, join, cancel a waiting game, ask
 // quick match again, copy the notation, step through the history.
 import { askForMatch, ensurePlayer, holdMatched, savedName, saveName } from "./account.js";
-import { api, asMe, bearer, deleteGame, forgetSeat, holdSeat, type Move, ok } from "./api.js";
+import { api, asMe, bearer, deleteGame, forgetSeat, holdSeat, type Move, ok, type Schemas } from "./api.js";
 import { applyLocally, moveKey } from "./board.js";
 import { h } from "./dom.js";
 import { matching, render } from "./game-render.js";
@@ -38,10 +38,35 @@ export const offer = async (st: GameScreen, type: "draw" | "takeback" | "restart
 export const answer = async (st: GameScreen, what: "accept" | "decline" | "withdraw") => {
   if (!st.held) return;
   try {
+    const token = bearer(st.held.token);
+    const path = { params: { path: { id: st.id } }, headers: token };
     const g =
       what === "withdraw"
-        ? await ok(api.DELETE("/v1/games/{id}/offers", { params: { path: { id: st.id } }, headers: bearer(st.held.token) }))
-        : await ok(api.POST(`/v1/games/{id}/offers/${what}`, { params: { path: { id: st.id } }, headers: bearer(st.held.token) }));
+        ? await ok(api.DELETE("/v1/games/{id}/offers", path))
+        : what === "decline"
+          ? await ok(api.POST("/v1/games/{id}/offers/decline", path))
+          : await ok(api.POST("/v1/games/{id}/offers/accept", path));
+    clearError();
+    // A rematch accepted: its new game, this seat in it.
+    if ("token" in g) return void toGrant(st, g);
+    update(st, g);
+  } catch (e) {
+    showError(e);
+  }
+};
+
+/** Goes to the new game a rematch made, holding the seat it gives. */
+const toGrant = (st: GameScreen, grant: Schemas["SeatGrant"]) => {
+  if (!st.held) return;
+  holdSeat(grant.game.id, { ...st.held, seat: grant.seat, match: undefined });
+  navigate(`/play/games/${grant.game.id}`);
+};
+
+/** Claims the round: the side to move has been gone too long. */
+export const claim = async (st: GameScreen, result: "win" | "draw") => {
+  if (!st.held) return;
+  try {
+    const g = await ok(api.POST("/v1/games/{id}/claim", { params: { path: { id: st.id } }, headers: bearer(st.held.token), body: { result } }));
     clearError();
     update(st, g);
   } catch (e) {
@@ -156,12 +181,17 @@ export const toRematch = (st: GameScreen, next: string) => {
   navigate(`/play/games/${next}`);
 };
 
+/** Asks for a rematch: between two people an offer (the game shows it;
+ * the other side accepts), else, or when the other side asked first, the
+ * new game at once. */
 export const rematch = async (st: GameScreen) => {
   if (!st.held) return;
   try {
-    const grant = await ok(api.POST("/v1/games/{id}/rematch", { params: { path: { id: st.id } }, headers: bearer(st.held.token) }));
-    holdSeat(grant.game.id, { ...st.held, seat: grant.seat, match: undefined });
-    navigate(`/play/games/${grant.game.id}`);
+    const res = await ok(api.POST("/v1/games/{id}/rematch", { params: { path: { id: st.id } }, headers: bearer(st.held.token) }));
+    clearError();
+    if ("token" in res) return void toGrant(st, res);
+    st.view = null;
+    update(st, res);
   } catch (e) {
     showError(e);
   }

@@ -6,9 +6,9 @@ import { type Game, type Held, type Level, type Side } from "./api.js";
 import { drawBoard, KIND_NAMES, moveKey } from "./board.js";
 import { button, h } from "./dom.js";
 import { type GameScreen, nameOf, notationOf } from "./game-screen.js";
-import { analyze, evalText, renderReview, sameMove } from "./review.js";
+import { analyze, evalText, mistake, renderReview, sameMove } from "./review.js";
 import { copy, status } from "./shell.js";
-import { field, offerWhat, openSeat, select } from "./ui.js";
+import { field, offerWhat, openSeat, select, soundOn, toggleSound } from "./ui.js";
 
 /** How a rated round moved the ratings: the viewer's own, or both. */
 export function ratingText(g: Game, mine: Side | null): string {
@@ -28,12 +28,16 @@ export function statusText(g: Game, held: Held | null): string {
         : g.end_reason === "timeout"
           ? ` (${g.winner === "X" ? "O" : "X"} ran out of time)`
           : "";
+    const left = g.end_reason === "abandoned" ? ` (${g.winner === "X" ? "O" : "X"} left; claimed)` : "";
     const verdict = mine ? (mine === g.winner ? "You won: " : "You lost: ") : "";
-    return `${verdict}${g.winner} wins${how}${ratingText(g, mine)}`;
+    return `${verdict}${g.winner} wins${how}${left}${ratingText(g, mine)}`;
+  }
+  if (g.status === "draw" && g.end_reason === "aborted") {
+    return "Aborted: the round ended before both sides had moved, and counts for nothing";
   }
   if (g.status === "draw") {
-    const agreed = g.end_reason === "agreement" ? " (agreed)" : "";
-    return `${mine ? "Draw: " : ""}It's a draw between X and O${agreed}${ratingText(g, mine)}`;
+    const why = g.end_reason === "agreement" ? " (agreed)" : g.end_reason === "abandoned" ? " (claimed: the other side left)" : "";
+    return `${mine ? "Draw: " : ""}It's a draw between X and O${why}${ratingText(g, mine)}`;
   }
   const open = openSeat(g);
   if (g.status === "waiting" && open) return `Waiting for ${open} to join; ${g.turn} to move`;
@@ -60,12 +64,25 @@ export const canMove = (st: GameScreen, g: Game) =>
 
 export const people = (st: GameScreen) => !st.held?.hotseat && st.game.seats.X.type === "human" && st.game.seats.O.type === "human";
 
-/** The clocks, counted down from the server's deadline for the side to move. */
+/** The clocks, counted down from the server's deadline for the side to
+ * move; before a side's first move, its first-move deadline instead. */
 export const renderClocks = (st: GameScreen) => {
+  renderClaim(st);
   const c = st.game.clock;
   if (!c) return void st.el.clocks.replaceChildren();
   const deadline = c.deadline ? Date.parse(c.deadline) : null;
+  const first = c.first_move_deadline && st.game.status === "in_progress" && st.game.turn ? Date.parse(c.first_move_deadline) : null;
   st.el.clocks.replaceChildren(
+    ...(first === null
+      ? []
+      : [
+          h(
+            "span",
+            { class: `clock first-move${first - Date.now() <= 10_000 ? " low" : ""}` },
+            h("span", { class: "who" }, `${st.game.seats[st.game.turn as Side].name ?? st.game.turn}'s first move`),
+            h("span", { role: "timer", "aria-label": "First move", "aria-live": "off" }, fmt(first - Date.now())),
+          ),
+        ]),
     ...(["X", "O"] as Side[]).map((s) => {
       const running = c.running === s && deadline !== null && st.game.status === "in_progress";
       const ms = running ? deadline - Date.now() : c[s].remaining_ms;
@@ -137,16 +154,27 @@ export const render = (st: GameScreen) => {
     }
     return [`${sep}${s}: ${seat.type === "bot" ? `bot (${seat.level ?? "?"})` : seat.taken ? (seat.name ?? "human") : "open"}`];
   });
+  // Help the other side asked the bots for in this round, when there is any.
+  const helped = (["X", "O"] as Side[])
+    .filter((s) => st.game.assistance_used[s] > 0 && !(st.held && (st.held.hotseat || st.held.seat === s)))
+    .map((s) => {
+      const n = st.game.assistance_used[s];
+      return h("span", { class: "helped" }, `${st.game.seats[s].name ?? s} used the bots' help ${n} time${n === 1 ? "" : "s"} this round`);
+    });
+  const sound = h("input", { type: "checkbox", checked: soundOn() ? "" : null });
+  sound.addEventListener("change", () => toggleSound(sound.checked));
   st.el.info.replaceChildren(
     h("span", {}, role),
     h("span", { class: "seats" }, ...seats),
     h("span", {}, `Round ${st.game.round}`),
     st.series ? h("span", { class: "series" }, st.series) : "",
+    ...helped,
     h("span", { class: `live ${st.live}` }, st.live === "live" ? "● live" : st.live === "connecting" ? "○ connecting…" : "○ reconnecting…"),
+    h("label", { class: "toggle sound" }, sound, " Sound"),
   );
   const reviewed = st.view ? reviewAt(st, st.view) : undefined;
   st.el.threats.textContent = st.view
-    ? reviewed && !sameMove(reviewed.best.move, reviewed.played.move)
+    ? reviewed && !sameMove(reviewed.best.move, reviewed.played.move) && mistake(reviewed.played.evaluation, reviewed.best.evaluation)
       ? `Best here: ${notationOf(st, reviewed.best.move)} (${evalText(reviewed.best.evaluation)}); played ${notationOf(st, reviewed.played.move)} (${evalText(reviewed.played.evaluation)})`
       : ""
     : [
@@ -157,9 +185,18 @@ export const render = (st: GameScreen) => {
         .filter(Boolean)
         .join(". ");
   const actions: (HTMLElement | string)[] = [];
+  const over = st.game.status === "won" || st.game.status === "draw";
   if (!st.held && openSeat(st.game) && st.game.status === "waiting") {
     const yourName = h("input", { type: "text", maxlength: "32", value: savedName(), class: "name" });
     actions.push(field("Your name", yourName), button("Join", () => void st.controls.joinHere(st, yourName.value.trim(), yourName), { class: "primary" }));
+  }
+  // After a round: a new game of the same terms, the seats swapped (once
+  // per game), so that the other side moves first and a series is scored;
+  // between two people an offer. It stays while earlier positions are looked at.
+  // (While an offer is pending it is the answer that counts: its dialog.)
+  if (st.held && over) {
+    if (st.game.rematch) actions.push(button("Go to the rematch", () => void st.controls.toRematch(st, st.game.rematch as string), { class: "primary" }));
+    else if (!st.game.offer || st.held.hotseat) actions.push(button("Rematch", () => void st.controls.rematch(st), { class: "primary" }));
   }
   if (st.held && !st.view) {
     if (canMove(st, st.game) && st.showThreats && !st.game.rated) {
@@ -168,16 +205,12 @@ export const render = (st: GameScreen) => {
       actions.push(h("span", { class: "hint-box" }, button("Hint", () => void st.controls.askHint(st)), field("level", lv)));
     }
     if (st.game.status === "in_progress") actions.push(button("Resign", () => ((st.confirm = "resign"), render(st))));
-    const over = st.game.status === "won" || st.game.status === "draw";
-    // Between two people a round in progress restarts by agreement only.
-    if (over || (st.game.ply > 0 && !people(st))) {
+    // Between two people a new round is agreed (an offer, or the rematch);
+    // on one screen and against a bot, Restart.
+    if (!people(st) && !st.game.rematch && (over || st.game.ply > 0)) {
       const again = () => (st.game.seats.X.type === "bot" || st.game.seats.O.type === "bot") && !over ? ((st.confirm = "restart"), render(st)) : void st.controls.act(st, "restart");
       actions.push(button("Restart", again));
     }
-    // After a round: a new game of the same terms, the seats swapped (once
-    // per game), so that the other side moves first and a series is scored.
-    if (over && st.game.rematch) actions.push(button("Go to the rematch", () => void st.controls.toRematch(st, st.game.rematch as string), { class: "primary" }));
-    else if (over) actions.push(button("Rematch", () => void st.controls.rematch(st), { class: "primary" }));
     if (people(st) && st.game.status === "in_progress" && !st.game.offer) actions.push(button("Offer draw", () => void st.controls.offer(st, "draw")));
     // Against a bot it takes back your last move and its reply; on one screen, the last move.
     if (st.game.status === "in_progress" && !st.game.offer) {
@@ -208,6 +241,7 @@ export const render = (st: GameScreen) => {
   });
   renderOffer(st);
   renderDialog(st);
+  st.claimShown = "";
   renderClocks(st);
   renderMoves(st);
   renderStepper(st);
@@ -233,18 +267,54 @@ export const render = (st: GameScreen) => {
 export const inviteLink = (st: GameScreen) =>
   `${location.origin}/play/games/${st.id}${st.held?.invite ? `#invite=${encodeURIComponent(st.held.invite)}` : ""}`;
 
+/** The round's moves, paired by number as players write them (`1. 4 5`):
+ * each move a button that shows the position after it. */
 export const renderMoves = (st: GameScreen) => {
-  st.el.moveList.replaceChildren(
-    ...st.moves.map((m, i) =>
-      h(
-        "li",
-        {},
-        button(`${i + 1}. ${notationOf(st, m.move)}`, () => void st.controls.step(st, st.game.round, i + 1), {
-          "aria-current": st.view ? (st.view.ply === i + 1 ? "step" : null) : i === st.moves.length - 1 ? "step" : null,
-        }),
-      ),
-    ),
+  const move = (i: number) => {
+    const m = st.moves[i];
+    if (!m) return "";
+    return button(notationOf(st, m.move), () => void st.controls.step(st, st.game.round, i + 1), {
+      "aria-label": `Move ${i + 1}, ${m.player}: ${notationOf(st, m.move)}`,
+      "aria-current": st.view ? (st.view.ply === i + 1 ? "step" : null) : i === st.moves.length - 1 ? "step" : null,
+    });
+  };
+  const pairs = Array.from({ length: Math.ceil(st.moves.length / 2) }, (_, n) =>
+    h("li", {}, h("span", { class: "num" }, `${n + 1}.`), " ", move(2 * n), st.moves[2 * n + 1] ? " " : "", move(2 * n + 1)),
   );
+  st.el.moveList.replaceChildren(...pairs);
+};
+
+/** The seat not to move may claim a round between two people without a
+ * clock once the other has been gone long enough: the time left until
+ * then, then `Claim victory` and `Claim a draw`. Drawn again only when what
+ * it shows changes (a button keeps its focus), its countdown each tick. */
+/** How long before a claim opens the page says when it will. */
+const CLAIM_TOLD_MS = 4 * 60_000;
+
+export const renderClaim = (st: GameScreen) => {
+  const at = st.game.claimable_at ? Date.parse(st.game.claimable_at) : null;
+  const mine = st.held && !st.held.hotseat && st.game.status === "in_progress" && st.game.turn !== st.held.seat;
+  // The wait is told in its last minutes only: a move just made is no absence.
+  const shown = at === null || !mine || st.view ? "" : Date.now() >= at ? "open" : at - Date.now() <= CLAIM_TOLD_MS ? "wait" : "";
+  const other = st.game.turn ? (st.game.seats[st.game.turn].name ?? st.game.turn) : "";
+  if (shown === "wait") {
+    const left = `${other} has not moved for a while: if they do not, you may claim the game in ${fmt((at ?? 0) - Date.now())}`;
+    if (st.claimShown === "wait") {
+      const line = st.el.claim.querySelector("p");
+      if (line) line.textContent = left;
+      return;
+    }
+    st.el.claim.replaceChildren(h("p", { class: "muted" }, left));
+  } else if (shown === "open" && st.claimShown !== "open") {
+    st.el.claim.replaceChildren(
+      h("p", {}, `${other} seems to have left. End the game:`),
+      button("Claim victory", () => void st.controls.claim(st, "win"), { class: "primary" }),
+      button("Claim a draw", () => void st.controls.claim(st, "draw")),
+    );
+  } else if (shown === "") {
+    st.el.claim.replaceChildren();
+  }
+  st.claimShown = shown;
 };
 
 export const roundOver = (st: GameScreen) => st.game.status === "won" || st.game.status === "draw";
@@ -254,7 +324,8 @@ export const reviewAt = (st: GameScreen, v: { round: number; ply: number }) => (
 
 export const renderOffer = (st: GameScreen) => {
   const o = st.game.offer;
-  if (!o || !st.held || st.held.hotseat || st.view) return void st.el.offerBox.replaceChildren();
+  // A rematch offered after the round is answered from any position looked at.
+  if (!o || !st.held || st.held.hotseat || (st.view && o.type !== "rematch")) return void st.el.offerBox.replaceChildren();
   const what = offerWhat(o.type);
   if (o.by === st.held.seat) {
     st.el.offerBox.replaceChildren(h("p", {}, `You offered ${what}. `, button("Withdraw", () => void st.controls.answer(st, "withdraw"))));

@@ -23,6 +23,7 @@ export type Reviewed = { player: Side; played: Scored; best: Scored; level: Leve
 export type Controls = {
   redraw: (st: GameScreen) => void;
   act: (st: GameScreen, what: "restart" | "resign") => Promise<void>;
+  claim: (st: GameScreen, result: "win" | "draw") => Promise<void>;
   answer: (st: GameScreen, what: "accept" | "decline" | "withdraw") => Promise<void>;
   askHint: (st: GameScreen) => Promise<void>;
   cancel: (st: GameScreen) => Promise<void>;
@@ -89,7 +90,11 @@ export type GameScreen = {
     moveList: HTMLElement;
     notationBox: HTMLElement;
     reviewBox: HTMLElement;
+    /** A claim when the side to move is gone: the time left, then the buttons. */
+    claim: HTMLElement;
   };
+  /** What `el.claim` shows: nothing, the wait, or the buttons. */
+  claimShown: "" | "wait" | "open";
 };
 
 /** The screen of `game` as this browser first sees it. */
@@ -133,7 +138,9 @@ export function newScreen(id: string, game: Game, held: Held | null, controls: C
       moveList: h("ol", { class: "moves", role: "list", "aria-label": "Moves" }),
       notationBox: h("span", { class: "notation" }),
       reviewBox: h("section", { class: "review", "aria-label": "Analysis" }),
+      claim: h("div", { class: "claim" }),
     },
+    claimShown: "",
   };
 }
 

@@ -7,7 +7,7 @@ import { render, renderClocks } from "./game-render.js";
 import { type Controls, type GameScreen, newScreen } from "./game-screen.js";
 import { loadRatings, loadSeries, syncMoves, update } from "./game-sync.js";
 import { main, onLeave, status } from "./shell.js";
-import { kinds, levelsOf, offerWhat } from "./ui.js";
+import { chime, kinds, levelsOf, offerWhat } from "./ui.js";
 
 /** How often a page waiting in quick match asks again. */
 const ASK_AGAIN_MS = 5_000;
@@ -28,8 +28,15 @@ export async function showGame(id: string): Promise<void> {
   const controls: Controls = { ...actions, redraw: render };
   const st = newScreen(id, game, heldSeat(id), controls);
   const el = st.el;
+  // From 1,024 px wide two columns: the board on one side; the clocks, the
+  // moves and every action on the other, in view beside it.
   main.replaceChildren(
-    h("section", { class: "card game" }, el.title, el.info, el.invite, el.clocks, el.boardBox, el.threats, el.offerBox, el.controls, el.dialogBox, el.stepper, el.moveList),
+    h(
+      "section",
+      { class: "card game" },
+      h("div", { class: "play-side" }, el.title, el.info, el.invite, el.boardBox, el.threats),
+      h("div", { class: "panel" }, el.clocks, el.offerBox, el.claim, el.controls, el.dialogBox, el.stepper, el.moveList),
+    ),
     el.reviewBox,
   );
   // On a touch screen, the first tap on a small cell only points at it.
@@ -78,10 +85,23 @@ function startLive(st: GameScreen): () => void {
         retry = window.setTimeout(connect, 2000);
       }
     };
-    for (const type of ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout", "rematch"]) {
+    const events = ["move", "join", "restart", "resign", "offer", "offer_declined", "offer_withdrawn", "takeback", "draw", "timeout", "claim", "assistance", "rematch"];
+    for (const type of events) {
       source.addEventListener(type, (e) => {
         const event = JSON.parse((e as MessageEvent<string>).data) as GameEvent;
         if (!event.game || st.busy) return;
+        const fresh = event.version > st.game.version;
+        // A sound for what the other side did: a move, an offer, a join.
+        const theirs = st.held && !st.held.hotseat && event.seat !== st.held.seat;
+        if (fresh && event.type === "move" && event.move && st.held && !st.held.hotseat && event.move.player !== st.held.seat) chime("move");
+        if (fresh && theirs && event.type === "offer") chime("offer");
+        if (fresh && event.type === "join" && st.held && event.seat !== st.held.seat) chime("join");
+        // The rematch this seat offered was accepted: on to it.
+        const asked = st.game.offer?.type === "rematch" && st.held && st.game.offer.by === st.held.seat;
+        if (fresh && event.type === "rematch" && asked && event.game.rematch) {
+          st.game = event.game;
+          return void actions.toRematch(st, event.game.rematch);
+        }
         if (event.type === "move" && event.move && event.version > st.game.version) {
           st.last = [event.move.move];
           st.fresh = event.move.move;

@@ -1,13 +1,15 @@
 // The lobby: who plays, a new game, quick match, the open games, this
 // browser's games and the leaderboard; and /play/new, which creates a game.
-import { askForMatch, BOARD_KIND_KEY, chosenKind, ensurePlayer, holdMatched, join, MATCH_KIND_KEY, mostPlayedKind, savedName, saveName, signInWith } from "./account.js";
+import { askForMatch, BOARD_KIND_KEY, chosenKind, ensurePlayer, holdMatched, join, MATCH_CLOCK_KEY, MATCH_KIND_KEY, mostPlayedKind, savedName, saveName, signInWith } from "./account.js";
 import { api, asMe, forgetMe, forgetSeat, type Game, heldGames, heldSeat, holdSeat, type Kind, type Level, me, ok, type Side } from "./api.js";
 import { KIND_NAMES } from "./board.js";
 import { button, h } from "./dom.js";
 import { clearError, copy, main, navigate, showError, status } from "./shell.js";
 import { ago, clockOf, CLOCKS, clockText, creator, field, kinds, KINDS, LEVELS, levelsOf, nextId, openSeat, RATED_CLOCK, ratedGames, select, statusWord } from "./ui.js";
 
-export async function showLobby(): Promise<void> {
+/** The lobby; `again`, the fields of a create that failed, fills the form
+ * as it was entered. */
+export async function showLobby(again?: URLSearchParams): Promise<void> {
   document.title = "Tabula: play";
   const info = await kinds();
   status.textContent = "Choose a game to play or join";
@@ -23,26 +25,53 @@ export async function showLobby(): Promise<void> {
     value: String(gomoku?.options.size?.default ?? 15),
   });
   const rule = select("rule", (gomoku?.options.rule?.values ?? ["freestyle", "standard"]).map((r) => [r, r]), "freestyle");
-  const opponent = select("opponent", [["human", "A friend (invite link)"], ["bot", "A bot"], ["hotseat", "Same screen"]], "bot");
+  // A friend gets a private game (only the invite link finds it); `Anyone`
+  // lists it among the open games.
+  const opponent = select(
+    "opponent",
+    [
+      ["friend", "A friend (invite link)"],
+      ["anyone", "Anyone"],
+      ["bot", "A bot"],
+      ["hotseat", "Same screen"],
+    ],
+    "bot",
+  );
   const level = select("level", LEVELS.map((l) => [l, l]), "easy");
   const seat = select("seat", [["X", "X (moves first)"], ["O", "O"]], "X");
   const name = h("input", { name: "name", type: "text", maxlength: "32", autocomplete: "nickname", value: savedName() });
-  const priv = h("input", { name: "private", type: "checkbox" });
   const clock = select("clock", CLOCKS.map(([v, text]) => [v, text]), "");
   const line = h("input", { name: "moves", type: "text", placeholder: "e.g. 4453", autocomplete: "off", spellcheck: "false" });
   const gomokuFields = h("div", { class: "row" }, field("Size", size), field("Rule", rule));
   const levelField = field("Bot level", level);
-  const privateField = h("div", { class: "field check" }, priv, h("label", { for: (priv.id ||= nextId()) }, "Private"));
   const rated = h("input", { name: "rated", type: "checkbox" });
   const ratedField = h("div", { class: "field check" }, rated, h("label", { for: (rated.id ||= nextId()) }, "Rated"));
-  const friendFields = h("div", { class: "row" }, privateField, ratedField, field("Clock", clock));
+  const friendFields = h("div", { class: "row" }, ratedField, field("Clock", clock));
+  const person = () => opponent.value === "friend" || opponent.value === "anyone";
+  if (again) {
+    // What was entered, as it was: a retry is the same request.
+    const was = (k: string) => again.get(k);
+    const known = (s: HTMLSelectElement, v: string | null) => {
+      if (v !== null && [...s.options].some((o) => o.value === v)) s.value = v;
+    };
+    known(kind, was("kind"));
+    known(opponent, was("opponent") === "human" ? (was("private") ? "friend" : "anyone") : was("opponent"));
+    known(seat, was("seat"));
+    known(rule, was("rule"));
+    known(clock, was("clock"));
+    if (was("size")) size.value = was("size") ?? size.value;
+    if (was("name") !== null) name.value = was("name") ?? "";
+    if (was("moves") !== null) line.value = was("moves") ?? "";
+    rated.checked = was("rated") !== null;
+  }
   const sync = () => {
     gomokuFields.hidden = kind.value !== "gomoku";
     levelField.hidden = opponent.value !== "bot";
-    friendFields.hidden = opponent.value !== "human";
+    friendFields.hidden = !person();
     // Only the levels this kind offers (`perfect` is Connect Four's).
     const offered = levelsOf(info, kind.value as Kind);
-    const keep = offered.includes(level.value as Level) ? level.value : offered.includes("easy") ? "easy" : offered[0];
+    const wanted = again?.get("level") ?? level.value;
+    const keep = offered.includes(wanted as Level) ? wanted : offered.includes("easy") ? "easy" : offered[0];
     level.replaceChildren(...offered.map((l) => h("option", { value: l, selected: l === keep ? "" : null }, l)));
   };
   kind.addEventListener("change", sync);
@@ -61,13 +90,13 @@ export async function showLobby(): Promise<void> {
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const q = new URLSearchParams({ kind: kind.value, opponent: opponent.value, seat: seat.value });
+    const q = new URLSearchParams({ kind: kind.value, opponent: person() ? "human" : opponent.value, seat: seat.value });
     if (opponent.value === "bot") q.set("level", level.value);
     if (name.value.trim()) q.set("name", name.value.trim());
     if (line.value.trim()) q.set("moves", line.value.trim());
-    if (opponent.value === "human" && priv.checked) q.set("private", "1");
-    if (opponent.value === "human" && clock.value) q.set("clock", clock.value);
-    if (opponent.value === "human" && rated.checked) q.set("rated", "1");
+    if (opponent.value === "friend") q.set("private", "1");
+    if (person() && clock.value) q.set("clock", clock.value);
+    if (person() && rated.checked) q.set("rated", "1");
     if (kind.value === "gomoku") {
       q.set("size", size.value);
       q.set("rule", rule.value);
@@ -122,17 +151,28 @@ export async function showLobby(): Promise<void> {
   const matchKind = select("match-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenKind(MATCH_KIND_KEY) ?? "connect_four");
   const ratedMatch = h("input", { name: "rated-match", type: "checkbox" });
   const ratedMatchField = h("div", { class: "field check" }, ratedMatch, h("label", { for: (ratedMatch.id ||= nextId()) }, "Rated match"));
+  // Quick match meets only games of the same clock (none meets none).
+  const matchClock = select("match-clock", CLOCKS.map(([v, text]) => [v, text]), localStorage.getItem(MATCH_CLOCK_KEY) ?? "");
+  // A rated match needs a clock: checking it picks the usual one, in view.
+  ratedMatch.addEventListener("change", () => {
+    if (ratedMatch.checked && !matchClock.value) matchClock.value = RATED_CLOCK;
+  });
   const quick = h(
     "form",
     { class: "quick" },
     h("h2", {}, "Quick match"),
-    h("div", { class: "row" }, field("Kind", matchKind), ratedMatchField, h("button", { type: "submit", class: "primary" }, "Quick match")),
+    h("div", { class: "row" }, field("Kind", matchKind), field("Clock", matchClock), ratedMatchField, h("button", { type: "submit", class: "primary" }, "Quick match")),
   );
   quick.addEventListener("submit", (e) => {
     e.preventDefault();
-    localStorage.setItem(MATCH_KIND_KEY, matchKind.value);
     const rated = ratedMatch.checked;
-    const terms = { kind: matchKind.value as Kind, rated, name: name.value.trim(), clock: rated ? (clockOf(RATED_CLOCK) ?? null) : null };
+    if (rated && !matchClock.value) {
+      matchClock.focus();
+      return showError("A rated match needs a clock: choose one");
+    }
+    localStorage.setItem(MATCH_KIND_KEY, matchKind.value);
+    localStorage.setItem(MATCH_CLOCK_KEY, matchClock.value);
+    const terms = { kind: matchKind.value as Kind, rated, name: name.value.trim(), clock: clockOf(matchClock.value) ?? null };
     const player = rated ? ensurePlayer(terms.name, name, "a rated match is between players: your name makes you one") : Promise.resolve();
     void player
       .then(() => askForMatch(terms))
@@ -223,18 +263,27 @@ export async function showLobby(): Promise<void> {
   const boardKind = select("board-kind", KINDS.map((k) => [k, KIND_NAMES[k]]), chosenKind(BOARD_KIND_KEY) ?? "connect_four");
   const board = h("ol", { class: "games leaderboard", "aria-label": "Leaderboard" });
   const loadBoard = async () => {
-    const res = await ok(api.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: boardKind.value as Kind }, query: { limit: 10 } } }));
+    const res = await ok(
+      api.GET("/v1/kinds/{kind}/leaderboard", { params: { path: { kind: boardKind.value as Kind }, query: { limit: 10, provisional: true } } }),
+    );
+    // Ranked players first; then those whose rating has not settled yet, marked `?`.
     board.replaceChildren(
       ...res.items.map((row) =>
         h(
           "li",
-          {},
+          { class: row.provisional ? "provisional" : null },
           h("a", { href: `/play/players/${encodeURIComponent(row.player)}`, "data-link": "" }, row.name),
-          h("small", {}, ` ${Math.round(row.rating)} · ${ratedGames(row.games)}`),
+          h(
+            "small",
+            {},
+            ` ${Math.round(row.rating)}${row.provisional ? "?" : ""} · ${ratedGames(row.games)}`,
+            row.provisional ? h("span", { class: "muted" }, " · provisional") : "",
+          ),
         ),
       ),
     );
-    if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No ranked players yet: a player is ranked once their rating settles, after about 14 rated games."));
+    if (res.items.length === 0) board.append(h("li", { class: "empty" }, "No rated games yet: play one, and its players are listed here."));
+    else if (res.items.every((r) => r.provisional)) board.append(h("li", { class: "empty" }, "A rating marked ? is provisional: it settles after about 14 rated games."));
   };
   boardKind.addEventListener("change", () => {
     localStorage.setItem(BOARD_KIND_KEY, boardKind.value);
@@ -325,9 +374,9 @@ export async function createFromQuery(q: URLSearchParams): Promise<void> {
       }),
     );
   } catch (e) {
-    // Back to the form, with the reason.
+    // Back to the form, as it was filled, with the reason.
     history.replaceState(null, "", "/play");
-    await showLobby();
+    await showLobby(q);
     status.textContent = "The game could not be created";
     throw e;
   }

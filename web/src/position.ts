@@ -2,10 +2,10 @@
 // pasted or clicked out on the board, the position the rules make of it,
 // and its analysis. Nothing is stored; the address is the position, so it
 // can be shared. Through /v1/rules/{kind}/positions and …/analysis.
-import { api, type Kind, type Level, ok, type Schemas } from "./api.js";
+import { api, ApiFailure, type Kind, type Level, ok, type Schemas } from "./api.js";
 import { drawBoard, KIND_NAMES, moveKey, moveName, notation } from "./board.js";
 import { button, h } from "./dom.js";
-import { copy, main, showError, status } from "./shell.js";
+import { clearError, copy, main, showError, status } from "./shell.js";
 import { evalText } from "./review.js";
 import { field, kinds, KINDS, levelsOf, select } from "./ui.js";
 
@@ -80,8 +80,9 @@ export async function showPosition(params: URLSearchParams): Promise<void> {
     boardBox.replaceChildren(
       drawBoard(p, { playable, threats: p.threats, hint: best, last: [] }, (m) => {
         // A click plays the move: the line grows by it.
+        // Each move clicked is a step of the browser's history: Back undoes it.
         const sep = p.kind === "gomoku" || p.kind === "ultimate_tic_tac_toe" ? " " : "";
-        void load({ ...now, moves: now.moves ? `${now.moves}${sep}${notation(setup, m)}` : notation(setup, m) });
+        void load({ ...now, moves: now.moves ? `${now.moves}${sep}${notation(setup, m)}` : notation(setup, m) }, true);
       }),
     );
     const told =
@@ -91,9 +92,10 @@ export async function showPosition(params: URLSearchParams): Promise<void> {
     status.textContent = told;
   };
 
-  const load = async (a: Asked) => {
+  const load = async (a: Asked, step = false) => {
     now = a;
-    history.replaceState(null, "", address(a));
+    if (step) history.pushState(null, "", address(a));
+    else history.replaceState(null, "", address(a));
     moves.value = a.moves;
     kind.value = a.kind;
     setLevels();
@@ -101,10 +103,25 @@ export async function showPosition(params: URLSearchParams): Promise<void> {
     const query = a.kind === "gomoku" ? { moves: a.moves, size: a.size } : { moves: a.moves };
     try {
       shown = await ok(api.GET("/v1/rules/{kind}/positions", { params: { path: { kind: a.kind }, query } }));
+      clearError();
       draw(shown, null);
     } catch (e) {
-      summary.textContent = "This line is not a game of the kind.";
-      showError(e);
+      // Nothing of the position before stays: the board and the status go,
+      // and the API's reason is told with the move it stopped at.
+      shown = null;
+      boardBox.replaceChildren();
+      status.textContent = "";
+      const problem = e instanceof ApiFailure ? e.problem : undefined;
+      const detail = problem?.detail?.replaceAll("`", "") ?? "";
+      if (typeof problem?.index === "number" && detail) {
+        // The reason, with the move it stopped at (the API's detail names it).
+        const n = problem.index + 1;
+        const said = detail.toLowerCase().includes(`move ${n}`) ? detail : `move ${n}: ${detail}`;
+        summary.textContent = `${said.charAt(0).toUpperCase()}${said.slice(1)}.`;
+      } else {
+        summary.textContent = "This line is not a game of the kind.";
+        showError(e);
+      }
     }
   };
 

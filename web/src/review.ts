@@ -86,8 +86,8 @@ export function sameMove(a: Move, b: Move): boolean {
 /** An evaluation in words, for the side that moves; one the search did
  * not prove is a score, marked as such (`≈ +17`). */
 export function evalText(e: Schemas["EvaluationView"]): string {
-  if (e.outcome === "win") return e.plies === 1 ? "wins at once" : `wins in ${e.plies}`;
-  if (e.outcome === "loss") return `loses in ${e.plies}`;
+  if (e.outcome === "win") return e.plies === 1 ? "wins at once" : `wins in ${e.plies} plies`;
+  if (e.outcome === "loss") return e.plies === 1 ? "loses in 1 ply" : `loses in ${e.plies} plies`;
   if (e.outcome === "draw") return "draws";
   return `≈ ${e.score > 0 ? "+" : e.score < 0 ? "−" : ""}${Math.abs(e.score)}`;
 }
@@ -111,13 +111,17 @@ export function mistake(played: Schemas["EvaluationView"], best: Schemas["Evalua
   return false;
 }
 
-/** Where the loser's game turned: the first of their moves that made a
- * position not proven lost for them into one proven lost. Nothing else is
- * called the losing move. */
+/** Where the loser's game turned for good: the last of their moves that
+ * made a position not proven lost for them into one proven lost (a loser
+ * who was lost, got back into the game and threw it away again lost it at
+ * the second). Nothing else is called the losing move. */
 export function momentLost(review: Reviewed[], loser: Side | null): number | null {
   if (!loser) return null;
-  const at = review.findIndex((r) => r.player === loser && r.played.evaluation.outcome === "loss" && r.best.evaluation.outcome !== "loss");
-  return at < 0 ? null : at;
+  for (let at = review.length - 1; at >= 0; at--) {
+    const r = review[at];
+    if (r && r.player === loser && r.played.evaluation.outcome === "loss" && r.best.evaluation.outcome !== "loss") return at;
+  }
+  return null;
 }
 
 /** X's evaluation after each move, as a small line: up is good for X. */

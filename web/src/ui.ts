@@ -98,7 +98,46 @@ export function ago(when: string): string {
 
 /** What an offer asks for, in words. */
 export function offerWhat(type: Schemas["OfferType"]): string {
-  return type === "draw" ? "a draw" : type === "takeback" ? "to take back a move" : "a new round";
+  return type === "draw" ? "a draw" : type === "takeback" ? "to take back a move" : type === "rematch" ? "a rematch" : "a new round";
+}
+
+const SOUND_KEY = "tabula.sound";
+
+/** Whether the page plays its sounds (a move of the other side, an offer,
+ * a join): on unless turned off, remembered in this browser. */
+export function soundOn(): boolean {
+  return localStorage.getItem(SOUND_KEY) !== "off";
+}
+
+export function toggleSound(on: boolean): void {
+  localStorage.setItem(SOUND_KEY, on ? "on" : "off");
+}
+
+let audio: AudioContext | null = null;
+
+/** A short tone (made here: no file to load): `move` low, `offer` and
+ * `join` two notes. Nothing when sound is off or the browser has none. */
+export function chime(what: "move" | "offer" | "join"): void {
+  if (!soundOn() || typeof AudioContext === "undefined") return;
+  try {
+    audio ??= new AudioContext();
+    const notes = what === "move" ? [440] : what === "offer" ? [660, 880] : [523, 784];
+    notes.forEach((f, i) => {
+      const ctx = audio as AudioContext;
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      const t = ctx.currentTime + i * 0.12;
+      osc.frequency.value = f;
+      gain.gain.setValueAtTime(0.08, t);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.15);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(t);
+      osc.stop(t + 0.16);
+    });
+    document.body.dataset.chimed = `${what} ${Date.now()}`;
+  } catch {
+    // No sound: nothing to tell.
+  }
 }
 
 export function key(): string {

@@ -5,14 +5,15 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, startService, statusIs, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, keepKey, launch, openPage, startService, statusIs, until } from "./helpers.mjs";
 
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let service;
 let browser;
 
 before(async () => {
-  service = await startService();
+  // A claim opens a second after the side to move stopped moving.
+  service = await startService({ TABULA_CLAIM_AFTER: "1" });
   browser = await launch();
 });
 
@@ -83,6 +84,8 @@ for (const scheme of ["light", "dark"]) {
     await o.goto(url);
     await o.getByRole("button", { name: "Join" }).click();
     await statusIs(x, "X to move (you)");
+    await x.getByRole("timer", { name: "First move" }).waitFor();
+    await findings(x, "a first move's countdown");
     await x.getByRole("button", { name: "Offer draw" }).click();
     await o.getByRole("alertdialog").waitFor();
     await findings(o, "an offer received, on a phone");
@@ -92,6 +95,20 @@ for (const scheme of ["light", "dark"]) {
     await x.getByRole("dialog").getByRole("button", { name: "Resign" }).click();
     await statusIs(o, /^You won/);
     await findings(o, "a finished game");
+    await o.getByRole("button", { name: "Rematch" }).click();
+    await x.getByRole("alertdialog", { name: "O offers a rematch" }).waitFor();
+    await findings(x, "a rematch offered");
+    await findings(o, "a rematch offer made, on a phone");
+    // Without a clock, the side to move gone: a claim, waited for, then open.
+    await x.goto("/play/new?kind=tic_tac_toe&opponent=human&name=Ann");
+    await x.getByRole("grid").waitFor();
+    await o.goto(x.url());
+    await o.getByRole("button", { name: "Join" }).click();
+    await statusIs(x, "X to move (you)");
+    await x.getByRole("button", { name: "Row 2, column 2", exact: true }).click();
+    await statusIs(o, "O to move (you)");
+    await x.getByRole("button", { name: "Claim victory" }).waitFor({ timeout: 5000 });
+    await findings(x, "a claim open");
     // A finished game's analysis, a position of it shown.
     await x.goto("/play/new?kind=tic_tac_toe&opponent=hotseat&moves=15243");
     await x.getByRole("button", { name: "Analyze the game" }).click();
@@ -111,6 +128,9 @@ for (const scheme of ["light", "dark"]) {
     const you = x.getByRole("region", { name: "Player" });
     await you.getByLabel("Your name").fill("Ann");
     await you.getByRole("button", { name: "Play as Ann" }).click();
+    await x.getByRole("dialog", { name: "Keep your player key" }).waitFor();
+    await findings(x, "a new player's key, to keep");
+    await keepKey(x);
     await you.getByRole("button", { name: "Show key" }).click();
     await findings(x, "the player's key shown");
     await you.getByRole("button", { name: "Stop playing as Ann" }).click();

@@ -124,6 +124,19 @@ export async function statusIs(page, expected, ms = 5000) {
   }
 }
 
+/** A new player's key is shown as it is made: checks the dialog shows
+ * `key` (when given) and closes it with "I have kept it". */
+export async function keepKey(page, key) {
+  const dialog = page.getByRole("dialog", { name: "Keep your player key" });
+  await dialog.waitFor();
+  const shown = await dialog.getByLabel("Player key").inputValue();
+  if (key !== undefined) assert.equal(shown, key);
+  assert.ok(shown.startsWith("tpk_"), shown);
+  await dialog.getByRole("button", { name: "I have kept it" }).click();
+  await dialog.waitFor({ state: "detached" });
+  return shown;
+}
+
 /** Waits until the page can play (a legal cell) or the round is over. */
 export async function readyOrOver(page) {
   await until(

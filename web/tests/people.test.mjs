@@ -29,10 +29,10 @@ function person(viewport = DESKTOP) {
 async function createFromForm(page, { kind = "connect_four", name, priv = false, clock } = {}) {
   await page.goto("/play");
   await page.getByLabel("Game", { exact: true }).selectOption(kind);
-  await page.getByLabel("Opponent", { exact: true }).selectOption("human");
+  // A friend is invited by a link (a private game); anyone finds it listed.
+  await page.getByLabel("Opponent", { exact: true }).selectOption(priv ? "friend" : "anyone");
   if (name) await page.getByLabel("Your name").first().fill(name);
-  if (priv) await page.getByLabel("Private", { exact: true }).check();
-  if (clock) await page.getByLabel("Clock", { exact: true }).selectOption(clock);
+  if (clock) await page.locator("form.create").getByLabel("Clock", { exact: true }).selectOption(clock);
   await page.getByRole("button", { name: "Create game" }).click();
   await page.waitForURL(/\/play\/games\/[0-9a-f-]+/);
   await page.getByRole("grid").waitFor();
@@ -81,23 +81,32 @@ test("two people with names and a clock play, offer both ways, resign after conf
   await watcher.getByRole("grid").waitFor();
   for (const page of [x, o, watcher]) {
     await until(page, () => /Ann/.test(document.querySelector(".info").textContent) && /Bob/.test(document.querySelector(".info").textContent));
-    assert.match(await page.getByRole("timer", { name: "X clock" }).textContent(), /^[45]:\d\d$/);
+    // Nobody's clock runs before their first move: X's first move does.
+    assert.match(await page.getByRole("timer", { name: "X clock" }).textContent(), /^5:00$/);
     assert.match(await page.getByRole("timer", { name: "O clock" }).textContent(), /^5:00$/);
+    assert.match(await page.getByRole("timer", { name: "First move" }).textContent(), /^0:[0-3]\d$/);
     // Hints and threat marks are off between two people.
     assert.equal(await page.getByRole("button", { name: "Hint" }).count(), 0);
   }
-  // X's clock runs: it counts down.
-  const first = await x.getByRole("timer", { name: "X clock" }).textContent();
-  await until(x, (t) => document.querySelector('[aria-label="X clock"]').textContent !== t, first, 3000);
+  // The first move's countdown runs.
+  const first = await x.getByRole("timer", { name: "First move" }).textContent();
+  await until(x, (t) => document.querySelector('[aria-label="First move"]').textContent !== t, first, 3000);
+  await x.screenshot({ path: join(screenshotDir, "people-first-move-desktop.png") });
 
   await x.getByRole("button", { name: "Column 4", exact: true }).click();
   await until(o, () => document.querySelectorAll(".board .stone").length === 1);
+  // O's own first move now; X's clock still at 5:00.
+  await o.getByRole("timer", { name: "First move" }).waitFor();
+  assert.equal(await o.getByRole("timer", { name: "X clock" }).textContent(), "5:00");
   await o.getByRole("button", { name: "Column 4", exact: true }).click();
   await until(x, () => document.querySelectorAll(".board .stone").length === 2);
-  // The move list, in notation, and one cell marked as the last move.
+  // From O's first move on, X's clock runs and no first-move timer is left.
+  await until(x, () => document.querySelector('[aria-label="First move"]') === null);
+  await until(x, () => document.querySelector('[aria-label="X clock"]').textContent !== "5:00", undefined, 3000);
+  // The move list, in notation, paired by number, and one cell marked as the last move.
   for (const page of [x, o, watcher]) {
-    await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 2);
-    assert.deepEqual(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").allTextContents(), ["1. 4", "2. 4"]);
+    await until(page, () => document.querySelector('[aria-label="Moves"]').textContent === "1. 4 4");
+    assert.deepEqual(await page.getByRole("list", { name: "Moves" }).getByRole("listitem").allTextContents(), ["1. 4 4"]);
     assert.equal(await page.locator('.board [aria-current="true"]').count(), 1);
     assert.equal(await page.locator('.board [aria-current="true"]').getAttribute("aria-label"), "Column 4");
   }
@@ -115,7 +124,7 @@ test("two people with names and a clock play, offer both ways, resign after conf
   await o.getByRole("button", { name: "Take back" }).click();
   await x.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click();
   await until(o, () => document.querySelectorAll(".board .stone").length === 1);
-  await until(watcher, () => document.querySelectorAll('[aria-label="Moves"] li').length === 1);
+  await until(watcher, () => document.querySelector('[aria-label="Moves"]').textContent === "1. 4");
 
   // O resigns, after confirming; each side hears the result as theirs.
   await o.getByRole("button", { name: "Resign" }).click();
@@ -147,18 +156,58 @@ test("a private game is joined by its link and refused without the invite", asyn
   for (const page of [x, stranger, friend]) await page.context().close();
 });
 
-test("a per-move clock runs out and the round is lost on time", async () => {
+test("a per-move clock: a first move missed aborts the round, a later one runs out and loses", async () => {
   const x = await person();
   await x.goto("/play/new?kind=tic_tac_toe&opponent=human&clock=m2");
   await x.waitForURL(/\/play\/games\//);
   const url = x.url();
   const o = await person();
   await joinAs(o, url);
+  // X never makes a first move: nobody wins, nothing counts.
+  await statusIs(x, /^Aborted/, 8000);
+  await statusIs(o, /^Aborted/, 8000);
+  assert.equal(await x.getByRole("timer", { name: "X clock" }).textContent(), "0:02");
+  // The next: each side moves once, then X's time runs out.
+  await x.goto("/play/new?kind=tic_tac_toe&opponent=human&clock=m2");
+  await x.waitForURL((u) => u.pathname !== new URL(url).pathname && /\/play\/games\//.test(u.pathname));
+  await joinAs(o, x.url());
+  await x.getByRole("button", { name: "Row 2, column 2", exact: true }).click();
+  await until(o, () => document.querySelectorAll(".board .legal").length === 8);
+  await o.getByRole("button", { name: "Row 1, column 1", exact: true }).click();
   await statusIs(x, /ran out of time/, 8000);
   assert.match(await statusText(x), /^You lost: O wins \(X ran out of time\)/);
   await statusIs(o, /^You won/, 8000);
   assert.equal(await x.getByRole("timer", { name: "X clock" }).textContent(), "0:00");
   for (const page of [x, o]) await page.context().close();
+});
+
+test("quick match meets only the same clock", async () => {
+  const a = await person();
+  const b = await person();
+  const c = await person();
+  const ask = async (page, clock) => {
+    await page.goto("/play");
+    await page.getByLabel("Kind", { exact: true }).selectOption("ultimate_tic_tac_toe");
+    await page.locator("form.quick").getByLabel("Clock").selectOption(clock);
+    await page.getByRole("button", { name: "Quick match" }).click();
+    await page.waitForURL(/\/play\/games\//);
+    await page.getByRole("grid").waitFor();
+    return new URL(page.url()).pathname;
+  };
+  const blitz = await ask(a, "3+2");
+  const none = await ask(b, "");
+  assert.notEqual(none, blitz, "no clock never meets a clock");
+  const same = await ask(c, "3+2");
+  assert.equal(same, blitz);
+  const game = await (await fetch(`${service.base}/v1/games/${blitz.split("/").pop()}`)).json();
+  assert.deepEqual([game.status, game.clock.initial_ms, game.clock.increment_ms], ["in_progress", 180_000, 2000]);
+  // Rated needs a clock: checking it picks one, in view.
+  await b.goto("/play");
+  const quick = b.locator("form.quick");
+  await quick.getByLabel("Clock").selectOption("");
+  await quick.getByLabel("Rated match").check();
+  assert.equal(await quick.getByLabel("Clock").inputValue(), "10+5");
+  for (const page of [a, b, c]) await page.context().close();
 });
 
 test("quick match pairs two people", async () => {
@@ -180,6 +229,45 @@ test("quick match pairs two people", async () => {
   await a.goto("/play");
   assert.equal(await a.getByLabel("Kind", { exact: true }).inputValue(), "gomoku");
   for (const page of [a, b]) await page.context().close();
+});
+
+test("a refused create keeps every field as entered", async () => {
+  const page = await person();
+  await page.goto("/play");
+  await page.getByLabel("Game", { exact: true }).selectOption("tic_tac_toe");
+  await page.getByLabel("Opponent", { exact: true }).selectOption("friend");
+  await page.getByLabel("Your name").first().fill("Zed");
+  await page.getByLabel("Your seat").selectOption("O");
+  await page.locator("form.create").getByLabel("Clock", { exact: true }).selectOption("3+2");
+  // Two moves on the same cell: no line of tic-tac-toe.
+  await page.getByLabel("Start from moves").fill("55");
+  await page.getByRole("button", { name: "Create game" }).click();
+  await statusIs(page, "The game could not be created");
+  await until(page, () => (document.getElementById("error")?.textContent ?? "").length > 0);
+  assert.equal(await page.getByLabel("Game", { exact: true }).inputValue(), "tic_tac_toe");
+  assert.equal(await page.getByLabel("Opponent", { exact: true }).inputValue(), "friend");
+  assert.equal(await page.getByLabel("Your name").first().inputValue(), "Zed");
+  assert.equal(await page.getByLabel("Your seat").inputValue(), "O");
+  assert.equal(await page.locator("form.create").getByLabel("Clock", { exact: true }).inputValue(), "3+2");
+  assert.equal(await page.getByLabel("Start from moves").inputValue(), "55");
+  // The retry goes in as it was meant: mended, it makes that game.
+  await page.getByLabel("Start from moves").fill("5");
+  await page.getByRole("button", { name: "Create game" }).click();
+  await page.waitForURL(/\/play\/games\/[0-9a-f-]+#invite=/);
+  const id = new URL(page.url()).pathname.split("/").pop();
+  const game = await (await fetch(`${service.base}/v1/games/${id}`)).json();
+  assert.deepEqual([game.kind, game.visibility, game.ply, game.clock.initial_ms], ["tic_tac_toe", "private", 1, 180_000]);
+  await page.context().close();
+});
+
+test("an invite link game is private, never listed; Anyone's is", async () => {
+  const page = await person();
+  const friendly = await createFromForm(page, { name: "Pia", priv: true });
+  const open = await createFromForm(page, { name: "Quin" });
+  const listed = (await (await fetch(`${service.base}/v1/games?status=waiting`)).json()).items.map((g) => g.id);
+  assert.ok(!listed.includes(new URL(friendly).pathname.split("/").pop()), "the friend's game is not listed");
+  assert.ok(listed.includes(new URL(open).pathname.split("/").pop()), "Anyone's game is listed");
+  await page.context().close();
 });
 
 test("the form offers each kind only its levels, and a refused create keeps the form", async () => {
@@ -255,7 +343,7 @@ test("a game's notation is copied, and a game starts from a pasted line", async 
   await page.getByRole("button", { name: "Create game" }).click();
   await page.waitForURL(/\/play\/games\//);
   await until(page, () => document.querySelectorAll(".board .stone").length === 4);
-  await until(page, () => document.querySelectorAll('[aria-label="Moves"] li').length === 4);
+  await until(page, () => document.querySelector('[aria-label="Moves"]').textContent === "1. 4 42. 5 3");
   assert.equal(await statusText(page), "X to move (you)");
   // A line that is not one is refused with its reason, and the form stays.
   await page.goto("/play");
@@ -281,8 +369,8 @@ test("after a game its analysis shows every move against the best one and the mo
     const list = page.getByRole("list", { name: "Move evaluations" });
     await until(page, () => /lost at move/.test(document.querySelector(".verdict-line")?.textContent ?? ""), undefined, 15000);
     assert.equal(await list.getByRole("listitem").count(), 5);
-    assert.match(await page.locator(".verdict-line").textContent(), /lost at move 4: O played 4 \(loses in \d+\) where 3 held the draw/);
-    assert.match(await list.getByRole("listitem").nth(3).textContent(), /^4\. O 4: loses in \d+; best 3: draws$/);
+    assert.match(await page.locator(".verdict-line").textContent(), /lost at move 4: O played 4 \(loses in \d+ pl(y|ies)\) where 3 held the draw/);
+    assert.match(await list.getByRole("listitem").nth(3).textContent(), /^4\. O 4: loses in \d+ pl(y|ies); best 3: draws$/);
     // A click shows the position before that move, with the best move marked.
     await list.getByRole("button").nth(3).click();
     await statusIs(page, /after move 3 of 5/);
@@ -290,6 +378,10 @@ test("after a game its analysis shows every move against the best one and the mo
     assert.equal(await page.locator(".board .cell.hint").count(), 1);
     assert.equal(await page.getByRole("button", { name: "Row 1, column 3", exact: true }).evaluate((e) => e.classList.contains("hint")), true);
     await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+    // Not said of a move as good as the one played (X's first: every move draws).
+    await list.getByRole("button").nth(0).click();
+    await statusIs(page, /after move 0 of 5/);
+    assert.equal(await page.locator(".threats").textContent(), "");
     await page.context().close();
   }
 });
@@ -308,13 +400,24 @@ test("after a game either side asks for a rematch: the seats swap, and the other
   }
   await x.getByRole("button", { name: "Column 1", exact: true }).click();
   await statusIs(o, /You lost/);
+  // Looking back at the game, the rematch is still at hand.
+  await o.getByRole("button", { name: "First position" }).click();
+  await statusIs(o, /after move 0 of 7/);
+  // An offer: no game (no clock) starts before Ann accepts.
   await o.getByRole("button", { name: "Rematch" }).click();
-  await o.waitForURL((u) => u.pathname !== new URL(url).pathname);
-  const rematch = new URL(o.url()).pathname;
+  await o.getByText("You offered a rematch.").waitFor();
+  const ask = x.getByRole("alertdialog", { name: "O offers a rematch" });
+  await ask.waitFor();
+  assert.match(await ask.textContent(), /Bob offers a rematch/);
+  assert.equal(await x.getByRole("button", { name: "Restart" }).count(), 0, "one choice after a round");
+  await x.screenshot({ path: join(screenshotDir, "rematch-offer-desktop.png"), fullPage: true });
+  await ask.getByRole("button", { name: "Accept" }).click();
+  // Both are taken to it: Ann by her answer, Bob by the stream.
+  await x.waitForURL((u) => u.pathname !== new URL(url).pathname);
+  const rematch = new URL(x.url()).pathname;
+  await o.waitForURL((u) => u.pathname === rematch);
   // Bob was O: now he holds X and opens.
   await statusIs(o, "X to move (you)");
-  await x.getByRole("button", { name: "Go to the rematch" }).click();
-  await x.waitForURL((u) => u.pathname === rematch);
   await statusIs(x, "X to move");
   await o.getByRole("button", { name: "Column 4", exact: true }).click();
   await statusIs(x, "O to move (you)");

@@ -38,7 +38,7 @@ test("/ leads to the lobby, which lists open games and creates one from its form
   await page.getByRole("heading", { name: "New game" }).waitFor();
   await page.getByLabel("Game", { exact: true }).selectOption("gomoku");
   await page.getByLabel("Size").fill("9");
-  await page.getByLabel("Opponent").selectOption("human");
+  await page.getByLabel("Opponent").selectOption("anyone");
   await page.getByRole("button", { name: "Create game" }).click();
   await page.waitForURL(/\/play\/games\/[0-9a-f-]+$/);
   const grid = page.getByRole("grid", { name: "Gomoku board" });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, launch, openPage, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, keepKey, launch, openPage, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -28,7 +28,9 @@ async function playAs(page, name) {
   await page.getByLabel("Your name").first().fill(name);
   await page.getByRole("button", { name: `Play as ${name}` }).click();
   await page.getByRole("region", { name: "Player" }).getByRole("link", { name }).waitFor();
-  return JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
+  const player = JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
+  await keepKey(page, player.key);
+  return player;
 }
 
 /** Plays Connect Four column `col` as the page's seat, once it is its turn. */
@@ -46,7 +48,7 @@ test("two players play a rated game from the page: ratings move and show, the pl
 
   await ann.goto("/play");
   await ann.getByLabel("Game", { exact: true }).selectOption("connect_four");
-  await ann.getByLabel("Opponent", { exact: true }).selectOption("human");
+  await ann.getByLabel("Opponent", { exact: true }).selectOption("anyone");
   await ann.getByLabel("Rated", { exact: true }).check();
   await ann.getByRole("button", { name: "Create game" }).click();
   await ann.waitForURL(/\/play\/games\/[0-9a-f-]+/);
@@ -63,6 +65,8 @@ test("two players play a rated game from the page: ratings move and show, the pl
   await bob.waitForURL(url);
   const bobPlayer = JSON.parse(await bob.evaluate(() => localStorage.getItem("tabula.player")));
   assert.equal(bobPlayer.name, "Bob");
+  // The key made on demand is shown as it is made, over the game.
+  await keepKey(bob, bobPlayer.key);
 
   // No hints in a rated round in progress.
   for (const page of [ann, bob]) assert.equal(await page.getByLabel("Hints and threats").count(), 0);
@@ -95,13 +99,16 @@ test("two players play a rated game from the page: ratings move and show, the pl
   await bob.goto("/play/players/nobody");
   await bob.getByRole("link", { name: "Lobby" }).waitFor();
 
-  // The leaderboard lists no provisional player.
+  // The leaderboard lists the two, provisional: their ratings marked `?`.
   await ann.goto("/play");
   const board = ann.getByRole("list", { name: "Leaderboard" });
-  await board.getByRole("listitem").first().waitFor();
-  assert.match(await board.textContent(), /No ranked players yet/);
+  await board.getByRole("link", { name: "Bob" }).waitFor();
+  const rows = await board.getByRole("listitem").allTextContents();
+  assert.match(rows[0], /^Ann 1662\? · 1 rated game · provisional$/);
+  assert.match(rows[1], /^Bob 1338\? · 1 rated game · provisional$/);
+  assert.match(rows[2], /provisional: it settles/);
   await ann.getByLabel("Leaderboard kind").selectOption("tic_tac_toe");
-  await board.getByRole("listitem").first().waitFor();
+  await board.getByText("No rated games yet").waitFor();
   await ann.setViewportSize(DESKTOP);
   await ann.screenshot({ path: join(screenshotDir, "players-lobby-desktop.png"), fullPage: true });
   await ann.context().close();
@@ -173,16 +180,18 @@ test("the leaderboard shows players once their ratings settle, best first", asyn
   // The name to play under is the player's, though this page never saved one.
   assert.equal(await page.getByLabel("Your name").first().inputValue(), "Cy");
   const rows = await board.getByRole("listitem").allTextContents();
-  assert.equal(rows.length, 2, rows.join("|"));
+  // The ranked first; then the provisional ones, marked.
+  assert.equal(rows.length, 9, rows.join("|"));
   assert.match(rows[0], /^Cy 1\d{3} · 21 rated games$/);
   assert.match(rows[1], /^Di 1\d{3} · 21 rated games$/);
+  for (const row of rows.slice(2)) assert.match(row, /^Opponent \d 1\d{3}\? · 6 rated games · provisional$/);
   await board.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(screenshotDir, "players-leaderboard-phone.png"), fullPage: true });
   // A kind chosen is the one shown next time.
   await page.getByLabel("Leaderboard kind").selectOption("gomoku");
-  await board.getByText("No ranked players yet").waitFor();
+  await board.getByText("No rated games yet").waitFor();
   await page.reload();
-  await board.getByText("No ranked players yet").waitFor();
+  await board.getByText("No rated games yet").waitFor();
   assert.equal(await page.getByLabel("Leaderboard kind").inputValue(), "gomoku");
   await page.context().close();
 });

@@ -57,6 +57,6 @@ test("a pasted line is read on the kind's board, and a bad one is told by its mo
   await page.getByLabel("Kind", { exact: true }).selectOption("connect_four");
   await page.getByLabel("Moves", { exact: true }).fill("4444444");
   await page.getByRole("button", { name: "Show" }).click();
-  await page.getByText(/move 7 \(4\) is illegal: the column is full/).waitFor();
+  await page.getByText(/move 7 \(4\) is illegal: the column is full/i).waitFor();
   await page.context().close();
 });
