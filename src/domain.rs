@@ -734,11 +734,16 @@ impl GameRecord {
     /// to move's turn began; `None` for every other round.
     #[must_use]
     pub fn claimable_at(&self) -> Option<DateTime<Utc>> {
-        if !self.between_two_people() || self.clock.is_some() || self.is_over() {
+        if !self.between_two_people()
+            || self.clock.is_some()
+            || self.is_over()
+            || self.has_open_seat()
+        {
             return None;
         }
-        self.turn
-            .map(|t| t.since + chrono::TimeDelta::milliseconds(self.claim_after_ms))
+        // A game last written before turns were kept: its last change.
+        let since = self.turn.map_or(self.updated_at, |t| t.since);
+        Some(since + chrono::TimeDelta::milliseconds(self.claim_after_ms))
     }
 
     /// `by` claims the round at `now`: won, or drawn. The round ends

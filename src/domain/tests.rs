@@ -211,6 +211,16 @@ fn a_claim_before_each_side_moved_aborts_and_a_clock_means_no_claim() {
 }
 
 #[test]
+fn a_game_written_before_turns_were_kept_counts_a_claim_from_its_last_change() {
+    let mut game = between_people(None);
+    game.turn = None;
+    game.updated_at = ms(7000);
+    assert_eq!(game.claimable_at(), Some(ms(7000 + DEFAULT_CLAIM_AFTER_MS)));
+    game.seats[1] = Seat::Human { token: None };
+    assert_eq!(game.claimable_at(), None, "waiting: nobody to claim from");
+}
+
+#[test]
 fn a_turn_is_kept_across_other_changes_and_restarted_by_a_move() {
     let mut game = between_people(None);
     let since = game.turn.unwrap().since;
