@@ -79,20 +79,7 @@ async fn a_fischer_clock_runs_for_the_side_to_move_from_each_sides_first_move() 
     assert_eq!(remaining(g, "X"), 52000, "charged 10 s, plus the increment");
     assert_eq!(g["clock"]["running"], "O");
     // A new round (agreed) resets both clocks and the first moves.
-    app.post(
-        &format!("/v1/games/{}/offers", x.id),
-        Some(&x.token),
-        &json!({"type": "restart"}),
-    )
-    .await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/offers/accept", x.id),
-            Some(&o.token),
-            &json!({}),
-        )
-        .await;
-    let g: Value = res.json().await.unwrap();
+    let g = app.new_round(&x, &o).await;
     assert_eq!((remaining(&g, "X"), remaining(&g, "O")), (60000, 60000));
     assert_eq!(g["clock"]["running"], Value::Null);
     assert_eq!(

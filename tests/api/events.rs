@@ -150,22 +150,7 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
     app.play_ok(&x, json!({"row": 0, "col": 0})).await;
     app.play_ok(&o, json!({"row": 1, "col": 1})).await;
     // Between two people a round in progress restarts by agreement.
-    let res = app
-        .post(
-            &format!("/v1/games/{}/offers", x.id),
-            Some(&x.token),
-            &json!({"type": "restart"}),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
-    let res = app
-        .post(
-            &format!("/v1/games/{}/offers/accept", x.id),
-            Some(&o.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.new_round(&x, &o).await;
     app.play_ok(&x, json!({"row": 2, "col": 2})).await;
     let res = app
         .post(
@@ -216,22 +201,7 @@ async fn a_client_that_reconnects_gets_every_change_it_missed_once_and_in_order(
     assert_eq!(seen, expected);
     // Changes after the catch-up still arrive, once (a new round after the
     // last one, between two people, is an offer accepted).
-    let res = app
-        .post(
-            &format!("/v1/games/{}/offers", x.id),
-            Some(&x.token),
-            &json!({"type": "restart"}),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
-    let res = app
-        .post(
-            &format!("/v1/games/{}/offers/accept", x.id),
-            Some(&o.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.new_round(&x, &o).await;
     let e = stream.next().await.unwrap();
     assert_eq!((e.name.as_str(), e.id), ("offer", 9));
     let e = stream.next().await.unwrap();
