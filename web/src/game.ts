@@ -92,10 +92,9 @@ function startLive(st: GameScreen): () => void {
         if (!event.game || st.busy) return;
         const fresh = event.version > st.game.version;
         // A sound for what the other side did: a move, an offer, a join.
-        const theirs = st.held && !st.held.hotseat && event.seat !== st.held.seat;
-        if (fresh && event.type === "move" && event.move && st.held && !st.held.hotseat && event.move.player !== st.held.seat) chime("move");
-        if (fresh && theirs && event.type === "offer") chime("offer");
-        if (fresh && event.type === "join" && st.held && event.seat !== st.held.seat) chime("join");
+        const by = event.move?.player ?? event.seat;
+        const theirs = fresh && st.held !== null && !st.held.hotseat && by !== undefined && by !== st.held.seat;
+        if (theirs && (event.type === "move" || event.type === "offer" || event.type === "join")) chime(event.type);
         // The rematch this seat offered was accepted: on to it.
         const asked = st.game.offer?.type === "rematch" && st.held && st.game.offer.by === st.held.seat;
         if (fresh && event.type === "rematch" && asked && event.game.rematch) {
