@@ -40,7 +40,11 @@ export function statusText(g: Game, held: Held | null): string {
     return `${mine ? "Draw: " : ""}It's a draw between X and O${why}${ratingText(g, mine)}`;
   }
   const open = openSeat(g);
-  if (g.status === "waiting" && open) return `Waiting for ${open} to join; ${g.turn} to move`;
+  if (g.status === "waiting" && open) {
+    // Someone who holds no seat is the one it waits for (an invitee, a visitor).
+    if (!held) return `${g.seats[open === "X" ? "O" : "X"].name ?? "A player"} waits for an opponent: join to play ${open}`;
+    return `Waiting for ${open} to join; ${g.turn} to move`;
+  }
   const who = g.turn ?? "X";
   const seat = g.seats[who];
   const you = held && (held.hotseat || held.seat === who) ? " (you)" : seat.type === "bot" ? " (bot)" : "";
@@ -186,9 +190,11 @@ export const render = (st: GameScreen) => {
         .join(". ");
   const actions: (HTMLElement | string)[] = [];
   const over = st.game.status === "won" || st.game.status === "draw";
+  // Who comes to a waiting game joins first thing, above the board.
+  const joining: HTMLElement[] = [];
   if (!st.held && openSeat(st.game) && st.game.status === "waiting") {
     const yourName = h("input", { type: "text", maxlength: "32", value: savedName(), class: "name" });
-    actions.push(field("Your name", yourName), button("Join", () => void st.controls.joinHere(st, yourName.value.trim(), yourName), { class: "primary" }));
+    joining.push(field("Your name", yourName), button("Join", () => void st.controls.joinHere(st, yourName.value.trim(), yourName), { class: "primary" }));
   }
   // After a round: a new game of the same terms, the seats swapped (once
   // per game), so that the other side moves first and a series is scored;
@@ -252,7 +258,7 @@ export const render = (st: GameScreen) => {
   const waits = st.held && open && !st.held.hotseat && !st.view && st.game.status === "waiting" && st.game.seats[open].type === "human";
   st.el.invite.replaceChildren(
     ...(!waits
-      ? []
+      ? joining
       : searching
         ? [h("span", {}, `Whoever asks for ${KIND_NAMES[st.game.kind]} next plays you here.`), button("Cancel", () => void st.controls.cancel(st))]
         : [

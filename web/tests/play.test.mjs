@@ -73,7 +73,7 @@ test("two people play Connect Four to a win, each move appearing in the other's 
   const o = await newPage();
   await o.goto(invite);
   // The status is written once the game is read, after the page loads.
-  await statusIs(o, /Waiting for O to join/);
+  await statusIs(o, "A player waits for an opponent: join to play O");
   await o.getByRole("button", { name: "Join" }).click();
   await statusIs(x, "X to move (you)");
   await statusIs(o, "X to move");

@@ -200,8 +200,17 @@ test("a waiting game shows its invite first, can be called off, and the invitee 
   const row = bob.getByRole("list", { name: "Open games" }).getByRole("listitem").filter({ hasText: "3 min + 2 s" });
   await row.waitFor();
   await bob.goto(await link.inputValue());
-  await bob.getByText("Join to play O").waitFor();
+  await bob.getByText("Join to play O", { exact: true }).waitFor();
   assert.equal(await bob.getByText("You are watching").count(), 0);
+  // The way in comes first, above the board, and the status says whose game it is.
+  await bob.getByRole("button", { name: "Join" }).waitFor();
+  const [joinY, gridY] = await bob.evaluate(() => [
+    [...document.querySelectorAll("button")].find((b) => b.textContent === "Join").getBoundingClientRect().top,
+    document.querySelector('[role="grid"]').getBoundingClientRect().top,
+  ]);
+  assert.ok(joinY < gridY, `Join (y ${joinY}) comes before the board (y ${gridY})`);
+  await statusIs(bob, "A player waits for an opponent: join to play O");
+  await bob.screenshot({ path: join(screenshotDir, "invitee-phone.png") });
 
   const id = gameId(ann);
   await ann.getByRole("button", { name: "Cancel" }).click();
