@@ -145,7 +145,8 @@ pub struct GameEvent {
     pub mv: Option<MoveRecordView>,
     /// `join`: the seat taken; `resign`: the seat that resigned; `offer`,
     /// `offer_declined`, `offer_withdrawn`: the seat that did it; `timeout`:
-    /// the seat whose time ran out.
+    /// the seat whose time (or first-move deadline) ran out; `claim`: the
+    /// seat that claimed; `assistance`: the seat that asked for help.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub seat: Option<Side>,

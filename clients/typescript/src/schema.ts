@@ -1041,6 +1041,7 @@ export interface components {
          *       },
          *       "running": "X",
          *       "deadline": "2026-11-23T10:04:47.500Z",
+         *       "first_move_deadline": null,
          *       "initial_ms": 300000,
          *       "increment_ms": 2000
          *     }
@@ -1403,7 +1404,7 @@ export interface components {
          *       "rating_change": null,
          *       "rematch_of": null,
          *       "rematch": null,
-         *       "claimable_at": null,
+         *       "claimable_at": "2026-11-22T10:05:05Z",
          *       "assistance": "allowed",
          *       "assistance_used": {
          *         "X": 0,
@@ -1589,7 +1590,7 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
-         *         "claimable_at": null,
+         *         "claimable_at": "2026-11-22T10:05:06Z",
          *         "assistance": "allowed",
          *         "assistance_used": {
          *           "X": 0,
@@ -1612,7 +1613,8 @@ export interface components {
             /**
              * @description `join`: the seat taken; `resign`: the seat that resigned; `offer`,
              *     `offer_declined`, `offer_withdrawn`: the seat that did it; `timeout`:
-             *     the seat whose time ran out.
+             *     the seat whose time (or first-move deadline) ran out; `claim`: the
+             *     seat that claimed; `assistance`: the seat that asked for help.
              */
             seat?: components["schemas"]["Side"];
             /** @description The offer events: what was offered. */
@@ -1729,7 +1731,7 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
-         *           "claimable_at": null,
+         *           "claimable_at": "2026-11-22T10:05:05Z",
          *           "assistance": "allowed",
          *           "assistance_used": {
          *             "X": 0,
@@ -2266,7 +2268,7 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
-         *         "claimable_at": null,
+         *         "claimable_at": "2026-11-22T10:05:05Z",
          *         "assistance": "allowed",
          *         "assistance_used": {
          *           "X": 0,
@@ -3105,7 +3107,7 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
-         *           "claimable_at": null,
+         *           "claimable_at": "2026-11-22T10:05:05Z",
          *           "assistance": "allowed",
          *           "assistance_used": {
          *             "X": 0,
@@ -4174,7 +4176,7 @@ export interface operations {
                      *         "rating_change": null,
                      *         "rematch_of": null,
                      *         "rematch": null,
-                     *         "claimable_at": null,
+                     *         "claimable_at": "2026-11-22T10:05:00Z",
                      *         "assistance": "allowed",
                      *         "assistance_used": {
                      *           "X": 0,

@@ -205,7 +205,7 @@ pub struct SideClock {
 
 /// A round's clock.
 #[derive(Clone, Debug, Serialize, ToSchema)]
-#[schema(example = json!({"X": {"remaining_ms": 287_500}, "O": {"remaining_ms": 300_000}, "running": "X", "deadline": "2026-11-23T10:04:47.500Z", "initial_ms": 300_000, "increment_ms": 2000}))]
+#[schema(example = json!({"X": {"remaining_ms": 287_500}, "O": {"remaining_ms": 300_000}, "running": "X", "deadline": "2026-11-23T10:04:47.500Z", "first_move_deadline": null, "initial_ms": 300_000, "increment_ms": 2000}))]
 pub struct ClockView {
     #[serde(rename = "X")]
     pub x: SideClock,
