@@ -53,28 +53,35 @@ pub struct EventsQuery {
     reason = "documents the stream; events are written by `frame`"
 )]
 pub struct SseEvent {
-    /// The type of change, as in `data.type`.
+    /// The type of change, as in `data.type` (`state`: the stream's first
+    /// event, whose `data` is the game).
     event: EventType,
     /// The game's version after the change: reconnect with `Last-Event-ID` set to it.
     #[schema(pattern = "^[0-9]+$")]
     id: String,
-    /// The change as JSON: a `GameEvent`.
+    /// The change as JSON: a `GameEvent` (for `state`, the `Game`).
     #[schema(schema_with = event_data)]
     data: String,
 }
 
-/// `data`: a string holding the JSON of a `GameEvent` (`contentSchema`, which
-/// utoipa has no attribute for).
+/// `data`: a string holding the JSON of a `GameEvent`, or of the `Game` for
+/// the `state` event a stream starts with (`contentSchema`, which utoipa has
+/// no attribute for).
 fn event_data() -> utoipa::openapi::schema::Object {
     use utoipa::openapi::extensions::Extensions;
     use utoipa::openapi::schema::{ObjectBuilder, Type};
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .description(Some("The change as JSON: a `GameEvent`."))
+        .description(Some(
+            "The change as JSON: a `GameEvent`; for the `state` event a stream starts with, the `Game`.",
+        ))
         .content_media_type("application/json")
         .extensions(Some(Extensions::from_iter([(
             "contentSchema",
-            serde_json::json!({"$ref": "#/components/schemas/GameEvent"}),
+            serde_json::json!({"oneOf": [
+                {"$ref": "#/components/schemas/GameEvent"},
+                {"$ref": "#/components/schemas/Game"}
+            ]}),
         )])))
         .build()
 }
@@ -108,6 +115,9 @@ pub enum EventType {
     /// A seat asked for a hint or an analysis (`seat`: which;
     /// `game.assistance_used` counts them).
     Assistance,
+    /// The first event of a stream opened without `Last-Event-ID`: its
+    /// `data` is the `Game` as it stands (never a `GameEvent`'s `type`).
+    State,
 }
 
 /// Why a game was deleted (`deleted` events only): `deleted`, a seat of the
@@ -266,7 +276,8 @@ fn frame(name: &str, id: i64, data: &GameEvent) -> Bytes {
 fn state_frame(game: &crate::domain::GameRecord) -> Bytes {
     match serde_json::to_string(&Game::from(game)) {
         Ok(json) => Bytes::from(format!(
-            "event: state\nid: {}\ndata: {json}\n\n",
+            "event: {}\nid: {}\ndata: {json}\n\n",
+            name_of(EventType::State),
             game.version
         )),
         Err(e) => {
@@ -292,6 +303,7 @@ fn name_of(t: EventType) -> &'static str {
         EventType::Rematch => "rematch",
         EventType::Claim => "claim",
         EventType::Assistance => "assistance",
+        EventType::State => "state",
     }
 }
 

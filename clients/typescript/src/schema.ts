@@ -1327,7 +1327,7 @@ export interface components {
          * @description The type of a change.
          * @enum {string}
          */
-        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted" | "rematch" | "claim" | "assistance";
+        EventType: "move" | "join" | "restart" | "resign" | "offer" | "offer_declined" | "offer_withdrawn" | "takeback" | "draw" | "timeout" | "deleted" | "rematch" | "claim" | "assistance" | "state";
         /**
          * @description A game: its position, status, seats and versions.
          *
@@ -2981,11 +2981,14 @@ export interface components {
          *     }
          */
         SseEvent: {
-            /** @description The type of change, as in `data.type`. */
+            /**
+             * @description The type of change, as in `data.type` (`state`: the stream's first
+             *     event, whose `data` is the game).
+             */
             event: components["schemas"]["EventType"];
             /** @description The game's version after the change: reconnect with `Last-Event-ID` set to it. */
             id: string;
-            /** @description The change as JSON: a `GameEvent`. */
+            /** @description The change as JSON: a `GameEvent`; for the `state` event a stream starts with, the `Game`. */
             data: string;
         };
         /**
