@@ -1,0 +1,12 @@
+//! Tournament pairing as pure values: no I/O, no clock, no async. The
+//! service pairs its tournaments with it, and `tabula-pair` (in the tools)
+//! pairs tournaments run elsewhere.
+//!
+//! - `trf`: FIDE's Tournament Report File (TRF16), the part pairing reads:
+//!   the rounds, who had white in round 1, and per player its starting
+//!   number, rating, points and the rounds played.
+//! - `berger`: round robin on FIDE's Berger tables (Handbook C.05, Annex 1),
+//!   single and double.
+
+pub mod berger;
+pub mod trf;
