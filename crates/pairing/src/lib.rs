@@ -7,6 +7,9 @@
 //!   number, rating, points and the rounds played.
 //! - `berger`: round robin on FIDE's Berger tables (Handbook C.05, Annex 1),
 //!   single and double.
+//! - `standings`: points, tie-breaks and the order of a table (swiss and
+//!   round robin from a TRF tournament), and an arena's points with streaks.
 
 pub mod berger;
+pub mod standings;
 pub mod trf;

@@ -7,4 +7,5 @@
 )]
 
 mod berger;
+mod standings;
 mod trf;
