@@ -668,10 +668,7 @@ impl GameRecord {
     /// Resets the clock for a new round (stopped, each side's initial time).
     pub fn reset_clock(&mut self) {
         if let Some(clock) = &mut self.clock {
-            *clock = GameClock {
-                first_move_ms: clock.first_move_ms,
-                ..GameClock::new(clock.control, clock.first_move_ms)
-            };
+            *clock = GameClock::new(clock.control, clock.first_move_ms);
         }
     }
 
