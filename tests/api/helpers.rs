@@ -220,6 +220,19 @@ impl TestApp {
         self.get_json(&format!("/v1/games/{id}")).await
     }
 
+    /// `seat` resigns the round (it must be accepted); the finished game.
+    pub async fn resign(&self, seat: &Seat) -> Value {
+        let res = self
+            .post(
+                &format!("/v1/games/{}/resign", seat.id),
+                Some(&seat.token),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::OK, "resign");
+        res.json().await.expect("json")
+    }
+
     /// A new round agreed between two people: `by` offers a restart, `other`
     /// accepts; the game in its new round.
     pub async fn new_round(&self, by: &Seat, other: &Seat) -> Value {

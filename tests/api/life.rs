@@ -192,10 +192,7 @@ async fn a_game_created_without_assistance_refuses_help_until_the_round_is_over(
         assert_problem(res, 403, "assistance_forbidden").await;
     }
     assert_eq!(app.game(&x.id).await["version"], 2, "nothing changed");
-    let res = app
-        .post(&format!("{path}/resign"), Some(&o.token), &json!({}))
-        .await;
-    assert_eq!(res.status(), 200);
+    app.resign(&o).await;
     let res = app
         .request(
             reqwest::Method::GET,

@@ -194,14 +194,7 @@ async fn a_hotseat_rematch_is_made_at_once() {
     let me = app
         .create(json!({"kind": "tic_tac_toe", "hotseat": true}))
         .await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/resign", me.id),
-            Some(&me.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.resign(&me).await;
     let res = rematch(&app, &me).await;
     assert_eq!(res.status(), 201);
     let grant: Value = res.json().await.unwrap();
@@ -214,14 +207,7 @@ async fn against_a_bot_the_bot_takes_the_other_seat_and_opens_as_x() {
     let me = app
         .create(json!({"kind": "tic_tac_toe", "opponent": {"type": "bot", "level": "random"}}))
         .await;
-    let res = app
-        .post(
-            &format!("/v1/games/{}/resign", me.id),
-            Some(&me.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    app.resign(&me).await;
     let res = rematch(&app, &me).await;
     assert_eq!(res.status(), 201);
     let grant: Value = res.json().await.unwrap();
