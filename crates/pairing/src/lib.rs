@@ -5,11 +5,15 @@
 //! - `trf`: FIDE's Tournament Report File (TRF16), the part pairing reads:
 //!   the rounds, who had white in round 1, and per player its starting
 //!   number, rating, points and the rounds played.
+//! - `dutch`: the FIDE Dutch system (C.04.3, 2025) for the next round of a
+//!   Swiss, as bbpPairings pairs it.
 //! - `berger`: round robin on FIDE's Berger tables (Handbook C.05, Annex 1),
 //!   single and double.
 //! - `standings`: points, tie-breaks and the order of a table (swiss and
 //!   round robin from a TRF tournament), and an arena's points with streaks.
 
 pub mod berger;
+pub mod dutch;
 pub mod standings;
 pub mod trf;
+mod weight;

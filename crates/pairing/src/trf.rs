@@ -150,7 +150,8 @@ pub struct TrfError {
 /// # Errors
 /// The first line that is not what TRF16 says: a player line with a bad
 /// number, rating, points or round, players not numbered 1, 2, 3, …, an
-/// opponent who is no player, or points that are not the sum of the rounds.
+/// opponent who is no player, or points that are not the sum of the rounds
+/// (or of all rounds but the last).
 pub fn parse(text: &str) -> Result<Tournament, TrfError> {
     let mut t = Tournament {
         name: None,
@@ -158,7 +159,8 @@ pub fn parse(text: &str) -> Result<Tournament, TrfError> {
         white1: true,
         players: Vec::new(),
     };
-    for (i, line) in text.lines().enumerate() {
+    // Lines end with LF, CRLF or a lone CR (bbpPairings' generator writes CR).
+    for (i, line) in text.lines().flat_map(|l| l.split('\r')).enumerate() {
         let fail = |message: String| TrfError {
             line: i + 1,
             message,
@@ -207,7 +209,10 @@ pub fn parse(text: &str) -> Result<Tournament, TrfError> {
                 message: format!("player {}'s opponent {bad} is no other player", p.number),
             });
         }
-        if p.scored() != p.points {
+        // The points of every round given, or of all but the last (a bye
+        // asked for in the round to come, which some programs count later).
+        let before_last = p.rounds.last().map(|e| p.scored() - e.outcome.halves());
+        if p.scored() != p.points && before_last != Some(p.points) {
             return Err(TrfError {
                 line: 0,
                 message: format!(

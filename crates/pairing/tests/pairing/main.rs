@@ -7,5 +7,7 @@
 )]
 
 mod berger;
+mod dutch;
 mod standings;
+mod swiss;
 mod trf;

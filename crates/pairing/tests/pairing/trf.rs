@@ -87,3 +87,26 @@ fn a_line_that_is_not_trf_is_told_by_its_line() {
             .contains("no other player")
     );
 }
+
+#[test]
+fn lone_carriage_returns_end_lines_and_a_bye_to_come_may_be_counted_or_not() {
+    let good = "XXR 3\n001    1      Ann                               1500                             1.0          2 w 1\n001    2      Bob                               1400                             0.0          1 b 0\n";
+    // bbpPairings' generator ends lines with a lone CR.
+    let t = parse(&good.replace('\n', "\r")).unwrap();
+    assert_eq!(t.players.len(), 2);
+    assert_eq!(t.rounds, Some(3));
+    // Bob asks for a half-point bye in round 2: the points may count it…
+    let asked = good.replace("          1 b 0", "          1 b 0  0000 - H");
+    assert_eq!(parse(&asked).unwrap().players[1].points, 0);
+    let counted = asked.replace(
+        "1400                             0.0",
+        "1400                             0.5",
+    );
+    assert_eq!(parse(&counted).unwrap().players[1].points, 1);
+    // …but not a point more.
+    let wrong = asked.replace(
+        "1400                             0.0",
+        "1400                             1.0",
+    );
+    assert!(parse(&wrong).is_err());
+}
