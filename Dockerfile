@@ -13,10 +13,11 @@ COPY crates/rules/Cargo.toml crates/rules/
 COPY crates/bots/Cargo.toml crates/bots/
 COPY crates/pairing/Cargo.toml crates/pairing/
 COPY crates/tools ./crates/tools
-RUN mkdir -p src crates/rules/src crates/rules/benches crates/bots/src crates/pairing/src \
+RUN mkdir -p src crates/rules/src crates/rules/benches crates/bots/src crates/pairing/src crates/pairing/benches \
     && echo 'fn main() {}' > src/main.rs \
     && touch src/lib.rs crates/rules/src/lib.rs crates/bots/src/lib.rs crates/pairing/src/lib.rs \
     && echo 'fn main() {}' > crates/rules/benches/rules.rs \
+    && echo 'fn main() {}' > crates/pairing/benches/pairing.rs \
     && cargo build --profile "$PROFILE" --locked --bin tabula \
     && rm -rf src crates/rules crates/bots crates/pairing \
         target/"$PROFILE"/.fingerprint/tabula-* target/"$PROFILE"/deps/*tabula*

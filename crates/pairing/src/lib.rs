@@ -9,9 +9,11 @@
 //!   Swiss, as bbpPairings pairs it.
 //! - `berger`: round robin on FIDE's Berger tables (Handbook C.05, Annex 1),
 //!   single and double.
+//! - `arena`: an arena's pairing pass over the entrants free now.
 //! - `standings`: points, tie-breaks and the order of a table (swiss and
 //!   round robin from a TRF tournament), and an arena's points with streaks.
 
+pub mod arena;
 pub mod berger;
 pub mod dutch;
 pub mod standings;

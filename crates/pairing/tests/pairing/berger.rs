@@ -1,6 +1,7 @@
 //! Round robin: the Berger tables as FIDE prints them (Handbook C.05,
-//! Annex 1) for 4, 6 and 8 entrants, and for 3 to 16 entrants, single and
-//! double, what every table must be.
+//! Annex 1) for 4, 6, 8, 10, 12 and 14 entrants (14: the rounds printed in the
+//! copy at hand), and for 3 to 16 entrants, single and double, what every
+//! table must be.
 
 use std::collections::HashSet;
 
@@ -44,6 +45,66 @@ fn four_six_and_eight_entrants_pair_as_fides_tables_print() {
             vec![(8, 7), (1, 6), (2, 5), (3, 4)],
             vec![(4, 8), (5, 3), (6, 2), (7, 1)],
         ]
+    );
+}
+
+/// A table as printed: one round a line, boards `white-black`.
+fn printed(text: &str) -> Vec<Vec<(u32, u32)>> {
+    text.lines()
+        .map(|line| {
+            line.split(", ")
+                .map(|board| {
+                    let (w, b) = board.split_once('-').unwrap();
+                    (w.parse().unwrap(), b.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn ten_twelve_and_fourteen_entrants_pair_as_the_printed_tables() {
+    assert_eq!(
+        table(10),
+        printed(
+            "1-10, 2-9, 3-8, 4-7, 5-6
+10-6, 7-5, 8-4, 9-3, 1-2
+2-10, 3-1, 4-9, 5-8, 6-7
+10-7, 8-6, 9-5, 1-4, 2-3
+3-10, 4-2, 5-1, 6-9, 7-8
+10-8, 9-7, 1-6, 2-5, 3-4
+4-10, 5-3, 6-2, 7-1, 8-9
+10-9, 1-8, 2-7, 3-6, 4-5
+5-10, 6-4, 7-3, 8-2, 9-1"
+        )
+    );
+    assert_eq!(
+        table(12),
+        printed(
+            "1-12, 2-11, 3-10, 4-9, 5-8, 6-7
+12-7, 8-6, 9-5, 10-4, 11-3, 1-2
+2-12, 3-1, 4-11, 5-10, 6-9, 7-8
+12-8, 9-7, 10-6, 11-5, 1-4, 2-3
+3-12, 4-2, 5-1, 6-11, 7-10, 8-9
+12-9, 10-8, 11-7, 1-6, 2-5, 3-4
+4-12, 5-3, 6-2, 7-1, 8-11, 9-10
+12-10, 11-9, 1-8, 2-7, 3-6, 4-5
+5-12, 6-4, 7-3, 8-2, 9-1, 10-11
+12-11, 1-10, 2-9, 3-8, 4-7, 5-6
+6-12, 7-5, 8-4, 9-3, 10-2, 11-1"
+        )
+    );
+    // Fourteen: the rounds the copy at hand prints (1 to 6).
+    assert_eq!(
+        table(14)[..6],
+        printed(
+            "1-14, 2-13, 3-12, 4-11, 5-10, 6-9, 7-8
+14-8, 9-7, 10-6, 11-5, 12-4, 13-3, 1-2
+2-14, 3-1, 4-13, 5-12, 6-11, 7-10, 8-9
+14-9, 10-8, 11-7, 12-6, 13-5, 1-4, 2-3
+3-14, 4-2, 5-1, 6-13, 7-12, 8-11, 9-10
+14-10, 11-9, 12-8, 13-7, 1-6, 2-5, 3-4"
+        )[..]
     );
 }
 

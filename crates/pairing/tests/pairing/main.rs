@@ -6,6 +6,7 @@
     reason = "tests may unwrap: the panic is the failure message"
 )]
 
+mod arena;
 mod berger;
 mod dutch;
 mod standings;
