@@ -5,7 +5,7 @@
 //! to pair, as bbpPairings (the reference the contract names) computes it.
 //! Each criterion is a field of the edge weight, the absolute ones and the
 //! completion of the round in the highest bits, then the quality criteria in
-//! their order (C.04.3 C.5–C.21: pairs in the bracket and the scores paired,
+//! their order (C.04.3 C: pairs in the bracket and the scores paired,
 //! the bye assignee's unplayed games, the colour preferences, the repeated
 //! floaters and their scores), so that the heaviest matching is the best
 //! pairing. Brackets are paired from the top score down: a first matching
