@@ -21,6 +21,7 @@ mod responses;
 mod rules;
 mod rules_limits;
 mod system;
+mod tournaments;
 mod webhooks;
 pub mod wire;
 
@@ -157,6 +158,15 @@ impl Modify for BearerAuth {
         responses::PlayerNotFound,
         responses::KindNotFound,
         responses::PlayerUnauthorized,
+        responses::TournamentNotFound,
+        responses::EntrantNotFound,
+        responses::RoundNotFound,
+        responses::NoRounds,
+        responses::NotCreator,
+        responses::EntryForbidden,
+        responses::EntryConflict,
+        responses::StartConflict,
+        responses::InvalidTournament,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
@@ -166,6 +176,7 @@ impl Modify for BearerAuth {
         (name = "bots", description = "Server bots: hints, analyses and bot moves"),
         (name = "rules", description = "Rules as a service: any position of any kind from a line of moves, and its analysis; nothing is stored, no token is needed"),
         (name = "players", description = "Players with keys or the operator's sign-in, their ratings (Glicko-2, per kind) and games, and each kind's leaderboard"),
+        (name = "tournaments", description = "Swiss (FIDE's Dutch system), round robin (Berger tables) and arena tournaments: entrants, rounds, standings, TRF16, and their event streams"),
         (name = "webhooks", description = "For operators (`--admin-key`): endpoints that are sent what happens to games, signed as the Standard Webhooks specification says; the deliveries' log"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
@@ -207,6 +218,18 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(players::get_player)
             .service(players::player_games)
             .service(players::leaderboard)
+            .service(tournaments::create_tournament)
+            .service(tournaments::list_tournaments)
+            .service(tournaments::get_tournament)
+            .service(tournaments::delete_tournament)
+            .service(tournaments::start_tournament)
+            .service(tournaments::enter_tournament)
+            .service(tournaments::leave_tournament)
+            .service(tournaments::tournament_standings)
+            .service(tournaments::tournament_round)
+            .service(tournaments::tournament_games)
+            .service(tournaments::tournament_trf)
+            .service(tournaments::tournament_events)
             .service(webhooks::create_webhook)
             .service(webhooks::list_webhooks)
             .service(webhooks::delete_webhook)

@@ -163,6 +163,8 @@ mod default {
     pub const FIRST_MOVE_WINDOW: &str = "30s";
     /// `crate::domain::DEFAULT_CLAIM_AFTER_MS`, as a flag's default.
     pub const CLAIM_AFTER: &str = "5m";
+    /// `crate::service::DEFAULT_ROUND_PAUSE`, as a flag's default.
+    pub const ROUND_PAUSE: &str = "10s";
     pub const RULES_RATE: u32 = 250_000;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
@@ -274,6 +276,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_CLAIM_AFTER", default_value = default::CLAIM_AFTER, value_parser = parse_wait)]
     pub claim_after: Duration,
 
+    /// How long a swiss or round robin rests between rounds: the next round is paired this long after the last game of the one before ended. A duration (`10s`, `1m`) or seconds; 0: at once. Tournaments take the value they were created with.
+    #[arg(long, env = "TABULA_ROUND_PAUSE", default_value = default::ROUND_PAUSE, value_parser = parse_wait)]
+    pub round_pause: Duration,
+
     /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
     #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
     pub max_analysis_work: u64,
@@ -379,6 +385,7 @@ impl Settings {
             match_wait: parse_wait(default::MATCH_WAIT).unwrap_or(Duration::from_mins(1)),
             first_move_window: Duration::from_secs(30),
             claim_after: Duration::from_mins(5),
+            round_pause: Duration::from_secs(10),
             max_analysis_work: service::rules::DEFAULT_MAX_ANALYSIS_WORK,
             rules_rate: default::RULES_RATE,
             admin_key: None,

@@ -15,6 +15,7 @@
 
 pub mod player;
 pub mod rating;
+pub mod tournament;
 pub mod webhook;
 
 use std::fmt;
@@ -127,6 +128,9 @@ pub enum EndReason {
     /// The side to move left without a clock, and the other side claimed
     /// the round (won or drawn).
     Abandoned,
+    /// A tournament game whose side to move missed its first-move deadline:
+    /// it loses, the game not played.
+    Forfeit,
 }
 
 impl EndReason {
@@ -141,6 +145,7 @@ impl EndReason {
             EndReason::Agreement => "agreement",
             EndReason::Aborted => "aborted",
             EndReason::Abandoned => "abandoned",
+            EndReason::Forfeit => "forfeit",
         }
     }
 }
@@ -473,6 +478,8 @@ pub struct GameRecord {
     /// How long the side to move of a round between two people without a
     /// clock may stay away before the other may claim (`--claim-after`).
     pub claim_after_ms: i64,
+    /// The tournament this game is a board of, and its round.
+    pub tournament: Option<(Uuid, u32)>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -528,6 +535,7 @@ impl GameRecord {
             assistance: Assistance::default(),
             turn: None,
             claim_after_ms: DEFAULT_CLAIM_AFTER_MS,
+            tournament: None,
         }
     }
 
@@ -816,6 +824,14 @@ impl GameRecord {
             Some(Ending::Claimed { draw: true, .. }) => {
                 return (GameStatus::Draw, None, Some(EndReason::Abandoned));
             }
+            // A tournament game: the absent side loses by forfeit.
+            Some(Ending::NoFirstMove(loser)) if self.tournament.is_some() => {
+                return (
+                    GameStatus::Won,
+                    Some(loser.other()),
+                    Some(EndReason::Forfeit),
+                );
+            }
             // Aborted: answered above.
             Some(Ending::NoFirstMove(_)) | None => {}
         }
@@ -832,6 +848,10 @@ impl GameRecord {
     /// (rated rounds) by resignation, time or agreement.
     #[must_use]
     pub fn aborted(&self) -> bool {
+        // A tournament game always counts: a missed first move is a forfeit.
+        if self.tournament.is_some() {
+            return false;
+        }
         let early = self.position.ply() < 2;
         match self.ending {
             Some(Ending::NoFirstMove(_)) => true,
@@ -859,7 +879,7 @@ impl GameRecord {
     #[must_use]
     pub fn x_score(&self) -> Option<f64> {
         match self.outcome() {
-            (_, _, Some(EndReason::Aborted)) => None,
+            (_, _, Some(EndReason::Aborted | EndReason::Forfeit)) => None,
             (GameStatus::Won, Some(Player::X), _) => Some(1.0),
             (GameStatus::Won, Some(Player::O), _) => Some(0.0),
             (GameStatus::Draw, _, _) => Some(0.5),

@@ -5,13 +5,15 @@
 //!
 //! ```text
 //! startup ──► web ──► api ──► service ──► ai ──► rules
-//!    │         │       │         ├──────► store ──► domain ──► rules, ai::Level
+//!    │         │       │         ├──────► store ──► domain ──► rules, ai::Level, pairing
 //!    │         │       │         └──────► rules, domain, clock, telemetry
 //!    └─────────┴───────┴──► config ──► service's defaults, telemetry's LogFormat
 //! ```
 //!
 //! `rules` and `ai` are crates of their own (`crates/rules`, `crates/bots`,
-//! re-exported here under those names): `rules` depends on nothing of the
+//! re-exported here under those names), and so is `pairing`
+//! (`crates/pairing`, named `tabula_pairing`, which depends on nothing of
+//! ours): `rules` depends on nothing of the
 //! service and does no I/O; `ai` depends on `rules` only; neither has tokio,
 //! sqlx or actix in its dependency tree, which their manifests keep so.
 //! `api` reaches the store only through `service` (the value types it renders
@@ -34,8 +36,10 @@
 //!   token hashes, moves, changes (`EventType`, the one definition of what a
 //!   change that is not a move did), list filters, stored idempotent
 //!   answers, `player` (players, their seats' bindings, rated rounds'
-//!   changes), `rating` (Glicko-2, pure arithmetic) and `webhook` (which
-//!   events a write makes).
+//!   changes), `rating` (Glicko-2, pure arithmetic), `webhook` (which
+//!   events a write makes) and `tournament` (a tournament, its entrants and
+//!   boards; its next step, pairings, standings and TRF, through the
+//!   `tabula-pairing` crate).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
 //!   evaluated): `limits` (work and time budgets), `random`,
 //!   `easy`, the strategies `alpha_beta` and `mcts`, and one file per game
@@ -46,7 +50,7 @@
 //!   each with its SQL for both backends: `games` (whose columns one list
 //!   defines), `moves` (the history), `idempotency`, `players`, `webhooks`
 //!   and `outbox` (events recorded with their change), `matches` (quick
-//!   match's choice); `db` (the backends and the write transaction; `sqlite`
+//!   match's choice), `tournaments` (one row each, and their changes); `db` (the backends and the write transaction; `sqlite`
 //!   opens and locks the file) and `writer` (SQLite's single writer,
 //!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
@@ -57,10 +61,12 @@
 //!   match), `expiry` (the sweeper that deletes games left waiting,
 //!   finished or idle too long), `players` (keys, JWT sign-in, seats bound
 //!   to players, rated rounds rated in the write that ends them),
-//!   `webhooks` (endpoints, the deliverer) and `rules` (rules as a service:
-//!   positions, batches and analyses of lines, nothing stored).
+//!   `webhooks` (endpoints, the deliverer), `tournaments` (create, enter,
+//!   start; the sweeper that pairs rounds; a game's end recorded in the
+//!   write that ends it) and `rules` (rules as a service: positions,
+//!   batches and analyses of lines, nothing stored).
 //! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches`, `offers`,
-//!   `players`, `rules`, `webhooks` (one file per OpenAPI tag), `events`
+//!   `players`, `rules`, `tournaments`, `webhooks` (one file per OpenAPI tag), `events`
 //!   (Server-Sent Events), `system` (health, readiness, metrics), `extract`
 //!   (body parsing and the typed path, token and precondition extractors),
 //!   `headers` (headers sent twice, `If-None-Match`), `reply` (shared

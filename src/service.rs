@@ -1,6 +1,6 @@
 //! The use cases: games and their moves, seats, offers, clocks and
 //! rematches; bots, hints and analyses; quick match; players, sign-in and
-//! ratings; webhooks; rules as a service; the sweepers.
+//! ratings; webhooks; tournaments; rules as a service; the sweepers.
 //!
 //! This is where rules, ai and store meet. Each write is a job for the
 //! store's writer: it loads the game, checks token, `If-Match`, status and
@@ -21,7 +21,9 @@
 //! sweeper), `matches.rs` (quick match), `expiry.rs` (the sweeper that
 //! deletes games left waiting, finished or idle too long), `players.rs`
 //! (keys, sign-in, seats bound to players, ratings), `webhooks.rs`
-//! (endpoints and the deliverer) and `rules.rs` (positions and analyses of
+//! (endpoints and the deliverer), `tournaments.rs` (tournaments: entry,
+//! the sweeper that starts them and pairs their rounds, a game's end
+//! recorded by the write that ends it) and `rules.rs` (positions and analyses of
 //! lines, nothing stored); the checks they share are here.
 
 mod bots;
@@ -36,6 +38,7 @@ mod notation;
 mod offers;
 mod players;
 pub mod rules;
+mod tournaments;
 mod webhooks;
 mod writes;
 
@@ -44,6 +47,7 @@ pub use players::{
     DEFAULT_MATCH_WINDOW, DEFAULT_PLAYER_RATE, Identified, JwtVerifier, PlayerCreated,
     PlayerSettings,
 };
+pub use tournaments::{DEFAULT_ROUND_PAUSE, Enter, NewTournament, TournamentCreated};
 
 use std::time::Duration;
 
@@ -186,6 +190,33 @@ pub enum ServiceError {
     /// side to move, or in a round that has a clock or a bot (`None`).
     #[error("{}", claim_refusal(.0.as_ref()))]
     ClaimNotAllowed(Option<DateTime<Utc>>),
+    #[error("no such tournament")]
+    TournamentNotFound,
+    #[error("this player has not entered the tournament")]
+    EntrantNotFound,
+    /// A tournament without a clock: its rounds would never end.
+    #[error(
+        "a tournament needs a clock (`clock`: e.g. {{\"initial_ms\": 180000, \"increment_ms\": 2000}})"
+    )]
+    TournamentClockRequired,
+    #[error("only the tournament's creator may do this")]
+    NotTournamentCreator,
+    #[error("the tournament has as many entrants as it takes (`max_entrants`)")]
+    TournamentFull,
+    #[error("this player has entered the tournament already")]
+    AlreadyEntered,
+    #[error("entry is closed: the tournament is over, or a round robin that has started")]
+    EntryClosed,
+    #[error("a tournament starts with 2 entrants or more")]
+    NotEnoughEntrants,
+    #[error("the tournament has started: it can no longer be started or deleted")]
+    TournamentStarted,
+    #[error("a tournament game cannot be restarted, rematched or deleted")]
+    TournamentGame,
+    #[error("an arena has no rounds: its games start as entrants are free")]
+    ArenaHasNoRounds,
+    #[error("no such round: the tournament has paired {0} so far")]
+    RoundNotFound(u32),
 }
 
 fn claim_refusal(at: Option<&DateTime<Utc>>) -> String {
@@ -395,6 +426,9 @@ pub struct Service {
     /// How long the side to move may be away, without a clock, before the
     /// other seat may claim, in milliseconds (`--claim-after`).
     claim_after_ms: i64,
+    /// How long a swiss or round robin rests between rounds (tournaments
+    /// created from now on; `--round-pause`).
+    round_pause: chrono::TimeDelta,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -434,6 +468,8 @@ impl Service {
             max_analysis_work: rules::DEFAULT_MAX_ANALYSIS_WORK,
             first_move_ms: crate::domain::DEFAULT_FIRST_MOVE_MS,
             claim_after_ms: crate::domain::DEFAULT_CLAIM_AFTER_MS,
+            round_pause: chrono::TimeDelta::from_std(tournaments::DEFAULT_ROUND_PAUSE)
+                .unwrap_or_default(),
         }
     }
 
@@ -682,6 +718,7 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     game.mark_turn(now);
     players::count_rated_round(tx, game, now).await?;
     players::rate_if_ended(tx, game).await?;
+    tournaments::record_game_end(tx, game, now).await?;
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

@@ -77,6 +77,7 @@ impl Application {
         .with_expiry(settings.expiry())
         .with_match_wait(settings.match_wait)
         .with_game_life(settings.first_move_window, settings.claim_after)
+        .with_round_pause(settings.round_pause)
         .with_max_analysis_work(settings.max_analysis_work)
         .with_webhooks(settings.webhooks())
         .with_players(player_settings(settings)?);
@@ -102,6 +103,12 @@ impl Application {
             )),
         });
         tokio::spawn(state.service.clone().sweep_timeouts());
+        tokio::spawn(
+            state
+                .service
+                .clone()
+                .sweep_tournaments(std::time::Duration::from_millis(200)),
+        );
         // The bot replies a stopped server did not make.
         let resumed = state.service.resume_bot_replies().await?;
         if resumed > 0 {

@@ -32,6 +32,7 @@ mod matches;
 mod moves;
 mod outbox;
 mod players;
+mod tournaments;
 mod webhooks;
 mod writer;
 
@@ -50,6 +51,7 @@ pub use idempotency::MATCH_KEY_PREFIX;
 pub use matches::{Nearest, Waiting};
 pub use outbox::{EventRender, Outbox};
 pub use players::PlayerRequest;
+pub use tournaments::TournamentEvent;
 pub use webhooks::{AttemptRecord, Claimed, DeliveryState, FAILING_REASON, Outcome, WebhookRecord};
 
 /// Why the store failed.

@@ -61,6 +61,17 @@ pub enum ErrorCode {
     RematchExists,
     TooManyLines,
     ClaimNotAllowed,
+    TournamentNotFound,
+    EntrantNotFound,
+    NotCreator,
+    TournamentFull,
+    AlreadyEntered,
+    EntryClosed,
+    NotEnoughEntrants,
+    TournamentStarted,
+    TournamentGame,
+    NoRounds,
+    RoundNotFound,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -285,11 +296,24 @@ impl ApiError {
                 ServiceError::PlayerRequired => ErrorCode::PlayerRequired,
                 ServiceError::SamePlayer => ErrorCode::SamePlayer,
                 ServiceError::PlayerNotFound => ErrorCode::PlayerNotFound,
-                ServiceError::ClockRequired => ErrorCode::ClockRequired,
+                ServiceError::ClockRequired | ServiceError::TournamentClockRequired => {
+                    ErrorCode::ClockRequired
+                }
                 ServiceError::AssistanceForbidden => ErrorCode::AssistanceForbidden,
                 ServiceError::RoundInProgress => ErrorCode::RoundInProgress,
                 ServiceError::RematchExists(_) => ErrorCode::RematchExists,
                 ServiceError::ClaimNotAllowed(_) => ErrorCode::ClaimNotAllowed,
+                ServiceError::TournamentNotFound => ErrorCode::TournamentNotFound,
+                ServiceError::EntrantNotFound => ErrorCode::EntrantNotFound,
+                ServiceError::NotTournamentCreator => ErrorCode::NotCreator,
+                ServiceError::TournamentFull => ErrorCode::TournamentFull,
+                ServiceError::AlreadyEntered => ErrorCode::AlreadyEntered,
+                ServiceError::EntryClosed => ErrorCode::EntryClosed,
+                ServiceError::NotEnoughEntrants => ErrorCode::NotEnoughEntrants,
+                ServiceError::TournamentStarted => ErrorCode::TournamentStarted,
+                ServiceError::TournamentGame => ErrorCode::TournamentGame,
+                ServiceError::ArenaHasNoRounds => ErrorCode::NoRounds,
+                ServiceError::RoundNotFound(_) => ErrorCode::RoundNotFound,
                 ServiceError::Unavailable(_) => ErrorCode::StorageUnavailable,
                 ServiceError::Store(_) | ServiceError::Internal(_) => ErrorCode::Internal,
             },
@@ -413,6 +437,17 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::RematchExists => (StatusCode::CONFLICT, "Rematch exists"),
         ErrorCode::TooManyLines => (StatusCode::UNPROCESSABLE_ENTITY, "Too many lines"),
         ErrorCode::ClaimNotAllowed => (StatusCode::CONFLICT, "Claim not allowed"),
+        ErrorCode::TournamentNotFound => (StatusCode::NOT_FOUND, "Tournament not found"),
+        ErrorCode::EntrantNotFound => (StatusCode::NOT_FOUND, "Entrant not found"),
+        ErrorCode::NotCreator => (StatusCode::FORBIDDEN, "Not the creator"),
+        ErrorCode::TournamentFull => (StatusCode::CONFLICT, "Tournament full"),
+        ErrorCode::AlreadyEntered => (StatusCode::CONFLICT, "Already entered"),
+        ErrorCode::EntryClosed => (StatusCode::CONFLICT, "Entry closed"),
+        ErrorCode::NotEnoughEntrants => (StatusCode::CONFLICT, "Not enough entrants"),
+        ErrorCode::TournamentStarted => (StatusCode::CONFLICT, "Tournament started"),
+        ErrorCode::TournamentGame => (StatusCode::CONFLICT, "Tournament game"),
+        ErrorCode::NoRounds => (StatusCode::CONFLICT, "No rounds"),
+        ErrorCode::RoundNotFound => (StatusCode::NOT_FOUND, "Round not found"),
     }
 }
 

@@ -432,7 +432,7 @@ impl StreamClients {
     }
 
     /// A place for one more stream of the client of `req`, or `Busy`.
-    fn take(&self, req: &HttpRequest) -> Result<ClientStream, ServiceError> {
+    pub(super) fn take(&self, req: &HttpRequest) -> Result<ClientStream, ServiceError> {
         let peer = req
             .peer_addr()
             .map_or(std::net::IpAddr::from([0, 0, 0, 0]), |a| a.ip());

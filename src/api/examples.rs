@@ -398,6 +398,17 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::AssistanceForbidden => ServiceError::AssistanceForbidden.into(),
         ErrorCode::DuplicateHeader => ApiError::DuplicateHeader("authorization"),
         ErrorCode::RoundInProgress => ServiceError::RoundInProgress.into(),
+        ErrorCode::TournamentNotFound => ServiceError::TournamentNotFound.into(),
+        ErrorCode::EntrantNotFound => ServiceError::EntrantNotFound.into(),
+        ErrorCode::NotCreator => ServiceError::NotTournamentCreator.into(),
+        ErrorCode::TournamentFull => ServiceError::TournamentFull.into(),
+        ErrorCode::AlreadyEntered => ServiceError::AlreadyEntered.into(),
+        ErrorCode::EntryClosed => ServiceError::EntryClosed.into(),
+        ErrorCode::NotEnoughEntrants => ServiceError::NotEnoughEntrants.into(),
+        ErrorCode::TournamentStarted => ServiceError::TournamentStarted.into(),
+        ErrorCode::TournamentGame => ServiceError::TournamentGame.into(),
+        ErrorCode::NoRounds => ServiceError::ArenaHasNoRounds.into(),
+        ErrorCode::RoundNotFound => ServiceError::RoundNotFound(3).into(),
         ErrorCode::RematchExists => ServiceError::RematchExists(uuid::Uuid::from_u128(
             0x0193_0f6e_1c2a_7b3c_9d4e_5f60_7182_93a4,
         ))

@@ -158,10 +158,12 @@ problem_responses! {
     /// `waiting_for_opponent`: a round cannot start while a seat is open; or
     /// `agreement_required`: between two people a new round needs both, during the
     /// round and after it: offer a restart (`POST /offers`), or ask for a rematch.
-    RestartConflict: [WaitingForOpponent, AgreementRequired];
+    /// Or `tournament_game`: a tournament's game is never restarted.
+    RestartConflict: [WaitingForOpponent, AgreementRequired, TournamentGame];
     /// `agreement_required`: between two people, a game whose round is in progress is
     /// deleted only once it is over (resign, or agree a draw).
-    DeleteConflict: [AgreementRequired];
+    /// Or `tournament_game`: a tournament's game stays.
+    DeleteConflict: [AgreementRequired, TournamentGame];
     /// `invalid_invite`: the game is private and the `invite` code is missing or wrong.
     InvalidInvite: [InvalidInvite];
     /// The offer cannot be made now: `game_over` (a takeback or draw after the round),
@@ -169,7 +171,8 @@ problem_responses! {
     /// restart or rematch of a game that has its rematch), `waiting_for_opponent` (a
     /// seat is open), `offer_pending` (one offer at a time: wait for the answer or
     /// withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round).
-    OfferConflict: [GameOver, RoundInProgress, RematchExists, WaitingForOpponent, OfferPending, NothingToTakeBack];
+    /// Or `tournament_game`: no restart or rematch of a tournament's game.
+    OfferConflict: [GameOver, RoundInProgress, RematchExists, WaitingForOpponent, OfferPending, NothingToTakeBack, TournamentGame];
     /// `no_offer` (nothing is pending), `not_your_offer` (the other seat answers an
     /// offer; the seat that made it may only withdraw it) or `nothing_to_take_back`.
     AnswerConflict: [NoOffer, NotYourOffer, NothingToTakeBack];
@@ -207,7 +210,8 @@ problem_responses! {
     /// `rematch_exists`: the game has a rematch already (`rematch` is its id); or
     /// `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat
     /// is still open; or `offer_pending`: another offer (a restart) is pending.
-    RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent, OfferPending];
+    /// Or `tournament_game`: a tournament's game has no rematch.
+    RematchConflict: [RematchExists, RoundInProgress, WaitingForOpponent, OfferPending, TournamentGame];
     /// `claim_not_allowed`: no claim is open to this seat now: too early (`claimable_at`
     /// says from when), the caller's side is to move, or the round has a clock (time
     /// decides) or a bot; or `game_over` / `waiting_for_opponent`.
@@ -285,6 +289,30 @@ problem_responses! {
     /// `invalid_option` (an option out of range or not of this kind) or `too_many_lines`:
     /// more than 100 lines. Each line's own problem is its item's answer.
     UnprocessableLines: [InvalidOption, TooManyLines];
+    /// `tournament_not_found`: no such tournament (also for an id that is not a
+    /// hyphenated UUID, and for a deleted one).
+    TournamentNotFound: [TournamentNotFound];
+    /// `tournament_not_found`, or `entrant_not_found`: the player has not entered it.
+    EntrantNotFound: [TournamentNotFound, EntrantNotFound];
+    /// `tournament_not_found`, or `round_not_found`: the round has not been paired.
+    RoundNotFound: [TournamentNotFound, RoundNotFound];
+    /// `no_rounds`: an arena has no rounds (its games start as entrants are free).
+    NoRounds: [NoRounds];
+    /// `not_creator`: only the tournament's creator may do this.
+    NotCreator: [NotCreator];
+    /// `not_creator`: only the creator enters the service's bots; or `invalid_invite`:
+    /// the tournament is private and `invite` is missing or wrong.
+    EntryForbidden: [NotCreator, InvalidInvite];
+    /// `tournament_full` (`max_entrants` reached), `already_entered`, or
+    /// `entry_closed` (the tournament is over, or a round robin has started).
+    EntryConflict: [TournamentFull, AlreadyEntered, EntryClosed];
+    /// `tournament_started`: it has started (or ended) already; or
+    /// `not_enough_entrants`: a tournament starts with 2 entrants or more.
+    StartConflict: [TournamentStarted, NotEnoughEntrants];
+    /// `invalid_option` (an option out of range, not of this kind or not of this
+    /// system, a bot level the kind has not), `invalid_name`, or `clock_required`: a
+    /// tournament needs a `clock`.
+    InvalidTournament: [InvalidOption, InvalidName, ClockRequired];
     /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the
     /// headers (10 s by default); the connection is closed. Send the whole body at once.
     RequestTimeout: [RequestTimeout];

@@ -4,7 +4,7 @@
 //!
 //! One file per subject: `moves`, `game`, `create`, `hints` (bots),
 //! `analysis`, `notation`, `queries`, `kinds`, `players`, `rules` (rules as
-//! a service) and `webhooks`; the small types they share (kinds, sides,
+//! a service), `tournaments` and `webhooks`; the small types they share (kinds, sides,
 //! levels, headers) are here.
 
 mod analysis;
@@ -17,6 +17,7 @@ mod notation;
 mod players;
 mod queries;
 mod rules;
+mod tournaments;
 mod webhooks;
 
 use actix_web::http::header::HeaderValue;
@@ -51,6 +52,11 @@ pub use queries::{HintQuery, ListQuery, RoundQuery};
 pub use rules::{
     LineAnalysis, LineAnalysisQuery, Position, PositionBatch, PositionItem, PositionList,
     PositionQuery,
+};
+pub use tournaments::{
+    BotEntrant, CreateTournament, EnterTournament, Entrant, EntrantPlayer, Pairing, Round,
+    StandingLine, Standings, TiebreaksView, Tournament, TournamentClock, TournamentGamesQuery,
+    TournamentListQuery, TournamentPage, TournamentState, TournamentSystem,
 };
 pub use webhooks::{
     CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, PatchWebhook, WebhookEventBody,

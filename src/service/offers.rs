@@ -319,6 +319,9 @@ fn check_offerable(game: &GameRecord, kind: OfferKind) -> Result<()> {
     match kind {
         OfferKind::Takeback | OfferKind::Draw => check_playable(game, None),
         OfferKind::Restart => {
+            if game.tournament.is_some() {
+                return Err(ServiceError::TournamentGame);
+            }
             if game.has_open_seat() {
                 return Err(ServiceError::WaitingForOpponent);
             }

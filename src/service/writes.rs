@@ -320,6 +320,9 @@ impl Service {
     ) -> Result<GameRecord> {
         let mut game = self
             .seat_change(id, token, if_match, |game, _, _| {
+                if game.tournament.is_some() {
+                    return Err(ServiceError::TournamentGame);
+                }
                 if game.has_open_seat() {
                     return Err(ServiceError::WaitingForOpponent);
                 }
@@ -485,6 +488,9 @@ impl Service {
                 Box::pin(async move {
                     let now = clock.now();
                     let (mut game, _) = load_seat(tx, id, &token, if_match, now).await?;
+                    if game.tournament.is_some() {
+                        return Err(ServiceError::TournamentGame);
+                    }
                     if game.between_two_people() && !game.is_over() && !game.has_open_seat() {
                         return Err(ServiceError::AgreementRequired);
                     }
@@ -516,6 +522,9 @@ pub(super) fn new_round(game: &mut GameRecord) {
 /// Whether `old` may have a rematch now: both seats taken, the round over,
 /// none made yet.
 pub(super) fn check_rematch(old: &GameRecord) -> Result<()> {
+    if old.tournament.is_some() {
+        return Err(ServiceError::TournamentGame);
+    }
     if let Some(existing) = old.rematch {
         return Err(ServiceError::RematchExists(existing));
     }

@@ -190,6 +190,9 @@ struct Meta {
     rematch_of: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rematch: Option<Uuid>,
+    /// The tournament the game is a board of, and its round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tournament: Option<(Uuid, u32)>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     assistance_forbidden: bool,
     /// Hints, analyses and bot moves in this round, by seat.
@@ -313,6 +316,7 @@ impl Meta {
             }),
             rematch_of: game.rematch_of,
             rematch: game.rematch,
+            tournament: game.tournament,
             assistance_forbidden: game.assistance.forbidden,
             assistance_used: game.assistance.used,
             turn: game.turn.map(|t| ([t.round, t.ply], ts(t.since))),
@@ -503,6 +507,7 @@ impl GameRow {
             players,
             rematch_of: meta.rematch_of,
             rematch: meta.rematch,
+            tournament: meta.tournament,
             assistance: Assistance {
                 forbidden: meta.assistance_forbidden,
                 used: meta.assistance_used,

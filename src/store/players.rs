@@ -329,7 +329,14 @@ impl WriteTx {
 
     /// A player's rating in a kind as this transaction sees it; `None` if
     /// the player has none.
-    async fn rating(&mut self, id: &str, kind: GameKind) -> Result<Option<KindRating>, StoreError> {
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn rating(
+        &mut self,
+        id: &str,
+        kind: GameKind,
+    ) -> Result<Option<KindRating>, StoreError> {
         self.flush().await?;
         let sql = format!(
             "SELECT {RATING_COLUMNS} FROM player_ratings WHERE player_id = $1 AND kind = $2"

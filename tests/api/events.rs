@@ -50,6 +50,21 @@ impl Stream {
         stream
     }
 
+    /// Opens the stream at `path` (a tournament's too), reading nothing yet.
+    pub async fn open_path(app: &TestApp, path: &str, last_event_id: Option<i64>) -> Stream {
+        let mut req = app.request(Method::GET, path);
+        if let Some(n) = last_event_id {
+            req = req.header("Last-Event-ID", n.to_string());
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        Stream {
+            res,
+            buf: String::new(),
+            state: None,
+        }
+    }
+
     /// The next raw block (event or comment), or None when the stream ended.
     pub async fn block(&mut self) -> Option<String> {
         loop {

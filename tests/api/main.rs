@@ -39,6 +39,7 @@ mod scale;
 mod seats;
 mod sign_in;
 mod system;
+mod tournaments;
 mod webhooks;
 mod webhooks_disabling;
 mod webhooks_retries;

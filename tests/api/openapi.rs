@@ -88,7 +88,7 @@ fn every_v1_operation_documents_429_rate_limited_with_retry_after() {
     let ops = operations(&doc);
     assert_eq!(
         ops.iter().filter(|(p, _, _)| p.starts_with("/v1/")).count(),
-        35
+        47
     );
     for (path, method, op) in ops {
         let has = op["responses"].get("429").is_some();
@@ -211,17 +211,22 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
         [
             "accept_offer",
             "claim_game",
+            // A player's credential, not a seat's (so are the tournaments').
+            "create_tournament",
             "decline_offer",
             "delete_game",
+            "delete_tournament",
+            "enter_tournament",
             "get_hint",
-            // A player's credential, not a seat's.
             "get_me",
+            "leave_tournament",
             "make_offer",
             "play_bot_move",
             "play_move",
             "rematch_game",
             "resign_game",
             "restart_game",
+            "start_tournament",
             "withdraw_offer",
         ]
     );

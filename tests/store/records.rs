@@ -107,6 +107,10 @@ fn resigned_game() -> GameRecord {
             since: at(44, 4),
         }),
         claim_after_ms: 90_000,
+        tournament: Some((
+            Uuid::from_u128(0x0192_f0c4_6c1e_7f53_a4a8_3c1b_9e2d_5a10),
+            3,
+        )),
         created_at: at(0, 999_999),
         updated_at: at(50, 1),
     }
@@ -147,6 +151,7 @@ fn timed_out_game() -> GameRecord {
         assistance: Assistance::default(),
         turn: None,
         claim_after_ms: DEFAULT_CLAIM_AFTER_MS,
+        tournament: None,
         created_at: at(1, 0),
         updated_at: at(9, 250_000),
     }

@@ -25,6 +25,12 @@ export type Player = Schemas["Player"];
 export type Leaderboard = Schemas["Leaderboard"];
 /** How a rated round moved both seats' ratings. */
 export type RatingChange = Schemas["RatingChangeView"];
+/** A tournament: swiss, round robin or arena. */
+export type Tournament = Schemas["Tournament"];
+/** A tournament's standings, best first. */
+export type Standings = Schemas["Standings"];
+/** A swiss or round robin round's pairings. */
+export type Round = Schemas["Round"];
 export type TabulaClient = Client<paths>;
 
 /** A client for the service at `baseUrl`, e.g. `http://127.0.0.1:8080`. */

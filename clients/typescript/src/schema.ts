@@ -613,6 +613,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List public tournaments, newest first. */
+        get: operations["list_tournaments"];
+        put?: never;
+        /**
+         * Create a tournament (a player's credential: its creator).
+         * @description A swiss (`rounds`), a round robin (`double` for each pair twice) or an
+         *     arena (`duration_ms`), under one `clock` (required). It is `open` for
+         *     entrants until `starts_at`, or until the creator starts it. A private one
+         *     answers with its `invite` code, once.
+         */
+        post: operations["create_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a tournament. */
+        get: operations["get_tournament"];
+        put?: never;
+        post?: never;
+        /** Delete a tournament that has not started (its creator). */
+        delete: operations["delete_tournament"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a tournament now (its creator), with 2 entrants or more.
+         * @description The starting ranks are fixed (rating in the kind, highest first; 1500
+         *     without one; ties by order of entry) and the first round is paired at
+         *     once (an arena pairs its entrants).
+         */
+        post: operations["start_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/entrants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter a tournament: the caller's player, or (its creator) one of the
+         *     service's bots by level.
+         * @description Open until the start for a round robin; a swiss takes entrants while it
+         *     runs too (from its next round on, the rounds missed scored 0), and so
+         *     does an arena. A withdrawn entrant may enter again.
+         */
+        post: operations["enter_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/entrants/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a tournament: that player, or the creator.
+         * @description Before the start the entrant is removed; after it, withdrawn: never
+         *     paired again, its results stay, a game in progress goes on.
+         */
+        delete: operations["leave_tournament"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tournament's standings, best first.
+         * @description Swiss: points, Buchholz Cut-1, Buchholz, Sonneborn-Berger, starting
+         *     rank; round robin: points, Sonneborn-Berger, wins, starting rank; arena:
+         *     points, performance, starting rank. Before the start: the entrants, in
+         *     order of entry.
+         */
+        get: operations["tournament_standings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/rounds/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A round's pairings and results (swiss and round robin). */
+        get: operations["tournament_round"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament's games, latest paired first (a player's, with `player`). */
+        get: operations["tournament_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/trf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tournament as FIDE's TRF16 (swiss and round robin).
+         * @description The `001` line of each entrant in starting-rank order, with its rounds;
+         *     between rounds the coming round's `0000 - Z` for every withdrawn entrant,
+         *     so that bbpPairings pairs exactly the entrants the service will.
+         */
+        get: operations["tournament_trf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a tournament: Server-Sent Events, one per change.
+         * @description Without `Last-Event-ID` the stream starts with `event: state`, the
+         *     tournament as `GET` answers it; then `entrant`, `withdrawn`, `round` (its
+         *     pairings), `game_start`, `game_end`, `standings` and `finished`, each
+         *     `id:` the tournament's version after it and each `data:` a JSON object
+         *     with `type` and `version`. Reconnect with `Last-Event-ID` to receive every
+         *     change after it, once each and in order.
+         */
+        get: operations["tournament_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -951,6 +1163,10 @@ export interface components {
             /** Format: int64 */
             cell: number;
         };
+        /** @description One of the service's bots as an entrant. */
+        BotEntrant: {
+            level: components["schemas"]["BotLevel"];
+        };
         /**
          * @description A bot's strength, from `random` (any legal move) to `perfect` (an exact
          *     solver, for tic-tac-toe and Connect Four only: other kinds refuse it).
@@ -1197,6 +1413,55 @@ export interface components {
             name: string;
         };
         /**
+         * @description A new tournament.
+         * @example {
+         *       "name": "Friday swiss",
+         *       "kind": "connect_four",
+         *       "system": "swiss",
+         *       "rounds": 5,
+         *       "clock": {
+         *         "initial_ms": 180000,
+         *         "increment_ms": 2000
+         *       }
+         *     }
+         */
+        CreateTournament: {
+            /**
+             * @description 1 to 32 printable characters.
+             * @example Friday swiss
+             */
+            name: string;
+            kind: components["schemas"]["Kind"];
+            options?: null | components["schemas"]["CreateOptions"];
+            system: components["schemas"]["TournamentSystem"];
+            clock?: null | components["schemas"]["ClockRequest"];
+            /** @description Games between people (and flagged bots) move their ratings. Default false. */
+            rated?: boolean;
+            /**
+             * Format: int32
+             * @description Swiss only, required: 1 to 30.
+             */
+            rounds?: number | null;
+            /** @description Round robin only: each pair plays twice, colours reversed. */
+            double?: boolean;
+            /**
+             * Format: int64
+             * @description Arena only, required: 60000 (1 min) to 86400000 (24 h).
+             */
+            duration_ms?: number | null;
+            /**
+             * Format: int32
+             * @description 2 to 1000 (round robin: 30); default the most.
+             */
+            max_entrants?: number | null;
+            /**
+             * Format: date-time
+             * @description When it starts by itself (RFC 3339); without it, the creator starts it.
+             */
+            starts_at?: string | null;
+            visibility?: null | components["schemas"]["Visibility"];
+        };
+        /**
          * @description An endpoint to register.
          * @example {
          *       "url": "https://backend.example.com/tabula",
@@ -1294,14 +1559,61 @@ export interface components {
          * @description How the round ended.
          * @enum {string}
          */
-        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement" | "aborted" | "abandoned";
+        EndReason: "line" | "full_board" | "resignation" | "timeout" | "agreement" | "aborted" | "abandoned" | "forfeit";
+        /**
+         * @description Who enters: nothing (the caller's player), or (the creator only) one of
+         *     the service's bots by level; `invite` for a private tournament.
+         * @example {
+         *       "bot": {
+         *         "level": "medium"
+         *       }
+         *     }
+         */
+        EnterTournament: {
+            bot?: null | components["schemas"]["BotEntrant"];
+            invite?: string | null;
+        };
+        /**
+         * @description An entrant.
+         * @example {
+         *       "player": {
+         *         "id": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *         "name": "Bot (medium)",
+         *         "bot": true
+         *       },
+         *       "rank": null,
+         *       "rating": 1500,
+         *       "withdrawn": false
+         *     }
+         */
+        Entrant: {
+            player: components["schemas"]["EntrantPlayer"];
+            /**
+             * Format: int32
+             * @description The starting rank (the pairing number); null before the start.
+             */
+            rank?: number | null;
+            /**
+             * Format: double
+             * @description Its rating in the kind when ranked (1500 without one).
+             */
+            rating: number;
+            withdrawn: boolean;
+        };
+        /** @description A player as a tournament shows it. */
+        EntrantPlayer: {
+            id: string;
+            name: string;
+            /** @description One of the service's bots (or a player flagged `bot`). */
+            bot: boolean;
+        };
         /**
          * @description The stable error code of a problem: branch on it, not on `title` or `detail`.
          *
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines" | "claim_not_allowed";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines" | "claim_not_allowed" | "tournament_not_found" | "entrant_not_found" | "not_creator" | "tournament_full" | "already_entered" | "entry_closed" | "not_enough_entrants" | "tournament_started" | "tournament_game" | "no_rounds" | "round_not_found";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -1404,6 +1716,7 @@ export interface components {
          *       "rating_change": null,
          *       "rematch_of": null,
          *       "rematch": null,
+         *       "tournament": null,
          *       "claimable_at": "2026-11-22T10:05:05Z",
          *       "assistance": "allowed",
          *       "assistance_used": {
@@ -1484,6 +1797,7 @@ export interface components {
              * @description This game's rematch, once one was made; null until then.
              */
             rematch: string | null;
+            tournament: null | components["schemas"]["TournamentRef"];
             /**
              * Format: date-time
              * @description A round in progress between two people without a clock: from when
@@ -1590,6 +1904,7 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "tournament": null,
          *         "claimable_at": "2026-11-22T10:05:06Z",
          *         "assistance": "allowed",
          *         "assistance_used": {
@@ -1731,6 +2046,7 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
+         *           "tournament": null,
          *           "claimable_at": "2026-11-22T10:05:05Z",
          *           "assistance": "allowed",
          *           "assistance_used": {
@@ -2268,6 +2584,7 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "tournament": null,
          *         "claimable_at": "2026-11-22T10:05:05Z",
          *         "assistance": "allowed",
          *         "assistance_used": {
@@ -2376,6 +2693,28 @@ export interface components {
             level: components["schemas"]["BotLevel"];
             /** @description Same seed, same position → same move. Random when omitted. */
             seed?: number | null;
+        };
+        /** @description One board of a round. */
+        Pairing: {
+            /**
+             * Format: int32
+             * @description From 1, in the order of publication.
+             */
+            board: number;
+            /** @description X. */
+            white: components["schemas"]["EntrantPlayer"];
+            black?: null | components["schemas"]["EntrantPlayer"];
+            /**
+             * Format: uuid
+             * @description The game, if one is played.
+             */
+            game?: string | null;
+            /**
+             * @description `1-0`, `0-1`, `1/2-1/2`, `+-` / `-+` (a forfeit), `--` (both absent),
+             *     `bye`, `none` (sat out); null while the game is played.
+             * @example 1-0
+             */
+            result?: string | null;
         };
         /**
          * @description What to change of an endpoint.
@@ -2794,6 +3133,45 @@ export interface components {
          */
         Replayed: string;
         /**
+         * @description A round's pairings.
+         * @example {
+         *       "round": 2,
+         *       "pairings": [
+         *         {
+         *           "board": 1,
+         *           "white": {
+         *             "id": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *             "name": "Ann",
+         *             "bot": false
+         *           },
+         *           "black": {
+         *             "id": "0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02",
+         *             "name": "Bot (easy)",
+         *             "bot": true
+         *           },
+         *           "game": "0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11",
+         *           "result": "1-0"
+         *         },
+         *         {
+         *           "board": 2,
+         *           "white": {
+         *             "id": "0192f0c4-33cc-7c00-8e2e-5b7d0c4e9f03",
+         *             "name": "Bob",
+         *             "bot": false
+         *           },
+         *           "black": null,
+         *           "game": null,
+         *           "result": "bye"
+         *         }
+         *       ]
+         *     }
+         */
+        Round: {
+            /** Format: int32 */
+            round: number;
+            pairings: components["schemas"]["Pairing"][];
+        };
+        /**
          * @description How a round ended: the winner's side, or `draw`.
          * @enum {string}
          */
@@ -2882,6 +3260,7 @@ export interface components {
          *         "rating_change": null,
          *         "rematch_of": null,
          *         "rematch": null,
+         *         "tournament": null,
          *         "claimable_at": null,
          *         "assistance": "allowed",
          *         "assistance_used": {
@@ -2991,6 +3370,58 @@ export interface components {
             /** @description The change as JSON: a `GameEvent`; for the `state` event a stream starts with, the `Game`. */
             data: string;
         };
+        /** @description One line of the standings. */
+        StandingLine: {
+            /** Format: int32 */
+            rank: number;
+            player: components["schemas"]["EntrantPlayer"];
+            /** Format: double */
+            points: number;
+            tiebreaks: components["schemas"]["TiebreaksView"];
+            /** Format: int32 */
+            played: number;
+            /** Format: int32 */
+            wins: number;
+            /** Format: int32 */
+            draws: number;
+            /** Format: int32 */
+            losses: number;
+            /** Format: int32 */
+            byes: number;
+            withdrawn: boolean;
+            /** @description Arena: two wins in a row or more (the next win scores double). */
+            on_fire?: boolean;
+        };
+        /**
+         * @description The standings, best first.
+         * @example {
+         *       "items": [
+         *         {
+         *           "rank": 1,
+         *           "player": {
+         *             "id": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *             "name": "Ann",
+         *             "bot": false
+         *           },
+         *           "points": 2.5,
+         *           "tiebreaks": {
+         *             "buchholz_cut1": 2,
+         *             "buchholz": 3,
+         *             "sonneborn_berger": 2.25
+         *           },
+         *           "played": 3,
+         *           "wins": 2,
+         *           "draws": 1,
+         *           "losses": 0,
+         *           "byes": 0,
+         *           "withdrawn": false
+         *         }
+         *       ]
+         *     }
+         */
+        Standings: {
+            items: components["schemas"]["StandingLine"][];
+        };
         /**
          * @description Game status.
          * @enum {string}
@@ -3001,6 +3432,187 @@ export interface components {
             player: components["schemas"]["Side"];
             move: components["schemas"]["MoveBody"];
         };
+        /**
+         * @description The tie-breaks of a line, as its system orders them (points in halves
+         *     written as numbers: 7.5).
+         */
+        TiebreaksView: {
+            /** Format: double */
+            buchholz_cut1?: number;
+            /** Format: double */
+            buchholz?: number;
+            /** Format: double */
+            sonneborn_berger?: number;
+            /** Format: int32 */
+            wins?: number;
+            /**
+             * Format: double
+             * @description Arena: the mean rating of the opponents met plus 400 × (wins −
+             *     losses) ÷ games; absent before a first game.
+             */
+            performance?: number;
+        };
+        /**
+         * @description A tournament.
+         * @example {
+         *       "id": "0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a10",
+         *       "name": "Friday swiss",
+         *       "kind": "connect_four",
+         *       "options": {
+         *         "rows": 6,
+         *         "columns": 7
+         *       },
+         *       "system": "swiss",
+         *       "clock": {
+         *         "initial_ms": 180000,
+         *         "increment_ms": 2000
+         *       },
+         *       "rated": false,
+         *       "rounds": 5,
+         *       "double": false,
+         *       "duration_ms": null,
+         *       "max_entrants": 1000,
+         *       "starts_at": null,
+         *       "visibility": "public",
+         *       "status": "running",
+         *       "round": 2,
+         *       "entrants": 12,
+         *       "creator": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *       "created_at": "2026-12-04T18:00:00.000Z",
+         *       "started_at": "2026-12-04T19:00:00.000Z",
+         *       "ends_at": null,
+         *       "finished_at": null,
+         *       "version": 31
+         *     }
+         */
+        Tournament: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            kind: components["schemas"]["Kind"];
+            options: components["schemas"]["GameOptions"];
+            system: components["schemas"]["TournamentSystem"];
+            clock: components["schemas"]["TournamentClock"];
+            rated: boolean;
+            /**
+             * Format: int32
+             * @description Swiss: as created; round robin: known from the start.
+             */
+            rounds?: number | null;
+            double: boolean;
+            /** Format: int64 */
+            duration_ms?: number | null;
+            /** Format: int32 */
+            max_entrants: number;
+            /** Format: date-time */
+            starts_at?: string | null;
+            visibility: components["schemas"]["Visibility"];
+            status: components["schemas"]["TournamentState"];
+            /**
+             * Format: int32
+             * @description Swiss and round robin: the current round (0 before the first);
+             *     arena: the games paired so far.
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description Entrants not withdrawn.
+             */
+            entrants: number;
+            /** @description The creator's player id. */
+            creator: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /**
+             * Format: date-time
+             * @description Arena: when pairing stops.
+             */
+            ends_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /**
+             * Format: int64
+             * @description Bumped by every change (the tournament's `ETag`, and its events' ids).
+             */
+            version: number;
+            /**
+             * @description A private tournament's invite code, shown once: in the answer to its
+             *     creation.
+             */
+            invite?: string;
+        };
+        /** @description A tournament's clock: Fischer (`initial_ms`, `increment_ms`) or per move. */
+        TournamentClock: {
+            /** Format: int64 */
+            initial_ms?: number;
+            /** Format: int64 */
+            increment_ms?: number;
+            /** Format: int64 */
+            per_move_ms?: number;
+        };
+        /**
+         * @description A page of tournaments.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a10",
+         *           "name": "Friday swiss",
+         *           "kind": "connect_four",
+         *           "options": {
+         *             "rows": 6,
+         *             "columns": 7
+         *           },
+         *           "system": "swiss",
+         *           "clock": {
+         *             "initial_ms": 180000,
+         *             "increment_ms": 2000
+         *           },
+         *           "rated": false,
+         *           "rounds": 5,
+         *           "double": false,
+         *           "duration_ms": null,
+         *           "max_entrants": 1000,
+         *           "starts_at": null,
+         *           "visibility": "public",
+         *           "status": "open",
+         *           "round": 0,
+         *           "entrants": 3,
+         *           "creator": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *           "created_at": "2026-12-04T18:00:00.000Z",
+         *           "started_at": null,
+         *           "ends_at": null,
+         *           "finished_at": null,
+         *           "version": 4
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        TournamentPage: {
+            items: components["schemas"]["Tournament"][];
+            /** @description Pass as `cursor` for the next page; null on the last one. */
+            next_cursor?: string | null;
+        };
+        /** @description A tournament game's tournament and round. */
+        TournamentRef: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            round: number;
+        };
+        /**
+         * @description Where a tournament stands: `open` (taking entrants) → `running` →
+         *     `finished`; or `cancelled` (fewer than 2 entrants at `starts_at`).
+         * @enum {string}
+         */
+        TournamentState: "open" | "running" | "finished" | "cancelled";
+        /**
+         * @description How a tournament pairs its entrants.
+         * @enum {string}
+         */
+        TournamentSystem: "swiss" | "round_robin" | "arena";
         /**
          * @description Ultimate tic-tac-toe only: the inner boards and where the next move must go.
          * @example {
@@ -3110,6 +3722,7 @@ export interface components {
          *           "rating_change": null,
          *           "rematch_of": null,
          *           "rematch": null,
+         *           "tournament": null,
          *           "claimable_at": "2026-11-22T10:05:05Z",
          *           "assistance": "allowed",
          *           "assistance_used": {
@@ -3360,7 +3973,7 @@ export interface components {
                 };
             };
         };
-        /** @description `agreement_required`: between two people, a game whose round is in progress is deleted only once it is over (resign, or agree a draw). */
+        /** @description `agreement_required`: between two people, a game whose round is in progress is deleted only once it is over (resign, or agree a draw). Or `tournament_game`: a tournament's game stays. */
         DeleteConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3368,7 +3981,43 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "agreement_required";
+                    code: "agreement_required" | "tournament_game";
+                };
+            };
+        };
+        /** @description `tournament_not_found`, or `entrant_not_found`: the player has not entered it. */
+        EntrantNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "tournament_not_found" | "entrant_not_found";
+                };
+            };
+        };
+        /** @description `tournament_full` (`max_entrants` reached), `already_entered`, or `entry_closed` (the tournament is over, or a round robin has started). */
+        EntryConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "tournament_full" | "already_entered" | "entry_closed";
+                };
+            };
+        };
+        /** @description `not_creator`: only the creator enters the service's bots; or `invalid_invite`: the tournament is private and `invite` is missing or wrong. */
+        EntryForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_creator" | "invalid_invite";
                 };
             };
         };
@@ -3468,6 +4117,18 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_option` (an option out of range, not of this kind or not of this system, a bot level the kind has not), `invalid_name`, or `clock_required`: a tournament needs a `clock`. */
+        InvalidTournament: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "invalid_name" | "clock_required";
+                };
+            };
+        };
         /** @description `no_open_seat`: both seats are taken; or `same_player`: the caller's player already holds the other seat of this rated game. */
         JoinConflict: {
             headers: {
@@ -3532,7 +4193,31 @@ export interface components {
                 };
             };
         };
-        /** @description The offer cannot be made now: `game_over` (a takeback or draw after the round), `round_in_progress` (a rematch before the round is over), `rematch_exists` (a restart or rematch of a game that has its rematch), `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time: wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round). */
+        /** @description `no_rounds`: an arena has no rounds (its games start as entrants are free). */
+        NoRounds: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "no_rounds";
+                };
+            };
+        };
+        /** @description `not_creator`: only the tournament's creator may do this. */
+        NotCreator: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_creator";
+                };
+            };
+        };
+        /** @description The offer cannot be made now: `game_over` (a takeback or draw after the round), `round_in_progress` (a rematch before the round is over), `rematch_exists` (a restart or rematch of a game that has its rematch), `waiting_for_opponent` (a seat is open), `offer_pending` (one offer at a time: wait for the answer or withdraw yours) or `nothing_to_take_back` (your seat has not moved in this round). Or `tournament_game`: no restart or rematch of a tournament's game. */
         OfferConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3540,7 +4225,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "game_over" | "round_in_progress" | "rematch_exists" | "waiting_for_opponent" | "offer_pending" | "nothing_to_take_back";
+                    code: "game_over" | "round_in_progress" | "rematch_exists" | "waiting_for_opponent" | "offer_pending" | "nothing_to_take_back" | "tournament_game";
                 };
             };
         };
@@ -3606,7 +4291,7 @@ export interface components {
                 };
             };
         };
-        /** @description `rematch_exists`: the game has a rematch already (`rematch` is its id); or `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat is still open; or `offer_pending`: another offer (a restart) is pending. */
+        /** @description `rematch_exists`: the game has a rematch already (`rematch` is its id); or `round_in_progress`: the round is not over yet; or `waiting_for_opponent`: a seat is still open; or `offer_pending`: another offer (a restart) is pending. Or `tournament_game`: a tournament's game has no rematch. */
         RematchConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3614,7 +4299,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "rematch_exists" | "round_in_progress" | "waiting_for_opponent" | "offer_pending";
+                    code: "rematch_exists" | "round_in_progress" | "waiting_for_opponent" | "offer_pending" | "tournament_game";
                 };
             };
         };
@@ -3642,7 +4327,7 @@ export interface components {
                 };
             };
         };
-        /** @description `waiting_for_opponent`: a round cannot start while a seat is open; or `agreement_required`: between two people a new round needs both, during the round and after it: offer a restart (`POST /offers`), or ask for a rematch. */
+        /** @description `waiting_for_opponent`: a round cannot start while a seat is open; or `agreement_required`: between two people a new round needs both, during the round and after it: offer a restart (`POST /offers`), or ask for a rematch. Or `tournament_game`: a tournament's game is never restarted. */
         RestartConflict: {
             headers: {
                 [name: string]: unknown;
@@ -3650,7 +4335,31 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "waiting_for_opponent" | "agreement_required";
+                    code: "waiting_for_opponent" | "agreement_required" | "tournament_game";
+                };
+            };
+        };
+        /** @description `tournament_not_found`, or `round_not_found`: the round has not been paired. */
+        RoundNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "tournament_not_found" | "round_not_found";
+                };
+            };
+        };
+        /** @description `tournament_started`: it has started (or ended) already; or `not_enough_entrants`: a tournament starts with 2 entrants or more. */
+        StartConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "tournament_started" | "not_enough_entrants";
                 };
             };
         };
@@ -3679,6 +4388,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "rate_limited";
+                };
+            };
+        };
+        /** @description `tournament_not_found`: no such tournament (also for an id that is not a hyphenated UUID, and for a deleted one). */
+        TournamentNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "tournament_not_found";
                 };
             };
         };
@@ -4179,6 +4900,7 @@ export interface operations {
                      *         "rating_change": null,
                      *         "rematch_of": null,
                      *         "rematch": null,
+                     *         "tournament": null,
                      *         "claimable_at": "2026-11-22T10:05:00Z",
                      *         "assistance": "allowed",
                      *         "assistance_used": {
@@ -5026,6 +5748,414 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    list_tournaments: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["TournamentState"];
+                kind?: components["schemas"]["Kind"];
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tournaments, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    create_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTournament"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The tournament's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description The tournament's URL */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidTournament"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    get_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tournament now */
+            200: {
+                headers: {
+                    /** @description The tournament's version, quoted */
+                    ETag: components["schemas"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    delete_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["NotCreator"];
+            404: components["responses"]["TournamentNotFound"];
+            409: components["responses"]["StartConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    start_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, or `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["NotCreator"];
+            404: components["responses"]["TournamentNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["StartConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    enter_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body (the caller enters), `{"bot": {"level": "easy"}}`, or `{"invite": "…"}` for a private tournament */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EnterTournament"];
+            };
+        };
+        responses: {
+            /** @description Entered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["EntryForbidden"];
+            404: components["responses"]["TournamentNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["EntryConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidTournament"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    leave_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+                /** @description The entrant's player id */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Left (or withdrawn already) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["NotCreator"];
+            404: components["responses"]["EntrantNotFound"];
+            409: components["responses"]["EntryConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    tournament_standings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The standings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    tournament_round: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+                /** @description The round, from 1 */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Round"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["RoundNotFound"];
+            409: components["responses"]["NoRounds"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    tournament_games: {
+        parameters: {
+            query?: {
+                /** @description Only this player's games. */
+                player?: string;
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of games */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GamePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    tournament_trf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The TRF16 file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 012 Friday swiss
+                     *     XXR 5
+                     *     XXC white1
+                     *     001    1      Ann                               1500                              1.0          2 w 1
+                     *     001    2      Bob                               1500                              0.0          1 b 0
+                     */
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            409: components["responses"]["NoRounds"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    tournament_events: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Resume after this version, for clients that cannot set `Last-Event-ID`
+                 *     (a browser's first `EventSource` connection). The header wins when both are given.
+                 */
+                last_event_id?: number;
+            };
+            header?: {
+                /** @description Resume after this version */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The tournament id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless `text/event-stream` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: game_end
+                     *     id: 12
+                     *     data: {"round":1,"white":"0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01","black":"0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02","game":"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11","result":"1-0","type":"game_end","version":12}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StreamUnavailable"];
         };
     };
     list_webhooks: {

@@ -335,12 +335,11 @@ pub fn write(t: &Tournament) -> String {
                 Some(Colour::Black) => 'b',
                 None => '-',
             };
-            let _ = write!(
-                line,
-                "  {:>4} {colour} {}",
-                e.opponent.unwrap_or(0),
-                e.outcome.code()
-            );
+            // No opponent (a bye, a round missed) is written `0000`.
+            let opponent = e
+                .opponent
+                .map_or_else(|| "0000".to_owned(), |o| format!("{o:>4}"));
+            let _ = write!(line, "  {opponent} {colour} {}", e.outcome.code());
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }

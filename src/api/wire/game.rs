@@ -120,6 +120,9 @@ pub enum EndReason {
     /// Without a clock, the side to move was gone for the claim delay and
     /// the other seat claimed the round (`POST /claim`): won or drawn.
     Abandoned,
+    /// A tournament game whose side to move missed its first-move deadline:
+    /// it loses (`winner` the other side), the game counted as not played.
+    Forfeit,
 }
 
 impl From<domain::EndReason> for EndReason {
@@ -132,8 +135,16 @@ impl From<domain::EndReason> for EndReason {
             domain::EndReason::Agreement => EndReason::Agreement,
             domain::EndReason::Aborted => EndReason::Aborted,
             domain::EndReason::Abandoned => EndReason::Abandoned,
+            domain::EndReason::Forfeit => EndReason::Forfeit,
         }
     }
+}
+
+/// A tournament game's tournament and round.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct TournamentRef {
+    pub id: Uuid,
+    pub round: u32,
 }
 
 /// Who may see and join a game.
@@ -424,6 +435,10 @@ pub struct Game {
     /// This game's rematch, once one was made; null until then.
     #[schema(required = true)]
     pub rematch: Option<Uuid>,
+    /// The tournament this game is a board of, and its round (an arena's:
+    /// its game's number); null for other games.
+    #[schema(required = true)]
+    pub tournament: Option<TournamentRef>,
     /// A round in progress between two people without a clock: from when
     /// the seat not to move may claim it (`POST /v1/games/{id}/claim`),
     /// the side to move having been away that long; null otherwise.
@@ -566,6 +581,7 @@ impl From<&GameRecord> for Game {
             rating_change: g.players.change.as_ref().map(Into::into),
             rematch_of: g.rematch_of,
             rematch: g.rematch,
+            tournament: g.tournament.map(|(id, round)| TournamentRef { id, round }),
             claimable_at: g.claimable_at(),
             assistance: if g.assistance_forbidden() {
                 AssistanceSetting::Forbidden
