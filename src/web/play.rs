@@ -3,7 +3,7 @@
 //! or running the service needs no Node.
 //!
 //! Every address of the page (`/play`, `/play/games/{id}`, `/play/new?…`,
-//! `/play/players/{id}`, `/play/position?…`)
+//! `/play/players/{id}`, `/play/tournaments/{id}`, `/play/position?…`)
 //! answers the same HTML; the script reads the address and draws the view.
 //! A game's address answers 404 when there is no such game, and any address
 //! that no route takes answers a browser (`Accept: text/html`) with a page
@@ -214,6 +214,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/play/",
             "/play/new",
             "/play/players/{id}",
+            "/play/tournaments/{id}",
             "/play/position",
         ])
         .get(page)

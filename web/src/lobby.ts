@@ -1,10 +1,11 @@
-// The lobby: who plays, a new game, quick match, the open games, this
-// browser's games and the leaderboard; and /play/new, which creates a game.
+// The lobby: who plays, a new game, quick match, the open games, the
+// tournaments, this browser's games and the leaderboard; and /play/new, which creates a game.
 import { askForMatch, BOARD_KIND_KEY, chosenKind, ensurePlayer, holdMatched, join, MATCH_CLOCK_KEY, MATCH_KIND_KEY, mostPlayedKind, savedName, saveName, signInWith } from "./account.js";
 import { api, asMe, forgetMe, forgetSeat, type Game, heldGames, heldSeat, holdSeat, type Kind, type Level, me, ok, type Side } from "./api.js";
 import { KIND_NAMES } from "./board.js";
 import { button, h } from "./dom.js";
 import { clearError, copy, main, navigate, showError, status } from "./shell.js";
+import { tournamentsCard } from "./tournament.js";
 import { ago, clockOf, CLOCKS, clockText, creator, field, kinds, KINDS, LEVELS, levelsOf, nextId, openSeat, RATED_CLOCK, ratedGames, select, statusWord } from "./ui.js";
 
 /** The lobby; `again`, the fields of a create that failed, fills the form
@@ -292,11 +293,17 @@ export async function showLobby(again?: URLSearchParams): Promise<void> {
 
   const mine = heldGames();
   const yours = h("ul", { class: "games", "aria-label": "Your games" });
+  // A list that fails to load leaves the rest of the lobby usable.
+  const tournaments = await tournamentsCard().catch((e: unknown) => {
+    showError(e);
+    return "";
+  });
   main.replaceChildren(
     you,
     h("section", { class: "card" }, form),
     h("section", { class: "card" }, quick),
     h("section", { class: "card" }, h("h2", {}, "Open games"), field("Show", filter), list, pager),
+    tournaments,
     mine.length ? h("section", { class: "card" }, h("h2", {}, "Your games"), yours) : "",
     h("section", { class: "card" }, h("h2", {}, "Leaderboard"), field("Leaderboard kind", boardKind), board),
     h(
