@@ -77,6 +77,14 @@ fn parse_wait(wait: &str) -> Result<Duration, String> {
     Ok(parsed)
 }
 
+/// A pause that may be none: a duration (`10s`, `1m`) or seconds, `0` too.
+fn parse_pause(pause: &str) -> Result<Duration, String> {
+    match pause.trim() {
+        "0" => Ok(Duration::ZERO),
+        other => parse_wait(other),
+    }
+}
+
 /// How long a game may stand in some state before it expires (is deleted);
 /// or never (`0`).
 ///
@@ -277,7 +285,7 @@ pub struct Settings {
     pub claim_after: Duration,
 
     /// How long a swiss or round robin rests between rounds: the next round is paired this long after the last game of the one before ended. A duration (`10s`, `1m`) or seconds; 0: at once. Tournaments take the value they were created with.
-    #[arg(long, env = "TABULA_ROUND_PAUSE", default_value = default::ROUND_PAUSE, value_parser = parse_wait)]
+    #[arg(long, env = "TABULA_ROUND_PAUSE", default_value = default::ROUND_PAUSE, value_parser = parse_pause)]
     pub round_pause: Duration,
 
     /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
@@ -475,6 +483,15 @@ mod tests {
         let matches = command.try_get_matches_from(["tabula"]).expect("parses");
         let parsed = Settings::from_arg_matches(&matches).expect("complete");
         assert_eq!(parsed, Settings::defaults());
+    }
+
+    #[test]
+    fn a_round_pause_may_be_zero_and_else_is_a_second_or_more() {
+        assert_eq!(parse_pause("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_pause("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_pause("2"), Ok(Duration::from_secs(2)));
+        assert!(parse_pause("500ms").is_err());
+        assert!(parse_pause("soon").is_err());
     }
 
     #[test]

@@ -440,8 +440,9 @@ pub async fn tournament_trf(state: web::Data<AppState>, id: TournamentId, _: NoQ
 /// Follow a tournament: Server-Sent Events, one per change.
 ///
 /// Without `Last-Event-ID` the stream starts with `event: state`, the
-/// tournament as `GET` answers it; then `entrant`, `withdrawn`, `round` (its
-/// pairings), `game_start`, `game_end`, `standings` and `finished`, each
+/// tournament as `GET` answers it; then `entrant`, `withdrawn`, `started`,
+/// `round` (its pairings), `game_start` (an arena's games), `game_end`,
+/// `standings` and `finished`, each
 /// `id:` the tournament's version after it and each `data:` a JSON object
 /// with `type` and `version`. Reconnect with `Last-Event-ID` to receive every
 /// change after it, once each and in order.

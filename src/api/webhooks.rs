@@ -222,7 +222,8 @@ impl EventData {
         let ended = event == WebhookEvent::GameEnded;
         let (status, winner, end_reason) = game.outcome();
         WebhookEventData {
-            game: Game::from(game),
+            game: Some(Game::from(game)),
+            tournament: None,
             mv: mv.map(MoveRecordView::from),
             result: ended.then(|| match (status, winner) {
                 (GameStatus::Won, Some(p)) => {
@@ -250,6 +251,27 @@ impl EventRender for EventData {
             data: EventData::data(event, game, mv),
         };
         // Serializing these types cannot fail (no map with non-string keys).
+        serde_json::to_string(&body).unwrap_or_default()
+    }
+
+    fn tournament_body(
+        &self,
+        event: WebhookEvent,
+        timestamp: chrono::DateTime<chrono::Utc>,
+        tournament: &crate::domain::tournament::TournamentRecord,
+    ) -> String {
+        let body = WebhookEventBody {
+            event_type: event.into(),
+            timestamp,
+            data: WebhookEventData {
+                game: None,
+                tournament: Some(super::wire::Tournament::from(tournament)),
+                mv: None,
+                result: None,
+                end_reason: None,
+                rating_change: None,
+            },
+        };
         serde_json::to_string(&body).unwrap_or_default()
     }
 }

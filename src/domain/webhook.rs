@@ -12,16 +12,25 @@ pub enum WebhookEvent {
     MovePlayed,
     GameEnded,
     GameDeleted,
+    /// A tournament started (its entrants ranked).
+    TournamentStarted,
+    /// A swiss or round robin round was paired.
+    TournamentRoundStarted,
+    /// A tournament ended (or was cancelled).
+    TournamentFinished,
 }
 
 impl WebhookEvent {
     /// Every event, in the order a write that makes several records them.
-    pub const ALL: [WebhookEvent; 5] = [
+    pub const ALL: [WebhookEvent; 8] = [
         WebhookEvent::GameCreated,
         WebhookEvent::GameJoined,
         WebhookEvent::MovePlayed,
         WebhookEvent::GameEnded,
         WebhookEvent::GameDeleted,
+        WebhookEvent::TournamentStarted,
+        WebhookEvent::TournamentRoundStarted,
+        WebhookEvent::TournamentFinished,
     ];
 
     /// Its name on the wire (`move.played`).
@@ -33,6 +42,9 @@ impl WebhookEvent {
             WebhookEvent::MovePlayed => "move.played",
             WebhookEvent::GameEnded => "game.ended",
             WebhookEvent::GameDeleted => "game.deleted",
+            WebhookEvent::TournamentStarted => "tournament.started",
+            WebhookEvent::TournamentRoundStarted => "tournament.round_started",
+            WebhookEvent::TournamentFinished => "tournament.finished",
         }
     }
 

@@ -17,12 +17,15 @@ use uuid::Uuid;
 
 use super::writes::{check_clock, new_token};
 use super::{Result, Service, ServiceError, event, players};
+use tabula_pairing::dutch::DutchError;
+
 use crate::ai::{self, Level};
 use crate::domain::player::{PlayerRecord, SeatPlayer};
 use crate::domain::tournament::{
     ARENA_MS, Board, BoardResult, Entrant, EntryRefused, MAX_ENTRANTS, MAX_ROUND_ROBIN,
     MAX_SWISS_ROUNDS, NewBoard, Step, System, TournamentRecord, TournamentStatus, UNRATED,
 };
+use crate::domain::webhook::WebhookEvent;
 use crate::domain::{
     Assistance, EventType, GameRecord, GameStatus, Seat, TimeControl, TokenHash, normalize_name,
 };
@@ -138,6 +141,15 @@ impl From<EntryRefused> for ServiceError {
 
 /// A change to record: its type and what it says.
 type Change = (&'static str, Value);
+
+/// A round paired outside the write (the Dutch system takes seconds for
+/// hundreds of entrants, and a write holds SQLite's one writer): the round,
+/// the tournament's version it was paired from, and the pairing.
+type Paired = (u32, i64, Result<Vec<NewBoard>, DutchError>);
+
+/// Up to this many entrants a round is paired inside the write that starts
+/// it (a few milliseconds); past it, by the sweeper before its write.
+const INLINE_PAIRING: usize = 64;
 
 impl Service {
     /// Sets how long a swiss or round robin rests between rounds.
@@ -283,16 +295,22 @@ impl Service {
     }
 
     /// Runs `change` on tournament `id` in a write: it checks and edits the
-    /// record and names the changes to record; then the record is saved at
+    /// record (and `extra`, a player to create with it) and names the
+    /// changes to record; then the record is saved at
     /// a version past each change, and any step now due is taken. Returns
     /// the tournament as saved and the games the step started.
     async fn tournament_write<T: Send + 'static>(
         &self,
         id: Uuid,
-        change: impl FnOnce(&mut TournamentRecord, DateTime<Utc>) -> Result<(T, Vec<Change>)>
+        change: impl FnOnce(
+            &mut TournamentRecord,
+            DateTime<Utc>,
+            &mut Option<PlayerRecord>,
+        ) -> Result<(T, Vec<Change>)>
         + Send
         + 'static,
-        extra: Option<PlayerRecord>,
+        mut extra: Option<PlayerRecord>,
+        paired: Option<Paired>,
     ) -> Result<(TournamentRecord, T)> {
         let clock = self.clock.clone();
         let service = self.clone();
@@ -307,11 +325,13 @@ impl Service {
                             .await?
                             .ok_or(ServiceError::TournamentNotFound)?;
                         let expected = t.version;
-                        let (out, mut changes) = change(&mut t, now)?;
+                        let (out, mut changes) = change(&mut t, now, &mut extra)?;
                         if let Some(player) = &extra {
                             tx.insert_player(player).await?;
                         }
-                        let started = service.take_steps(tx, &mut t, now, &mut changes).await?;
+                        let started = service
+                            .take_steps(tx, &mut t, now, &mut changes, paired)
+                            .await?;
                         save_tournament(tx, &mut t, expected, changes, now).await?;
                         Ok((t, out, started))
                     })
@@ -402,7 +422,7 @@ impl Service {
         let (t, index) = self
             .tournament_write(
                 id,
-                move |t, _| {
+                move |t, _, extra| {
                     if let Enter::Bot(level) = who {
                         if t.creator != caller_id {
                             return Err(ServiceError::NotTournamentCreator);
@@ -417,6 +437,16 @@ impl Service {
                     }
                     t.check_entry(&entrant.player)?;
                     let mut entrant = entrant;
+                    // Bots of one level are told apart: "Bot (easy) 2".
+                    if let Some(level) = entrant.level {
+                        let same = t.entrants.iter().filter(|e| e.level == Some(level)).count();
+                        if same > 0 {
+                            entrant.name = format!("{} {}", entrant.name, same + 1);
+                            if let Some(player) = extra {
+                                player.name.clone_from(&entrant.name);
+                            }
+                        }
+                    }
                     // Late entrants are ranked by the rating they come with.
                     if let Some((_, r)) = kind_rating.iter().find(|(k, _)| *k == t.setup.kind()) {
                         entrant.rating = r.rating.rating;
@@ -427,6 +457,7 @@ impl Service {
                     Ok((i, vec![("entrant", data)]))
                 },
                 extra,
+                None,
             )
             .await?;
         Ok((t, index))
@@ -447,7 +478,7 @@ impl Service {
         let caller = self.tournament_player(bearer).await?;
         self.tournament_write(
             id,
-            move |t, _| {
+            move |t, _, _| {
                 if caller.player.id != player && caller.player.id != t.creator {
                     return Err(ServiceError::NotTournamentCreator);
                 }
@@ -464,6 +495,7 @@ impl Service {
                 t.leave(i);
                 Ok(((), vec![("withdrawn", json!({"player": player}))]))
             },
+            None,
             None,
         )
         .await?;
@@ -485,7 +517,7 @@ impl Service {
         let (t, ()) = self
             .tournament_write(
                 id,
-                move |t, now| {
+                move |t, now, _| {
                     if caller.player.id != t.creator {
                         return Err(ServiceError::NotTournamentCreator);
                     }
@@ -499,6 +531,7 @@ impl Service {
                     t.starts_at = Some(now);
                     Ok(((), Vec::new()))
                 },
+                None,
                 None,
             )
             .await?;
@@ -548,6 +581,7 @@ impl Service {
         t: &mut TournamentRecord,
         now: DateTime<Utc>,
         changes: &mut Vec<Change>,
+        mut paired: Option<Paired>,
     ) -> Result<Vec<GameRecord>> {
         let mut started = Vec::new();
         for _ in 0..4 {
@@ -561,6 +595,7 @@ impl Service {
                     changes.push(("finished", json!({"status": "cancelled"})));
                 }
                 Step::Start => {
+                    changes.push(("started", json!({})));
                     let kind = t.setup.kind();
                     for e in &mut t.entrants {
                         if e.level.is_none() {
@@ -573,7 +608,13 @@ impl Service {
                     t.start(now);
                 }
                 Step::PairRound(round) => {
-                    let Ok(boards) = t.pair_round(round) else {
+                    let pairing = match paired.take() {
+                        Some((r, seen, pairing)) if r == round && seen == t.version => pairing,
+                        _ if t.entrants.len() <= INLINE_PAIRING => t.pair_round(round),
+                        // Paired by the sweeper, outside its write.
+                        _ => break,
+                    };
+                    let Ok(boards) = pairing else {
                         // No pairing satisfies the absolute criteria: the
                         // tournament ends with the rounds it has played.
                         finish(t, now, changes);
@@ -701,8 +742,29 @@ impl Service {
     /// # Errors
     /// Store errors.
     pub async fn advance_tournament(&self, id: Uuid) -> Result<bool> {
+        // A large round is paired first, off the async workers and outside
+        // the write; the write takes it if the tournament is as it was.
+        let Some(seen) = self.store.tournament(id).await? else {
+            return Ok(false);
+        };
+        let paired = match seen.step(self.clock.now()) {
+            Some(Step::PairRound(round)) if seen.entrants.len() > INLINE_PAIRING => {
+                let version = seen.version;
+                let pairing =
+                    crate::telemetry::spawn_blocking_with_tracing(move || seen.pair_round(round))
+                        .await
+                        .map_err(|e| ServiceError::Internal(format!("pairing failed: {e}")))?;
+                Some((round, version, pairing))
+            }
+            _ => None,
+        };
         let (_, moved) = self
-            .tournament_write(id, |t, now| Ok((t.step(now).is_some(), Vec::new())), None)
+            .tournament_write(
+                id,
+                |t, now, _| Ok((t.step(now).is_some(), Vec::new())),
+                None,
+                paired,
+            )
             .await?;
         Ok(moved)
     }
@@ -763,10 +825,11 @@ async fn save_tournament(
     now: DateTime<Utc>,
 ) -> Result<()> {
     let id = t.id;
-    // A write with nothing to tell (a start) still gives a new version.
+    // A write with nothing to tell still gives a new version.
     if changes.is_empty() {
         t.version += 1;
     }
+    let kinds: Vec<&'static str> = changes.iter().map(|(kind, _)| *kind).collect();
     for (kind, mut data) in changes {
         t.version += 1;
         if let Value::Object(map) = &mut data {
@@ -783,7 +846,18 @@ async fn save_tournament(
         )
         .await?;
     }
-    if tx.update_tournament(t, expected, t.due_at(now)).await? {
+    let updated = tx.update_tournament(t, expected, t.due_at(now)).await?;
+    // Webhooks: a start, a round paired, an end, as the write left it.
+    for kind in kinds {
+        let event = match kind {
+            "started" => WebhookEvent::TournamentStarted,
+            "round" => WebhookEvent::TournamentRoundStarted,
+            "finished" => WebhookEvent::TournamentFinished,
+            _ => continue,
+        };
+        tx.record_tournament_webhook(event, t, now).await?;
+    }
+    if updated {
         Ok(())
     } else {
         Err(ServiceError::Internal(

@@ -24,6 +24,7 @@ use super::db::on_conn;
 use super::games::GameRow;
 use super::moves::MoveRow;
 use super::{StoreError, WriteTx, parse_ts, ts};
+use crate::domain::tournament::TournamentRecord;
 use crate::domain::webhook::{EventSet, WebhookEvent, happened};
 use crate::domain::{GameRecord, MoveRecord};
 
@@ -38,6 +39,15 @@ pub trait EventRender: Send + Sync {
         timestamp: DateTime<Utc>,
         game: &GameRecord,
         mv: Option<&MoveRecord>,
+    ) -> String;
+
+    /// The body of a `tournament.*` event about `tournament` as it is after
+    /// the change.
+    fn tournament_body(
+        &self,
+        event: WebhookEvent,
+        timestamp: DateTime<Utc>,
+        tournament: &TournamentRecord,
     ) -> String;
 }
 
@@ -179,6 +189,15 @@ struct Facts {
     mv: Option<MoveRow>,
 }
 
+/// What a tournament event's body is made of, as stored with it: the
+/// tournament as the change left it (its boards left out: the body shows
+/// none of them) and when.
+#[derive(Serialize, Deserialize)]
+struct TournamentFacts {
+    tournament: TournamentRecord,
+    at: String,
+}
+
 /// An event to insert, with the endpoints it goes to.
 pub(super) struct NewEvent {
     event_id: String,
@@ -204,6 +223,11 @@ impl Recorder {
         self.stepped
     }
 
+    /// Notes an event recorded without a game's write (a tournament's).
+    pub(super) fn noted(&mut self) {
+        self.stepped = true;
+    }
+
     /// A game written: `before` as it was (none: new).
     pub(super) fn step(&mut self, before: Option<&GameRecord>, after: &GameRecord, deleted: bool) {
         self.stepped = true;
@@ -212,6 +236,44 @@ impl Recorder {
             after: after.clone(),
             deleted,
         });
+    }
+
+    /// The event of a tournament's change, if an endpoint wants it: to be
+    /// recorded with the transaction's next statements.
+    ///
+    /// # Errors
+    /// `Corrupt` if its facts cannot be written as JSON.
+    pub(super) fn tournament_event(
+        &self,
+        event: WebhookEvent,
+        tournament: &TournamentRecord,
+        at: DateTime<Utc>,
+    ) -> Result<Option<NewEvent>, StoreError> {
+        let endpoints: Vec<String> = self
+            .hooks
+            .subscriptions
+            .iter()
+            .filter(|s| s.events.contains(event))
+            .map(|s| s.id.to_string())
+            .collect();
+        if endpoints.is_empty() {
+            return Ok(None);
+        }
+        let mut slim = tournament.clone();
+        slim.boards.clear();
+        let facts = TournamentFacts {
+            tournament: slim,
+            at: ts(at),
+        };
+        Ok(Some(NewEvent {
+            event_id: format!("msg_{}", Uuid::now_v7().simple()),
+            game_id: tournament.id.to_string(),
+            event_type: event.as_str(),
+            facts: serde_json::to_string(&facts)
+                .map_err(|e| StoreError::Corrupt(format!("an event's facts: {e}")))?,
+            created_at: ts(Utc::now()),
+            endpoints,
+        }))
     }
 
     /// A move played in game `id`.
@@ -349,6 +411,11 @@ pub(super) fn body(
     let corrupt = |what: String| StoreError::Corrupt(format!("an event's {what}"));
     let event =
         WebhookEvent::parse(event_type).ok_or_else(|| corrupt(format!("type {event_type:?}")))?;
+    if event_type.starts_with("tournament.") {
+        let facts: TournamentFacts =
+            serde_json::from_str(facts).map_err(|e| corrupt(format!("facts: {e}")))?;
+        return Ok(render.tournament_body(event, parse_ts(&facts.at)?, &facts.tournament));
+    }
     let facts: Facts = serde_json::from_str(facts).map_err(|e| corrupt(format!("facts: {e}")))?;
     let mut game = facts.game.into_record()?;
     game.as_of = parse_ts(&facts.as_of)?;

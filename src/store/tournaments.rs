@@ -8,6 +8,7 @@ use uuid::Uuid;
 use super::db::{Conn, on_conn, on_reader};
 use super::{Store, StoreError, WriteTx, parse_id, ts};
 use crate::domain::tournament::{TournamentRecord, TournamentStatus};
+use crate::domain::webhook::WebhookEvent;
 use crate::rules::GameKind;
 
 /// One change of a tournament: its version, type and JSON.
@@ -255,6 +256,28 @@ impl WriteTx {
         .await
         .map(|r| r.rows_affected()))?;
         Ok(())
+    }
+
+    /// Records webhook event `event` about tournament `t` (as the change
+    /// left it, at `at`) for the endpoints that want it, with this write.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn record_tournament_webhook(
+        &mut self,
+        event: WebhookEvent,
+        t: &TournamentRecord,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let Some(recorder) = self.recorder.as_mut() else {
+            return Ok(());
+        };
+        let Some(made) = recorder.tournament_event(event, t, at)? else {
+            return Ok(());
+        };
+        recorder.noted();
+        self.direct().await?;
+        super::outbox::write_events(self, vec![made]).await
     }
 
     /// Notes that record `id` (a tournament) changed: its watchers on every

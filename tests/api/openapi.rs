@@ -309,7 +309,10 @@ fn the_webhook_deliveries_are_described_as_openapi_webhooks() {
             "game.joined",
             "move.played",
             "game.ended",
-            "game.deleted"
+            "game.deleted",
+            "tournament.started",
+            "tournament.round_started",
+            "tournament.finished"
         ])
     );
 }

@@ -583,3 +583,87 @@ async fn two_instances_on_one_postgresql_pair_each_round_once() {
         .await;
     assert_eq!(games["items"].as_array().unwrap().len(), 12);
 }
+
+#[tokio::test]
+async fn a_tournament_tells_webhooks_of_its_start_its_rounds_and_its_end_signed() {
+    use crate::webhooks::{expected_signature, register, webhooks_on};
+    let app = spawn_app_with(|s| {
+        webhooks_on("1s")(s);
+        s.round_pause = Duration::ZERO;
+    })
+    .await;
+    let receiver = crate::receiver::Receiver::start().await;
+    let grant = register(
+        &app,
+        &receiver.url,
+        &[
+            "tournament.started",
+            "tournament.round_started",
+            "tournament.finished",
+        ],
+    )
+    .await;
+    let (_, key) = new_player(&app, "Organiser").await;
+    let t = create(
+        &app,
+        &key,
+        json!({"name": "Hooked", "kind": "tic_tac_toe", "system": "swiss", "rounds": 2}),
+    )
+    .await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    for _ in 0..4 {
+        enter_bot(&app, &key, &id, "random").await;
+    }
+    assert_eq!(start(&app, &key, &id).await.status(), 200);
+    wait_for(&app, &id, "finished").await;
+    let got = receiver.wait_delivered(4, Duration::from_secs(10)).await;
+    let kinds: Vec<String> = got
+        .iter()
+        .map(|g| g.json()["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "tournament.started",
+            "tournament.round_started",
+            "tournament.round_started",
+            "tournament.finished"
+        ]
+    );
+    let secret = grant["secret"].as_str().unwrap();
+    for g in &got {
+        assert_eq!(g.header("webhook-signature"), expected_signature(secret, g));
+        assert_eq!(g.json()["data"]["tournament"]["id"], id.as_str());
+    }
+    assert_eq!(got[1].json()["data"]["tournament"]["round"], 1);
+    assert_eq!(got[3].json()["data"]["tournament"]["status"], "finished");
+}
+
+#[tokio::test]
+async fn a_large_round_is_paired_by_the_sweeper_outside_the_write_that_starts_it() {
+    let app = spawn_app_with(|s| s.round_pause = Duration::ZERO).await;
+    let (_, key) = new_player(&app, "Organiser").await;
+    let t = create(
+        &app,
+        &key,
+        json!({"name": "Seventy", "kind": "tic_tac_toe", "system": "swiss", "rounds": 2}),
+    )
+    .await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    for _ in 0..70 {
+        enter_bot(&app, &key, &id, "random").await;
+    }
+    let started: Value = start(&app, &key, &id).await.json().await.unwrap();
+    assert_eq!(started["status"], "running");
+    assert_eq!(
+        started["round"], 0,
+        "70 entrants: round 1 is paired by the sweeper"
+    );
+    wait_for(&app, &id, "finished").await;
+    for round in 1..=2 {
+        let r = app
+            .get_json(&format!("/v1/tournaments/{id}/rounds/{round}"))
+            .await;
+        assert_eq!(r["pairings"].as_array().unwrap().len(), 35, "round {round}");
+    }
+}

@@ -724,4 +724,13 @@ impl tabula::store::EventRender for Plain {
     ) -> String {
         format!("{} {}", event.as_str(), game.id)
     }
+
+    fn tournament_body(
+        &self,
+        event: tabula::domain::webhook::WebhookEvent,
+        _: chrono::DateTime<Utc>,
+        tournament: &tabula::domain::tournament::TournamentRecord,
+    ) -> String {
+        format!("{} {}", event.as_str(), tournament.id)
+    }
 }

@@ -810,8 +810,9 @@ export interface paths {
         /**
          * Follow a tournament: Server-Sent Events, one per change.
          * @description Without `Last-Event-ID` the stream starts with `event: state`, the
-         *     tournament as `GET` answers it; then `entrant`, `withdrawn`, `round` (its
-         *     pairings), `game_start`, `game_end`, `standings` and `finished`, each
+         *     tournament as `GET` answers it; then `entrant`, `withdrawn`, `started`,
+         *     `round` (its pairings), `game_start` (an arena's games), `game_end`,
+         *     `standings` and `finished`, each
          *     `id:` the tournament's version after it and each `data:` a JSON object
          *     with `type` and `version`. Reconnect with `Last-Event-ID` to receive every
          *     change after it, once each and in order.
@@ -3753,9 +3754,15 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["WebhookEventData"];
         };
-        /** @description What an event says: the game after the change, and per type more. */
+        /**
+         * @description What an event says: the game after the change (`game.*`,
+         *     `move.played`) or the tournament (`tournament.*`), and per type more.
+         */
         WebhookEventData: {
-            game: components["schemas"]["Game"];
+            /** @description `game.*` and `move.played`: the game after the change. */
+            game?: components["schemas"]["Game"];
+            /** @description `tournament.*`: the tournament after the change. */
+            tournament?: components["schemas"]["Tournament"];
             /** @description `move.played` only: the move. */
             move?: components["schemas"]["MoveRecordView"];
             /** @description `game.ended` only: who won the round, or `draw`. */
@@ -3768,7 +3775,7 @@ export interface components {
          * @description An event a webhook endpoint may subscribe to.
          * @enum {string}
          */
-        WebhookEventType: "game.created" | "game.joined" | "move.played" | "game.ended" | "game.deleted";
+        WebhookEventType: "game.created" | "game.joined" | "move.played" | "game.ended" | "game.deleted" | "tournament.started" | "tournament.round_started" | "tournament.finished";
         /**
          * @description A registered endpoint and its signing secret (shown only here).
          * @example {

@@ -21,6 +21,12 @@ pub enum WebhookEventType {
     GameEnded,
     #[serde(rename = "game.deleted")]
     GameDeleted,
+    #[serde(rename = "tournament.started")]
+    TournamentStarted,
+    #[serde(rename = "tournament.round_started")]
+    TournamentRoundStarted,
+    #[serde(rename = "tournament.finished")]
+    TournamentFinished,
 }
 
 impl From<crate::domain::webhook::WebhookEvent> for WebhookEventType {
@@ -32,6 +38,9 @@ impl From<crate::domain::webhook::WebhookEvent> for WebhookEventType {
             E::MovePlayed => WebhookEventType::MovePlayed,
             E::GameEnded => WebhookEventType::GameEnded,
             E::GameDeleted => WebhookEventType::GameDeleted,
+            E::TournamentStarted => WebhookEventType::TournamentStarted,
+            E::TournamentRoundStarted => WebhookEventType::TournamentRoundStarted,
+            E::TournamentFinished => WebhookEventType::TournamentFinished,
         }
     }
 }
@@ -188,10 +197,18 @@ pub struct WebhookEventBody {
     pub data: WebhookEventData,
 }
 
-/// What an event says: the game after the change, and per type more.
+/// What an event says: the game after the change (`game.*`,
+/// `move.played`) or the tournament (`tournament.*`), and per type more.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WebhookEventData {
-    pub game: Game,
+    /// `game.*` and `move.played`: the game after the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub game: Option<Game>,
+    /// `tournament.*`: the tournament after the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub tournament: Option<super::Tournament>,
     /// `move.played` only: the move.
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
