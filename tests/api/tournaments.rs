@@ -667,3 +667,67 @@ async fn a_large_round_is_paired_by_the_sweeper_outside_the_write_that_starts_it
         assert_eq!(r["pairings"].as_array().unwrap().len(), 35, "round {round}");
     }
 }
+
+#[tokio::test]
+async fn a_rated_tournament_starts_at_its_time_rates_its_games_and_one_short_is_cancelled() {
+    let (app, clock) = app_on_manual_clock("2026-12-04T10:00:00Z").await;
+    let (ann_id, a_key) = new_player(&app, "Ann").await;
+    let (_, b_key) = new_player(&app, "Bob").await;
+    let at = json!("2026-12-04T10:05:00Z");
+    let rated = create(
+        &app,
+        &a_key,
+        json!({"name": "Rated", "kind": "connect_four", "system": "round_robin", "rated": true, "starts_at": at}),
+    )
+    .await;
+    let lonely = create(
+        &app,
+        &a_key,
+        json!({"name": "Lonely", "kind": "connect_four", "system": "swiss", "rounds": 3, "starts_at": at}),
+    )
+    .await;
+    let (rated, lonely) = (
+        rated["id"].as_str().unwrap(),
+        lonely["id"].as_str().unwrap(),
+    );
+    assert_eq!(enter(&app, &a_key, rated).await.status(), 201);
+    assert_eq!(enter(&app, &b_key, rated).await.status(), 201);
+    assert_eq!(enter(&app, &a_key, lonely).await.status(), 201);
+    clock.advance(Duration::from_secs(299));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        app.get_json(&format!("/v1/tournaments/{rated}")).await["status"],
+        "open"
+    );
+    clock.advance(Duration::from_secs(1));
+    wait_for(&app, rated, "running").await;
+    wait_for(&app, lonely, "cancelled").await;
+    // Between two people in a rated tournament the game is rated.
+    let g = current_game(&app, rated, &ann_id).await;
+    assert_eq!(g["rated"], true);
+    let gid = g["id"].as_str().unwrap();
+    let (mover, other) = if g["seats"]["X"]["player"] == ann_id.as_str() {
+        (&a_key, &b_key)
+    } else {
+        (&b_key, &a_key)
+    };
+    let res = app
+        .post(
+            &format!("/v1/games/{gid}/moves"),
+            Some(mover),
+            &json!({"column": 3}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app
+        .post(
+            &format!("/v1/games/{gid}/moves"),
+            Some(other),
+            &json!({"column": 3}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    resign(&app, other, gid).await;
+    let g = app.game(gid).await;
+    assert!(g["rating_change"].is_object(), "{g}");
+}

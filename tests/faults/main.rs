@@ -650,3 +650,109 @@ async fn a_second_process_on_a_served_file_exits_at_once_and_the_first_goes_on()
     let res = try_move(&client, &service.base, &id, &token, &game).await;
     assert_eq!(res.status(), 201);
 }
+
+/// A `kill -9` between a round's last result and the next round's pairing
+/// (the round pause): after the restart the round is paired once.
+#[tokio::test]
+async fn a_kill_9_before_a_rounds_pairing_pairs_it_once_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tabula.db");
+    let paused = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tabula"));
+        command.env("TABULA_ROUND_PAUSE", "3");
+        command
+    };
+    let mut service = start_in(paused(), &db).await;
+    let client = Client::new();
+    let post = |base: &str, path: &str, key: Option<&str>, body: Value| {
+        let mut req = client.post(format!("{base}{path}")).json(&body);
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        req.send()
+    };
+    let me: Value = post(
+        &service.base,
+        "/v1/players",
+        None,
+        json!({"name": "Organiser"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let key = me["key"].as_str().unwrap().to_owned();
+    let t: Value = post(
+        &service.base,
+        "/v1/tournaments",
+        Some(&key),
+        json!({"name": "Killed", "kind": "tic_tac_toe", "system": "swiss", "rounds": 2,
+               "clock": {"initial_ms": 60000}}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let id = t["id"].as_str().unwrap().to_owned();
+    for _ in 0..4 {
+        let res = post(
+            &service.base,
+            &format!("/v1/tournaments/{id}/entrants"),
+            Some(&key),
+            json!({"bot": {"level": "random"}}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+    let res = post(
+        &service.base,
+        &format!("/v1/tournaments/{id}/start"),
+        Some(&key),
+        json!({}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 200);
+    // Round 1's games end (random bots: at once); kill before the pause is out.
+    let round = format!("/v1/tournaments/{id}/rounds/1");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let r = get_json(&client, &format!("{}{round}", service.base)).await;
+        let boards = r["pairings"].as_array().unwrap();
+        if boards.iter().all(|b| !b["result"].is_null()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "round 1 never ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let now = get_json(&client, &format!("{}/v1/tournaments/{id}", service.base)).await;
+    assert_eq!(now["round"], 1, "killed before round 2 was paired");
+    service.child.kill().unwrap();
+    service.child.wait().unwrap();
+    let service = start_in(paused(), &db).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let t = get_json(&client, &format!("{}/v1/tournaments/{id}", service.base)).await;
+        if t["status"] == "finished" {
+            assert_eq!(t["round"], 2);
+            break;
+        }
+        assert!(Instant::now() < deadline, "the tournament never finished");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let r2 = get_json(
+        &client,
+        &format!("{}/v1/tournaments/{id}/rounds/2", service.base),
+    )
+    .await;
+    assert_eq!(r2["pairings"].as_array().unwrap().len(), 2, "paired once");
+    let games = get_json(
+        &client,
+        &format!("{}/v1/tournaments/{id}/games?limit=100", service.base),
+    )
+    .await;
+    assert_eq!(games["items"].as_array().unwrap().len(), 4);
+}
