@@ -355,30 +355,14 @@ pub async fn game_events(
     query: Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game.id;
-    let header_id = req
-        .headers()
-        .get("last-event-id")
-        .map(|v| {
-            v.to_str()
-                .ok()
-                .and_then(|s| s.trim().parse::<i64>().ok())
-                .ok_or_else(|| ApiError::Malformed("Last-Event-ID must be a version number".into()))
-        })
-        .transpose()?;
+    let header_id = last_event_id(&req)?;
     // Subscribe before reading, so that no change falls between the two.
     let changes = state.service.subscribe();
     let (after, current) = state
         .service
         .events_start(id, header_id.or(query.last_event_id))
         .await?;
-    // Held by the body: the places free when the client goes away (the
-    // server reads the connection while it streams, so a close is seen at
-    // once: `h1_allow_half_closed(false)` in `startup`).
-    let client = state.stream_clients.take(&req)?;
-    let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
-        ServiceError::Busy("as many event streams are open as the server holds; retry later")
-    })?;
-    let permit = (permit, client);
+    let place = take_place(&state, &req)?;
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     if let Some(game) = &current {
         // A client that connects without a place to resume from starts
@@ -393,16 +377,81 @@ pub async fn game_events(
         tx,
         state.heartbeat,
     ));
-    let body = futures_util::stream::unfold((rx, permit), |(mut rx, permit)| async move {
+    Ok(stream_response(rx, place))
+}
+
+/// The `Last-Event-ID` header's version, if one was sent.
+///
+/// # Errors
+/// `Malformed` for a value that is not a version number.
+pub(super) fn last_event_id(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    req.headers()
+        .get("last-event-id")
+        .map(|v| {
+            v.to_str()
+                .ok()
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .ok_or_else(|| ApiError::Malformed("Last-Event-ID must be a version number".into()))
+        })
+        .transpose()
+}
+
+/// A stream's place among those the server holds and those its client may.
+pub(super) type StreamPlace = (tokio::sync::OwnedSemaphorePermit, ClientStream);
+
+/// Takes a place for one more stream of the client of `req`.
+///
+/// # Errors
+/// `Busy` when the server or this client holds as many as it may.
+pub(super) fn take_place(state: &AppState, req: &HttpRequest) -> Result<StreamPlace, ApiError> {
+    let client = state.stream_clients.take(req)?;
+    let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
+        ServiceError::Busy("as many event streams are open as the server holds; retry later")
+    })?;
+    Ok((permit, client))
+}
+
+/// 200 `text/event-stream` with what `rx` receives. The body holds `place`:
+/// it is freed when the client goes away (the server reads the connection
+/// while it streams, so a close is seen at once: `h1_allow_half_closed(false)`
+/// in `startup`).
+pub(super) fn stream_response(rx: mpsc::Receiver<Bytes>, place: StreamPlace) -> HttpResponse {
+    let body = futures_util::stream::unfold((rx, place), |(mut rx, place)| async move {
         rx.recv()
             .await
-            .map(|b| (Ok::<_, Infallible>(b), (rx, permit)))
+            .map(|b| (Ok::<_, Infallible>(b), (rx, place)))
     });
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(body))
+        .streaming(body)
+}
+
+/// Waits until record `id` changes (or every record may have: the nil id,
+/// a lagging receiver); while idle, sends a heartbeat and returns anyway
+/// (a safety net should a notification be lost). False when the stream is
+/// over: the client went away or the service is closing.
+pub(super) async fn wait_for_change(
+    changes: &mut broadcast::Receiver<Uuid>,
+    id: Uuid,
+    tx: &mpsc::Sender<Bytes>,
+    heartbeat: std::time::Duration,
+) -> bool {
+    loop {
+        tokio::select! {
+            received = changes.recv() => match received {
+                Ok(changed) if changed == id || changed.is_nil() => return true,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                Err(broadcast::error::RecvError::Closed) => return false,
+            },
+            () = tokio::time::sleep(heartbeat) => {
+                return tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_ok();
+            }
+            () = tx.closed() => return false,
+        }
+    }
 }
 
 /// The event streams each client holds (by address, the one trusted proxies
@@ -503,24 +552,8 @@ async fn follow(
                 return;
             }
         }
-        // Wait for a change of this game; when idle, send a heartbeat and
-        // read again anyway (a safety net should a notification be lost).
-        loop {
-            tokio::select! {
-                received = changes.recv() => match received {
-                    Ok(changed) if changed == id || changed.is_nil() => break,
-                    Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-                () = tokio::time::sleep(heartbeat) => {
-                    if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() {
-                        return;
-                    }
-                    break;
-                }
-                () = tx.closed() => return,
-            }
+        if !wait_for_change(&mut changes, id, &tx, heartbeat).await {
+            return;
         }
     }
 }

@@ -2,8 +2,6 @@
 //! start; enter and leave; standings, rounds, games, the TRF16 file and the
 //! tournament's event stream.
 
-use std::convert::Infallible;
-
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::web::Bytes;
@@ -15,7 +13,7 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::ApiError;
-use super::events::EventsQuery;
+use super::events::{EventsQuery, last_event_id, stream_response, take_place, wait_for_change};
 use super::extract::{Bearer, Body, GameId, NoQuery, Query, page_cursor, page_limit};
 use super::reply::with_etag;
 use super::responses::{
@@ -469,24 +467,11 @@ pub async fn tournament_events(
     query: Query<EventsQuery>,
 ) -> ApiResult {
     let id = id.id;
-    let header_id = req
-        .headers()
-        .get("last-event-id")
-        .map(|v| {
-            v.to_str()
-                .ok()
-                .and_then(|s| s.trim().parse::<i64>().ok())
-                .ok_or_else(|| ApiError::Malformed("Last-Event-ID must be a version number".into()))
-        })
-        .transpose()?;
+    let header_id = last_event_id(&req)?;
     let changes = state.service.subscribe();
     let t = state.service.tournament(id).await?;
     let resume = header_id.or(query.into_inner().last_event_id);
-    let client = state.stream_clients.take(&req)?;
-    let permit = state.streams.clone().try_acquire_owned().map_err(|_| {
-        ServiceError::Busy("as many event streams are open as the server holds; retry later")
-    })?;
-    let permit = (permit, client);
+    let place = take_place(&state, &req)?;
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     // Without a place to resume from, the stream starts from the state.
     let after = resume.unwrap_or_else(|| {
@@ -505,16 +490,7 @@ pub async fn tournament_events(
         tx,
         state.heartbeat,
     ));
-    let body = futures_util::stream::unfold((rx, permit), |(mut rx, permit)| async move {
-        rx.recv()
-            .await
-            .map(|b| (Ok::<_, Infallible>(b), (rx, permit)))
-    });
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(body))
+    Ok(stream_response(rx, place))
 }
 
 /// Sends the changes of tournament `id` after version `last` until the
@@ -547,22 +523,8 @@ async fn follow(
                 return;
             }
         }
-        loop {
-            tokio::select! {
-                received = changes.recv() => match received {
-                    Ok(changed) if changed == id || changed.is_nil() => break,
-                    Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-                () = tokio::time::sleep(heartbeat) => {
-                    if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() {
-                        return;
-                    }
-                    break;
-                }
-                () = tx.closed() => return,
-            }
+        if !wait_for_change(&mut changes, id, &tx, heartbeat).await {
+            return;
         }
     }
 }

@@ -159,6 +159,17 @@ pub(super) struct Hooks {
     wanted: EventSet,
 }
 
+impl Hooks {
+    /// The ids of the endpoints that want `event`.
+    fn endpoints(&self, event: WebhookEvent) -> Vec<String> {
+        self.subscriptions
+            .iter()
+            .filter(|s| s.events.contains(event))
+            .map(|s| s.id.to_string())
+            .collect()
+    }
+}
+
 /// A write of one game, kept until its events are recorded.
 struct Step {
     before: Option<GameRecord>,
@@ -249,13 +260,7 @@ impl Recorder {
         tournament: &TournamentRecord,
         at: DateTime<Utc>,
     ) -> Result<Option<NewEvent>, StoreError> {
-        let endpoints: Vec<String> = self
-            .hooks
-            .subscriptions
-            .iter()
-            .filter(|s| s.events.contains(event))
-            .map(|s| s.id.to_string())
-            .collect();
+        let endpoints = self.hooks.endpoints(event);
         if endpoints.is_empty() {
             return Ok(None);
         }
@@ -321,13 +326,7 @@ impl Recorder {
         created_at: &str,
         out: &mut Vec<NewEvent>,
     ) -> Result<(), StoreError> {
-        let endpoints: Vec<String> = self
-            .hooks
-            .subscriptions
-            .iter()
-            .filter(|s| s.events.contains(event))
-            .map(|s| s.id.to_string())
-            .collect();
+        let endpoints = self.hooks.endpoints(event);
         if endpoints.is_empty() {
             return Ok(());
         }
