@@ -25,6 +25,11 @@ other headers stay as generated. Which game a case gets:
   write and an analysis a position that is not the empty board;
 - everything else: a hotseat Connect Four game from a pool.
 
+Tournaments and `/v1/players/me` want a player's key, not a seat token: those
+cases get the key of one player made for the run, and a `{id}` that is a
+well-formed UUID becomes a real tournament that player made (a fresh one,
+one per case, for the routes that change it; else one from a pool).
+
 Games are reused for a few cases and then replaced, so the fuzzer meets
 fresh games, games with history, and finished ones.
 
@@ -172,6 +177,54 @@ def _suits(case: schemathesis.Case, kind: str) -> bool:
     return True
 
 
+_player_key: str | None = None
+_tournament_pool: tuple[str, int] | None = None
+_TOURNAMENT = {
+    "name": "Fuzzed",
+    "kind": "tic_tac_toe",
+    "system": "round_robin",
+    "clock": {"per_move_ms": 60000},
+}
+
+
+def _key() -> str:
+    global _player_key
+    with _lock:
+        if _player_key is None:
+            response = _session.post(f"{BASE_URL}/v1/players", json={"name": "Fuzzer"}, timeout=10)
+            if response.status_code != 201:
+                raise RuntimeError(f"creating a fixture player failed: {response.status_code} {response.text}")
+            _player_key = response.json()["key"]
+        return _player_key
+
+
+def _tournament(fresh: bool) -> str:
+    global _tournament_pool
+    key = _key()
+    with _lock:
+        if fresh or _tournament_pool is None or _tournament_pool[1] >= REUSE:
+            response = _session.post(
+                f"{BASE_URL}/v1/tournaments",
+                json=_TOURNAMENT,
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=10,
+            )
+            if response.status_code != 201:
+                raise RuntimeError(f"creating a fixture tournament failed: {response.status_code} {response.text}")
+            made = response.json()["id"]
+            if fresh:
+                return made
+            _tournament_pool = (made, 0)
+        made, uses = _tournament_pool
+        _tournament_pool = (made, uses + 1)
+        return made
+
+
+def _wants_player(case: schemathesis.Case) -> bool:
+    path = case.operation.path
+    return path.startswith("/v1/tournaments") or path == "/v1/players/me"
+
+
 @schemathesis.auth()
 class SeatToken:
     """The token of a real game's seat, for the real game this case targets."""
@@ -181,6 +234,12 @@ class SeatToken:
 
     def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
         params = case.path_parameters
+        if _wants_player(case):
+            if params is not None and "id" in params and _is_uuid(params["id"]):
+                params["id"] = _tournament(fresh=case.operation.method.upper() != "GET")
+            case.headers = case.headers or {}
+            case.headers["Authorization"] = f"Bearer {_key()}"
+            return
         if not case.operation.path.startswith("/v1/games/"):
             # Not a game's path (a player's, a kind's): its `id` is left as
             # generated or linked; a seat token rides along, ignored there.

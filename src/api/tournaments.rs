@@ -30,6 +30,54 @@ use crate::service::{Enter, Service, ServiceError};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
+/// One event of a tournament's stream, as an `EventSource` (or any SSE
+/// parser) sees it: `event: game_end`, `id: 12`,
+/// `data: {"type":"game_end","version":12,…}`.
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({
+    "event": "game_end", "id": "12",
+    "data": "{\"round\":1,\"white\":\"0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01\",\"black\":\"0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02\",\"game\":\"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11\",\"result\":\"1-0\",\"type\":\"game_end\",\"version\":12}"
+}))]
+#[expect(
+    dead_code,
+    reason = "documents the stream; events are written by the stream's handler"
+)]
+pub struct TournamentSseEvent {
+    /// The type of change, as in `data.type` (`state`: the stream's first
+    /// event, whose `data` is the tournament).
+    event: TournamentEventType,
+    /// The tournament's version after the change: reconnect with `Last-Event-ID` set to it.
+    #[schema(pattern = "^[0-9]+$")]
+    id: String,
+    /// The change as a JSON object with `type` and `version` (for `state`,
+    /// the `Tournament`).
+    #[schema(content_media_type = "application/json")]
+    data: String,
+}
+
+/// The type of a tournament's change.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[expect(dead_code, reason = "documents the stream's `event:` lines")]
+pub enum TournamentEventType {
+    /// The first event of a stream opened without `Last-Event-ID`.
+    State,
+    /// A player entered (`entrant`, `player`).
+    Entrant,
+    /// A player withdrew or was withdrawn (`player`).
+    Withdrawn,
+    Started,
+    /// A round paired (`round` and its `pairings`).
+    Round,
+    /// An arena's game began.
+    GameStart,
+    /// A game's result (`round`, `white`, `black`, `game`, `result`).
+    GameEnd,
+    /// The standings changed: read them again.
+    Standings,
+    Finished,
+}
+
 /// The tournament named by the path's `{id}`: a hyphenated UUID, else 404
 /// `tournament_not_found`.
 #[derive(Clone, Copy, Debug, IntoParams)]
@@ -452,8 +500,7 @@ pub async fn tournament_trf(state: web::Data<AppState>, id: TournamentId, _: NoQ
         EventsQuery,
     ),
     responses(
-        (status = 200, description = "An endless `text/event-stream`", content_type = "text/event-stream", body = String,
-            example = json!("event: game_end\nid: 12\ndata: {\"round\":1,\"white\":\"0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01\",\"black\":\"0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02\",\"game\":\"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11\",\"result\":\"1-0\",\"type\":\"game_end\",\"version\":12}\n\n")),
+        (status = 200, description = "An endless `text/event-stream`, one event per change (schema: one event as an SSE parser reads it)", content_type = "text/event-stream", body = TournamentSseEvent),
         (status = 400, response = BadRequest),
         (status = 404, response = TournamentNotFound),
         (status = 503, response = StreamUnavailable),

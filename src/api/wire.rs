@@ -289,6 +289,15 @@ mod integral {
         }
     }
 
+    pub fn option_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        match option_u64(d)? {
+            None => Ok(None),
+            Some(n) => u32::try_from(n).map(Some).map_err(|_| {
+                D::Error::custom(format!("expected an integer up to {}, got {n}", u32::MAX))
+            }),
+        }
+    }
+
     pub fn option_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
         match Option::<Value>::deserialize(d)? {
             None | Some(Value::Null) => Ok(None),

@@ -424,12 +424,17 @@ async fn entry_and_start_refuse_what_they_must_and_change_nothing() {
         )
         .await;
     assert_problem(res, 422, "invalid_option").await;
+    // Integers written as `3.0` are integers, as JSON Schema says.
     let t = create(
         &app,
         &key,
-        json!({"name": "Small", "kind": "connect_four", "system": "swiss", "rounds": 3, "max_entrants": 2}),
+        json!({"name": "Small", "kind": "connect_four", "system": "swiss", "rounds": 3.0, "max_entrants": 2.0}),
     )
     .await;
+    assert_eq!(
+        (t["rounds"].as_u64(), t["max_entrants"].as_u64()),
+        (Some(3), Some(2))
+    );
     let id = t["id"].as_str().unwrap().to_owned();
     assert_problem(start(&app, &key, &id).await, 409, "not_enough_entrants").await;
     assert_eq!(enter(&app, &other, &id).await.status(), 201);

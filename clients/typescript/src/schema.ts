@@ -3554,6 +3554,11 @@ export interface components {
             per_move_ms?: number;
         };
         /**
+         * @description The type of a tournament's change.
+         * @enum {string}
+         */
+        TournamentEventType: "state" | "entrant" | "withdrawn" | "started" | "round" | "game_start" | "game_end" | "standings" | "finished";
+        /**
          * @description A page of tournaments.
          * @example {
          *       "items": [
@@ -3602,6 +3607,30 @@ export interface components {
             id: string;
             /** Format: int32 */
             round: number;
+        };
+        /**
+         * @description One event of a tournament's stream, as an `EventSource` (or any SSE
+         *     parser) sees it: `event: game_end`, `id: 12`,
+         *     `data: {"type":"game_end","version":12,…}`.
+         * @example {
+         *       "event": "game_end",
+         *       "id": "12",
+         *       "data": "{\"round\":1,\"white\":\"0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01\",\"black\":\"0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02\",\"game\":\"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11\",\"result\":\"1-0\",\"type\":\"game_end\",\"version\":12}"
+         *     }
+         */
+        TournamentSseEvent: {
+            /**
+             * @description The type of change, as in `data.type` (`state`: the stream's first
+             *     event, whose `data` is the tournament).
+             */
+            event: components["schemas"]["TournamentEventType"];
+            /** @description The tournament's version after the change: reconnect with `Last-Event-ID` set to it. */
+            id: string;
+            /**
+             * @description The change as a JSON object with `type` and `version` (for `state`,
+             *     the `Tournament`).
+             */
+            data: string;
         };
         /**
          * @description Where a tournament stands: `open` (taking entrants) → `running` →
@@ -6145,18 +6174,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An endless `text/event-stream` */
+            /** @description An endless `text/event-stream`, one event per change (schema: one event as an SSE parser reads it) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example event: game_end
-                     *     id: 12
-                     *     data: {"round":1,"white":"0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01","black":"0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02","game":"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11","result":"1-0","type":"game_end","version":12}
-                     */
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["TournamentSseEvent"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -100,6 +100,7 @@ pub struct CreateTournament {
     #[serde(default)]
     pub rated: bool,
     /// Swiss only, required: 1 to 30.
+    #[serde(default, deserialize_with = "super::integral::option_u32")]
     #[schema(minimum = 1, maximum = 30)]
     pub rounds: Option<u32>,
     /// Round robin only: each pair plays twice, colours reversed.
@@ -110,6 +111,7 @@ pub struct CreateTournament {
     #[schema(minimum = 60_000, maximum = 86_400_000)]
     pub duration_ms: Option<i64>,
     /// 2 to 1000 (round robin: 30); default the most.
+    #[serde(default, deserialize_with = "super::integral::option_u32")]
     #[schema(minimum = 2, maximum = 1000)]
     pub max_entrants: Option<u32>,
     /// When it starts by itself (RFC 3339); without it, the creator starts it.
