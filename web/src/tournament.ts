@@ -50,7 +50,7 @@ export async function tournamentsCard(): Promise<HTMLElement> {
     "form",
     { class: "create" },
     h("div", { class: "row" }, field("Tournament name", name), field("System", system)),
-    h("div", { class: "row" }, field("Game", kind), field("Clock", clock)),
+    h("div", { class: "row" }, field("Tournament game", kind), field("Tournament clock", clock)),
     h("div", { class: "row" }, roundsField, minutesField),
     h("button", { type: "submit", class: "primary" }, "Create tournament"),
   );

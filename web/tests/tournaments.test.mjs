@@ -52,7 +52,7 @@ test("a swiss created in the lobby, joined, filled with a bot, started: the entr
   await page.getByLabel("Tournament name").fill("Club swiss");
   await page.getByLabel("System").selectOption("swiss");
   await page.getByLabel("Rounds").fill("2");
-  await page.getByLabel("Game", { exact: true }).last().selectOption("tic_tac_toe");
+  await page.getByLabel("Tournament game").selectOption("tic_tac_toe");
   await page.getByRole("button", { name: "Create tournament" }).click();
   await page.waitForURL(/\/play\/tournaments\//);
   const standings = page.getByRole("table", { name: "Standings" });
