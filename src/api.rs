@@ -2,6 +2,7 @@
 //! problem+json, and the OpenAPI document generated from the handlers.
 
 mod bots;
+mod challenges;
 mod client_ip;
 mod error;
 mod events;
@@ -167,6 +168,13 @@ impl Modify for BearerAuth {
         responses::EntryConflict,
         responses::StartConflict,
         responses::InvalidTournament,
+        responses::ChallengeNotFound,
+        responses::ChallengeForbidden,
+        responses::ChallengeConflict,
+        responses::ClosedChallenge,
+        responses::InvalidChallenge,
+        responses::BotNotAllowed,
+        responses::UnprocessablePlayerUpdate,
     )),
     tags(
         (name = "kinds", description = "The games Tabula hosts"),
@@ -177,6 +185,7 @@ impl Modify for BearerAuth {
         (name = "rules", description = "Rules as a service: any position of any kind from a line of moves, and its analysis; nothing is stored, no token is needed"),
         (name = "players", description = "Players with keys or the operator's sign-in, their ratings (Glicko-2, per kind) and games, and each kind's leaderboard"),
         (name = "tournaments", description = "Swiss (FIDE's Dutch system), round robin (Berger tables) and arena tournaments: entrants, rounds, standings, TRF16, and their event streams"),
+        (name = "challenges", description = "One player asks another (a person or a bot) for a game: challenges made, received, accepted, declined and cancelled"),
         (name = "webhooks", description = "For operators (`--admin-key`): endpoints that are sent what happens to games, signed as the Standard Webhooks specification says; the deliveries' log"),
         (name = "system", description = "Health, readiness and metrics"),
     ),
@@ -215,6 +224,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(events::game_events)
             .service(players::create_player)
             .service(players::get_me)
+            .service(players::patch_me)
+            .service(players::my_events)
             .service(players::get_player)
             .service(players::player_games)
             .service(players::leaderboard)
@@ -230,6 +241,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
             .service(tournaments::tournament_games)
             .service(tournaments::tournament_trf)
             .service(tournaments::tournament_events)
+            .service(challenges::create_challenge)
+            .service(challenges::list_challenges)
+            .service(challenges::get_challenge)
+            .service(challenges::accept_challenge)
+            .service(challenges::decline_challenge)
+            .service(challenges::cancel_challenge)
             .service(webhooks::create_webhook)
             .service(webhooks::list_webhooks)
             .service(webhooks::delete_webhook)

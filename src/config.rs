@@ -173,6 +173,8 @@ mod default {
     pub const CLAIM_AFTER: &str = "5m";
     /// `crate::service::DEFAULT_ROUND_PAUSE`, as a flag's default.
     pub const ROUND_PAUSE: &str = "10s";
+    /// `crate::service::DEFAULT_CHALLENGE_EXPIRY`, as a flag's default.
+    pub const CHALLENGE_EXPIRY: &str = "2m";
     pub const RULES_RATE: u32 = 250_000;
     /// Not a flag: how often the expiry sweeper looks for expired games.
     pub const EXPIRE_SWEEP: std::time::Duration = std::time::Duration::from_secs(5);
@@ -288,6 +290,10 @@ pub struct Settings {
     #[arg(long, env = "TABULA_ROUND_PAUSE", default_value = default::ROUND_PAUSE, value_parser = parse_pause)]
     pub round_pause: Duration,
 
+    /// How long a challenge waits for its answer before it expires: a duration (`2m`, `90s`) or seconds.
+    #[arg(long, env = "TABULA_CHALLENGE_EXPIRY", default_value = default::CHALLENGE_EXPIRY, value_parser = parse_wait)]
+    pub challenge_expiry: Duration,
+
     /// The most work `GET /v1/rules/{kind}/analysis` may ask for (`work`: alpha-beta nodes, or playouts in ultimate tic-tac-toe); more: 422 `invalid_option`.
     #[arg(long, env = "TABULA_MAX_ANALYSIS_WORK", default_value_t = service::rules::DEFAULT_MAX_ANALYSIS_WORK)]
     pub max_analysis_work: u64,
@@ -394,6 +400,7 @@ impl Settings {
             first_move_window: Duration::from_secs(30),
             claim_after: Duration::from_mins(5),
             round_pause: Duration::from_secs(10),
+            challenge_expiry: service::DEFAULT_CHALLENGE_EXPIRY,
             max_analysis_work: service::rules::DEFAULT_MAX_ANALYSIS_WORK,
             rules_rate: default::RULES_RATE,
             admin_key: None,

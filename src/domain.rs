@@ -13,6 +13,7 @@
 //! not the other way round), and the HTTP layer renders them. Nothing here
 //! does I/O.
 
+pub mod challenge;
 pub mod player;
 pub mod rating;
 pub mod tournament;

@@ -37,7 +37,8 @@
 //!   change that is not a move did), list filters, stored idempotent
 //!   answers, `player` (players, their seats' bindings, rated rounds'
 //!   changes), `rating` (Glicko-2, pure arithmetic), `webhook` (which
-//!   events a write makes) and `tournament` (a tournament, its entrants and
+//!   events a write makes), `challenge` (one player's challenge to
+//!   another) and `tournament` (a tournament, its entrants and
 //!   boards; its next step, pairings, standings and TRF, through the
 //!   `tabula-pairing` crate).
 //! - `ai`: bots, hints and analyses (`analysis`: every legal move
@@ -50,7 +51,8 @@
 //!   each with its SQL for both backends: `games` (whose columns one list
 //!   defines), `moves` (the history), `idempotency`, `players`, `webhooks`
 //!   and `outbox` (events recorded with their change), `matches` (quick
-//!   match's choice), `tournaments` (one row each, and their changes); `db` (the backends and the write transaction; `sqlite`
+//!   match's choice), `tournaments` (one row each, and their changes),
+//!   `challenges` (one row each, and each player's own events); `db` (the backends and the write transaction; `sqlite`
 //!   opens and locks the file) and `writer` (SQLite's single writer,
 //!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
@@ -61,12 +63,14 @@
 //!   match), `expiry` (the sweeper that deletes games left waiting,
 //!   finished or idle too long), `players` (keys, JWT sign-in, seats bound
 //!   to players, rated rounds rated in the write that ends them),
-//!   `webhooks` (endpoints, the deliverer), `tournaments` (create, enter,
+//!   `webhooks` (endpoints, the deliverer), `challenges` (challenges
+//!   made, answered, cancelled; a player's event stream and the events a
+//!   game's start and end tell its players), `tournaments` (create, enter,
 //!   start; the sweeper that pairs rounds; a game's end recorded in the
 //!   write that ends it) and `rules` (rules as a service: positions,
 //!   batches and analyses of lines, nothing stored).
 //! - `api`: HTTP: `games`, `moves`, `bots`, `kinds`, `matches`, `offers`,
-//!   `players`, `rules`, `tournaments`, `webhooks` (one file per OpenAPI tag), `events`
+//!   `players`, `rules`, `tournaments`, `challenges`, `webhooks` (one file per OpenAPI tag), `events`
 //!   (Server-Sent Events), `system` (health, readiness, metrics), `extract`
 //!   (body parsing and the typed path, token and precondition extractors),
 //!   `headers` (headers sent twice, `If-None-Match`), `reply` (shared

@@ -27,6 +27,7 @@
 //! lines, nothing stored); the checks they share are here.
 
 mod bots;
+mod challenges;
 mod expiry;
 mod history;
 mod matches;
@@ -43,6 +44,7 @@ mod webhooks;
 mod writes;
 
 pub use bots::{available_levels, client_share};
+pub use challenges::{NewChallenge, kinds as player_event_kinds};
 pub use players::{
     DEFAULT_MATCH_WINDOW, DEFAULT_PLAYER_RATE, Identified, JwtVerifier, PlayerCreated,
     PlayerSettings,
@@ -69,7 +71,7 @@ use crate::domain::{
 };
 use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
-pub use crate::store::{AttemptRecord, EventRender, WebhookRecord};
+pub use crate::store::{AttemptRecord, EventRender, PlayerEvent, WebhookRecord, player_stream_id};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
 pub use expiry::{Expiring, Expiry, ExpiryReason, SWEEP_LIMIT};
@@ -217,6 +219,28 @@ pub enum ServiceError {
     ArenaHasNoRounds,
     #[error("no such round: the tournament has paired {0} so far")]
     RoundNotFound(u32),
+    /// A challenge to the challenger's own player.
+    #[error("a player cannot challenge themselves")]
+    ChallengeSelf,
+    #[error("no such challenge (or not one of yours)")]
+    ChallengeNotFound,
+    /// Accepting or declining a challenge one made, or cancelling one
+    /// received.
+    #[error(
+        "only the challenged player accepts or declines a challenge, and only its challenger cancels it"
+    )]
+    NotYourChallenge,
+    /// A challenge answered already, cancelled or expired: its status.
+    #[error("the challenge is {0}: it waits for no answer")]
+    ChallengeClosed(&'static str),
+    /// A bot with as many games in progress as its `max_games`.
+    #[error("this bot plays as many games as it takes on (`max_games`): challenge it later")]
+    TooManyGames,
+    /// A bot where only people may be (quick match).
+    #[error(
+        "bots do not quick match: they play the challenges they accept and the tournaments they enter"
+    )]
+    BotNotAllowed,
 }
 
 fn claim_refusal(at: Option<&DateTime<Utc>>) -> String {
@@ -327,6 +351,9 @@ pub struct Change {
     pub game: GameRecord,
 }
 
+/// How long a challenge waits for its answer by default (`--challenge-expiry`).
+pub const DEFAULT_CHALLENGE_EXPIRY: std::time::Duration = crate::domain::challenge::DEFAULT_EXPIRY;
+
 /// A hint for the side to move.
 #[derive(Clone, Copy, Debug)]
 pub struct Hint {
@@ -429,6 +456,8 @@ pub struct Service {
     /// How long a swiss or round robin rests between rounds (tournaments
     /// created from now on; `--round-pause`).
     round_pause: chrono::TimeDelta,
+    /// How long a challenge waits for its answer (`--challenge-expiry`).
+    challenge_expiry: chrono::TimeDelta,
 }
 
 /// How long a game waits for quick match by default (`--match-wait`).
@@ -468,6 +497,8 @@ impl Service {
             max_analysis_work: rules::DEFAULT_MAX_ANALYSIS_WORK,
             first_move_ms: crate::domain::DEFAULT_FIRST_MOVE_MS,
             claim_after_ms: crate::domain::DEFAULT_CLAIM_AFTER_MS,
+            challenge_expiry: chrono::TimeDelta::from_std(crate::domain::challenge::DEFAULT_EXPIRY)
+                .unwrap_or(chrono::TimeDelta::MAX),
             round_pause: chrono::TimeDelta::from_std(tournaments::DEFAULT_ROUND_PAUSE)
                 .unwrap_or_default(),
         }
@@ -715,10 +746,13 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     game.derived = false;
     game.updated_at = now;
     game.as_of = now;
+    // A round in progress until this write has a turn (`mark_turn`).
+    let was_playing = game.turn.is_some();
     game.mark_turn(now);
     players::count_rated_round(tx, game, now).await?;
     players::rate_if_ended(tx, game).await?;
     tournaments::record_game_end(tx, game, now).await?;
+    challenges::tell_game_finish(tx, game, was_playing, now).await?;
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

@@ -78,6 +78,7 @@ impl Application {
         .with_match_wait(settings.match_wait)
         .with_game_life(settings.first_move_window, settings.claim_after)
         .with_round_pause(settings.round_pause)
+        .with_challenge_expiry(settings.challenge_expiry)
         .with_max_analysis_work(settings.max_analysis_work)
         .with_webhooks(settings.webhooks())
         .with_players(player_settings(settings)?);

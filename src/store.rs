@@ -25,6 +25,7 @@
 //! its history stays [`KEEP_DELETED`](crate::store::KEEP_DELETED) for event streams, which must still
 //! send its last move before `deleted`; a background task purges it later.
 
+mod challenges;
 mod db;
 mod games;
 mod idempotency;
@@ -46,6 +47,7 @@ pub const KEEP_DELETED: Duration = Duration::from_mins(5);
 /// How often deleted games past [`KEEP_DELETED`] are purged.
 pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
+pub use challenges::{PlayerEvent, player_stream_id};
 pub use db::{JobFn, Store, WriteTx};
 pub use idempotency::MATCH_KEY_PREFIX;
 pub use matches::{Nearest, Waiting};

@@ -25,10 +25,14 @@ other headers stay as generated. Which game a case gets:
   write and an analysis a position that is not the empty board;
 - everything else: a hotseat Connect Four game from a pool.
 
-Tournaments and `/v1/players/me` want a player's key, not a seat token: those
-cases get the key of one player made for the run, and a `{id}` that is a
-well-formed UUID becomes a real tournament that player made (a fresh one,
-one per case, for the routes that change it; else one from a pool).
+Tournaments, challenges and `/v1/players/me` want a player's key, not a seat
+token: those cases get the key of one player made for the run, and a
+tournament's `{id}` that is a well-formed UUID becomes a real tournament that
+player made (a fresh one, one per case, for the routes that change it; else
+one from a pool). A challenge goes to a second player made for the run (a
+`to` that is a UUID becomes that player's id), and a challenge's `{id}` that
+is a UUID becomes a fresh challenge to that player (accepted or declined with
+that player's key).
 
 Games are reused for a few cases and then replaced, so the fuzzer meets
 fresh games, games with history, and finished ones.
@@ -198,6 +202,34 @@ def _key() -> str:
         return _player_key
 
 
+_opponent: tuple[str, str] | None = None
+
+
+def _other() -> tuple[str, str]:
+    """A second player, (id, key): the one the fuzzer's challenges go to."""
+    global _opponent
+    with _lock:
+        if _opponent is None:
+            response = _session.post(f"{BASE_URL}/v1/players", json={"name": "Fuzzed opponent"}, timeout=10)
+            if response.status_code != 201:
+                raise RuntimeError(f"creating a fixture player failed: {response.status_code} {response.text}")
+            _opponent = (response.json()["player"]["id"], response.json()["key"])
+        return _opponent
+
+
+def _challenge() -> str:
+    """A fresh pending challenge from the fuzzer's player to the other one."""
+    response = _session.post(
+        f"{BASE_URL}/v1/challenges",
+        json={"to": _other()[0], "kind": "tic_tac_toe"},
+        headers={"Authorization": f"Bearer {_key()}"},
+        timeout=10,
+    )
+    if response.status_code != 201:
+        raise RuntimeError(f"creating a fixture challenge failed: {response.status_code} {response.text}")
+    return response.json()["id"]
+
+
 def _tournament(fresh: bool) -> str:
     global _tournament_pool
     key = _key()
@@ -222,7 +254,7 @@ def _tournament(fresh: bool) -> str:
 
 def _wants_player(case: schemathesis.Case) -> bool:
     path = case.operation.path
-    return path.startswith("/v1/tournaments") or path == "/v1/players/me"
+    return path.startswith(("/v1/tournaments", "/v1/challenges", "/v1/players/me"))
 
 
 @schemathesis.auth()
@@ -235,10 +267,19 @@ class SeatToken:
     def set(self, case: schemathesis.Case, data: str, ctx: Any) -> None:
         params = case.path_parameters
         if _wants_player(case):
-            if params is not None and "id" in params and _is_uuid(params["id"]):
+            path = case.operation.path
+            key = _key()
+            real_id = params is not None and "id" in params and _is_uuid(params["id"])
+            if path.startswith("/v1/tournaments") and real_id:
                 params["id"] = _tournament(fresh=case.operation.method.upper() != "GET")
+            elif path.startswith("/v1/challenges/") and real_id:
+                params["id"] = _challenge()
+                if path.endswith(("/accept", "/decline")):
+                    key = _other()[1]
+            elif path == "/v1/challenges" and isinstance(case.body, dict) and _is_uuid(case.body.get("to")):
+                case.body["to"] = _other()[0]
             case.headers = case.headers or {}
-            case.headers["Authorization"] = f"Bearer {_key()}"
+            case.headers["Authorization"] = f"Bearer {key}"
             return
         if not case.operation.path.startswith("/v1/games/"):
             # Not a game's path (a player's, a kind's): its `id` is left as

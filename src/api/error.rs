@@ -72,6 +72,11 @@ pub enum ErrorCode {
     TournamentGame,
     NoRounds,
     RoundNotFound,
+    ChallengeNotFound,
+    NotYourChallenge,
+    ChallengeClosed,
+    TooManyGames,
+    BotNotAllowed,
 }
 
 /// Why a move is illegal (`illegal_move` only).
@@ -294,7 +299,12 @@ impl ApiError {
                 ServiceError::WebhookUrlRefused(_) => ErrorCode::WebhookUrlRefused,
                 ServiceError::WebhookNotFound => ErrorCode::WebhookNotFound,
                 ServiceError::PlayerRequired => ErrorCode::PlayerRequired,
-                ServiceError::SamePlayer => ErrorCode::SamePlayer,
+                ServiceError::SamePlayer | ServiceError::ChallengeSelf => ErrorCode::SamePlayer,
+                ServiceError::ChallengeNotFound => ErrorCode::ChallengeNotFound,
+                ServiceError::NotYourChallenge => ErrorCode::NotYourChallenge,
+                ServiceError::ChallengeClosed(_) => ErrorCode::ChallengeClosed,
+                ServiceError::TooManyGames => ErrorCode::TooManyGames,
+                ServiceError::BotNotAllowed => ErrorCode::BotNotAllowed,
                 ServiceError::PlayerNotFound => ErrorCode::PlayerNotFound,
                 ServiceError::ClockRequired | ServiceError::TournamentClockRequired => {
                     ErrorCode::ClockRequired
@@ -384,6 +394,9 @@ impl ApiError {
             ApiError::Service(ServiceError::BadCredential) => {
                 problem.status = StatusCode::UNAUTHORIZED.as_u16();
             }
+            ApiError::Service(ServiceError::ChallengeSelf) => {
+                problem.status = StatusCode::UNPROCESSABLE_ENTITY.as_u16();
+            }
             _ => {}
         }
         problem
@@ -448,6 +461,11 @@ fn status_and_title(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorCode::TournamentGame => (StatusCode::CONFLICT, "Tournament game"),
         ErrorCode::NoRounds => (StatusCode::CONFLICT, "No rounds"),
         ErrorCode::RoundNotFound => (StatusCode::NOT_FOUND, "Round not found"),
+        ErrorCode::ChallengeNotFound => (StatusCode::NOT_FOUND, "Challenge not found"),
+        ErrorCode::NotYourChallenge => (StatusCode::FORBIDDEN, "Not your challenge"),
+        ErrorCode::ChallengeClosed => (StatusCode::CONFLICT, "Challenge closed"),
+        ErrorCode::TooManyGames => (StatusCode::CONFLICT, "Too many games"),
+        ErrorCode::BotNotAllowed => (StatusCode::FORBIDDEN, "Bot not allowed"),
     }
 }
 
@@ -457,6 +475,10 @@ impl ResponseError for ApiError {
             // `invalid_token`, but no seat was tried: the credential itself
             // failed, as an authentication does.
             return StatusCode::UNAUTHORIZED;
+        }
+        if let ApiError::Service(ServiceError::ChallengeSelf) = self {
+            // `same_player`, refused as a request no state could make right.
+            return StatusCode::UNPROCESSABLE_ENTITY;
         }
         status_and_title(self.code()).0
     }

@@ -324,6 +324,12 @@ pub fn line_analysis() -> Value {
     value
 }
 
+/// The problem body of a challenge to oneself (`same_player`, 422).
+#[must_use]
+pub fn challenge_to_oneself() -> Value {
+    to_value(&ApiError::from(ServiceError::ChallengeSelf).problem())
+}
+
 /// The problem body the server sends for `code`, from a typical cause.
 #[must_use]
 pub fn problem(code: ErrorCode) -> Value {
@@ -409,6 +415,11 @@ pub fn problem(code: ErrorCode) -> Value {
         ErrorCode::TournamentGame => ServiceError::TournamentGame.into(),
         ErrorCode::NoRounds => ServiceError::ArenaHasNoRounds.into(),
         ErrorCode::RoundNotFound => ServiceError::RoundNotFound(3).into(),
+        ErrorCode::ChallengeNotFound => ServiceError::ChallengeNotFound.into(),
+        ErrorCode::NotYourChallenge => ServiceError::NotYourChallenge.into(),
+        ErrorCode::ChallengeClosed => ServiceError::ChallengeClosed("expired").into(),
+        ErrorCode::TooManyGames => ServiceError::TooManyGames.into(),
+        ErrorCode::BotNotAllowed => ServiceError::BotNotAllowed.into(),
         ErrorCode::RematchExists => ServiceError::RematchExists(uuid::Uuid::from_u128(
             0x0193_0f6e_1c2a_7b3c_9d4e_5f60_7182_93a4,
         ))

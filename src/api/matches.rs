@@ -8,7 +8,7 @@ use super::error::ApiError;
 use super::extract::{Bearer, Body, IdempotencyKey, NoQuery};
 use super::reply;
 use super::responses::{
-    BadRequest, BodyErrors, Internal, InvalidMatch, JoinConflict, MatchUnavailable,
+    BadRequest, BodyErrors, BotNotAllowed, Internal, InvalidMatch, JoinConflict, MatchUnavailable,
     PlayerUnauthorized,
 };
 use super::wire::{ETag, QuickMatch, Replayed, SeatGrant};
@@ -59,6 +59,7 @@ use crate::service::{MatchRequest, Matched, SeatTaken, ServiceError};
             )),
         (status = 400, response = BadRequest),
         (status = 401, response = PlayerUnauthorized),
+        (status = 403, response = BotNotAllowed),
         BodyErrors,
         (status = 409, response = JoinConflict),
         (status = 422, response = InvalidMatch),

@@ -1,23 +1,33 @@
 //! Handlers of the OpenAPI tag `players`: create a player, read one and
 //! their games, and a kind's leaderboard.
 
-use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+use utoipa::ToSchema;
+use uuid::Uuid;
 
 use super::AppState;
 use super::client_ip::ClientAddr;
 use super::error::ApiError;
+use super::events::{EventsQuery, last_event_id, stream_response, take_place, wait_for_change};
 use super::extract::{
     Bearer, Body, IdempotencyKey, NoQuery, Query, page_cursor, page_limit, path_kind,
 };
 use super::responses::{
     BadRequest, BodyErrors, InvalidPlayer, KindNotFound, PlayerNotFound, PlayerUnauthorized,
-    StoreErrors, TooManyRequests,
+    StoreErrors, StreamUnavailable, TooManyRequests, UnprocessablePlayerUpdate,
 };
 use super::wire::{
-    CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry, LeaderboardQuery,
-    PlayerBody, PlayerCreated, PlayerGamesQuery,
+    BotRows, Challenge, CreatePlayer, Game, GamePage, Kind, Leaderboard, LeaderboardEntry,
+    LeaderboardQuery, PlayerBody, PlayerCreated, PlayerGamesQuery, PlayerUpdate,
 };
+use crate::domain::challenge::ChallengeRecord;
+use crate::domain::player::LeaderboardRows;
+use crate::rules::Player;
 use crate::service::ServiceError;
+use crate::service::{PlayerEvent, Service, player_event_kinds};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -65,7 +75,7 @@ pub async fn create_player(
     let request: CreatePlayer = body.json()?;
     let created = state
         .service
-        .create_player(request.name, client.0, key.key)
+        .create_player(request.name, request.bot, client.0, key.key)
         .await?;
     let mut answer = HttpResponse::Created();
     answer.insert_header((
@@ -134,6 +144,206 @@ pub async fn get_me(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> A
     Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
 }
 
+/// Change the caller's player: `max_games` (how many games in progress a
+/// bot takes on; a challenge past it is declined `too_many_games`).
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    request_body(content = PlayerUpdate, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The caller's player, changed", body = PlayerBody),
+        (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
+        BodyErrors,
+        (status = 422, response = UnprocessablePlayerUpdate),
+        StoreErrors,
+    ),
+)]
+#[patch("/players/me")]
+pub async fn patch_me(
+    state: web::Data<AppState>,
+    bearer: Bearer,
+    _: NoQuery,
+    body: Body,
+) -> ApiResult {
+    let request: PlayerUpdate = body.json()?;
+    let player = state
+        .service
+        .update_me(bearer.token(), request.max_games)
+        .await?;
+    Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
+}
+
+/// One event of a player's stream, as an `EventSource` (or any SSE parser)
+/// sees it: `event: challenge`, `id: 7`, `data: {"type":"challenge","seq":7,…}`.
+#[derive(ToSchema)]
+#[schema(example = json!({
+    "event": "game_start", "id": "7",
+    "data": "{\"game\":\"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11\",\"seat\":\"O\",\"type\":\"game_start\",\"seq\":7}"
+}))]
+#[expect(
+    dead_code,
+    reason = "documents the stream; events are written by the stream's handler"
+)]
+pub struct PlayerSseEvent {
+    /// The type of the event, as in `data.type`.
+    event: PlayerEventType,
+    /// The number of the player's event: reconnect with `Last-Event-ID` set
+    /// to it. The events a stream opens with carry the number of the last
+    /// event so far.
+    #[schema(pattern = "^[0-9]+$")]
+    id: String,
+    /// The event as a JSON object with `type` and `seq`; `challenge*` events
+    /// hold the `challenge`, `game_*` events `game` and `seat`.
+    #[schema(content_media_type = "application/json")]
+    data: String,
+}
+
+/// The type of a player's event.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[expect(dead_code, reason = "documents the stream's `event:` lines")]
+pub enum PlayerEventType {
+    /// A challenge received (`challenge`).
+    Challenge,
+    /// A challenge received was cancelled by its challenger (`challenge`).
+    ChallengeCancelled,
+    /// A challenge made was declined (`challenge`, with its `reason`).
+    ChallengeDeclined,
+    /// A game began with the player seated (`game`, `seat`).
+    GameStart,
+    /// A round of the player's ended (`game`, `seat`, `result`: `won`,
+    /// `lost`, `draw` or `aborted`).
+    GameFinish,
+    /// A tournament paired the player (`tournament`, `round`, `game`: null
+    /// for a bye).
+    TournamentPaired,
+}
+
+/// The caller's own event stream (a player's key or sign-in token).
+///
+/// Opened without `Last-Event-ID`, it starts with a `game_start` for each
+/// game in progress the player holds a seat of and a `challenge` for each
+/// challenge waiting for their answer; then `challenge`,
+/// `challenge_cancelled`, `challenge_declined`, `game_start`, `game_finish`
+/// and `tournament_paired` as they happen, each `id:` the player's event
+/// number. A `: keep-alive` comment comes every 15 s while idle.
+/// Reconnect with `Last-Event-ID` to receive every event after it, once each
+/// and in order. A bot plays each game through the game's own stream and
+/// moves.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    params(
+        ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = "^[0-9]{1,18}$", description = "Resume after this event"),
+        EventsQuery,
+    ),
+    responses(
+        (status = 200, description = "An endless `text/event-stream`, one event per change (schema: one event as an SSE parser reads it)", content_type = "text/event-stream", body = PlayerSseEvent),
+        (status = 400, response = BadRequest),
+        (status = 401, response = PlayerUnauthorized),
+        (status = 503, response = StreamUnavailable),
+    ),
+)]
+#[get("/players/me/events")]
+pub async fn my_events(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    bearer: Bearer,
+    query: Query<EventsQuery>,
+) -> ApiResult {
+    let header_id = last_event_id(&req)?;
+    let changes = state.service.subscribe();
+    let (player, head) = state.service.player_stream(bearer.token()).await?;
+    let resume = header_id.or(query.into_inner().last_event_id);
+    let place = take_place(&state, &req)?;
+    let (tx, rx) = mpsc::channel::<Bytes>(256);
+    // Without a place to resume from, the stream starts from what stands:
+    // games in progress, challenges waiting.
+    let after = if let Some(after) = resume {
+        after
+    } else {
+        let (games, pending) = state.service.player_snapshot(&player).await?;
+        for game in &games {
+            let seat = [Player::X, Player::O]
+                .into_iter()
+                .find(|&s| game.players.of(s).is_some_and(|p| p.id == player));
+            let Some(seat) = seat else { continue };
+            let data = json!({"game": game.id, "seat": seat.to_string()});
+            let _ = tx.try_send(frame(player_event_kinds::GAME_START, head, data));
+        }
+        for c in &pending {
+            let data = json!({"challenge": Challenge::from(c)});
+            let _ = tx.try_send(frame(player_event_kinds::CHALLENGE, head, data));
+        }
+        head
+    };
+    tokio::spawn(follow_player(
+        state.service.clone(),
+        player,
+        after,
+        changes,
+        tx,
+        state.heartbeat,
+    ));
+    Ok(stream_response(rx, place))
+}
+
+/// One SSE frame of a player's stream: `data` with `type` and `seq` added.
+fn frame(kind: &str, seq: i64, mut data: Value) -> Bytes {
+    if let Value::Object(map) = &mut data {
+        map.insert("type".into(), kind.into());
+        map.insert("seq".into(), seq.into());
+    }
+    Bytes::from(format!("event: {kind}\nid: {seq}\ndata: {data}\n\n"))
+}
+
+/// A stored event as its frame: a challenge's record rendered as the API
+/// shows challenges, other events as stored.
+fn render(e: &PlayerEvent) -> Bytes {
+    let data = if e.kind.starts_with("challenge") {
+        serde_json::from_str::<ChallengeRecord>(&e.data)
+            .map_or(Value::Null, |c| json!({"challenge": Challenge::from(&c)}))
+    } else {
+        serde_json::from_str(&e.data).unwrap_or(Value::Null)
+    };
+    frame(&e.kind, e.seq, data)
+}
+
+/// Sends `player`'s events after number `last` until the client goes away.
+async fn follow_player(
+    service: Service,
+    player: String,
+    mut last: i64,
+    mut changes: broadcast::Receiver<Uuid>,
+    tx: mpsc::Sender<Bytes>,
+    heartbeat: std::time::Duration,
+) {
+    let id = crate::service::player_stream_id(&player);
+    loop {
+        match service.player_events(&player, last).await {
+            Ok(list) => {
+                for e in &list {
+                    if tx.send(render(e)).await.is_err() {
+                        return;
+                    }
+                    last = e.seq;
+                }
+                if list.len() >= 100 {
+                    continue;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a player's event stream stopped");
+                return;
+            }
+        }
+        if !wait_for_change(&mut changes, id, &tx, heartbeat).await {
+            return;
+        }
+    }
+}
+
 /// A player's games, newest first.
 ///
 /// The public games in which the player holds a seat (private ones are not
@@ -191,7 +401,14 @@ pub async fn leaderboard(
     let limit = page_limit(query.limit)?;
     let ranked = state
         .service
-        .leaderboard(kind.into(), limit, query.provisional.unwrap_or(false))
+        .leaderboard(
+            kind.into(),
+            limit,
+            LeaderboardRows {
+                provisional: query.provisional.unwrap_or(false),
+                bots: query.bots != Some(BotRows::Exclude),
+            },
+        )
         .await?;
     Ok(HttpResponse::Ok().json(Leaderboard {
         items: ranked.iter().map(LeaderboardEntry::from).collect(),

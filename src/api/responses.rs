@@ -40,6 +40,9 @@ enum With {
     /// Every code of this response is answered 401 (`invalid_token`, 403
     /// for a seat, is 401 for a credential that fails to authenticate).
     Unauthorized,
+    /// Every code of this response is answered 422 (`same_player`, 409 for
+    /// a seat, is 422 for a challenge to oneself).
+    Unprocessable,
 }
 
 fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) -> Response {
@@ -63,6 +66,11 @@ fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) ->
             if headers.iter().any(|h| matches!(h, With::Unauthorized)) {
                 value["status"] = 401.into();
             }
+            if code == ErrorCode::SamePlayer
+                && headers.iter().any(|h| matches!(h, With::Unprocessable))
+            {
+                value = examples::challenge_to_oneself();
+            }
             let title = value["title"].as_str().unwrap_or_default().to_owned();
             (
                 name.clone(),
@@ -77,7 +85,7 @@ fn problem_response(description: &str, codes: &[ErrorCode], headers: &[With]) ->
         .content(PROBLEM_JSON, content);
     for header in headers {
         response = match header {
-            With::Unauthorized => response,
+            With::Unauthorized | With::Unprocessable => response,
             With::RetryAfter => response.header(
                 "Retry-After",
                 HeaderBuilder::new()
@@ -313,6 +321,25 @@ problem_responses! {
     /// system, a bot level the kind has not), `invalid_name`, or `clock_required`: a
     /// tournament needs a `clock`.
     InvalidTournament: [InvalidOption, InvalidName, ClockRequired];
+    /// `challenge_not_found`: no such challenge, or not one the caller made or
+    /// received (also for an id that is not a hyphenated UUID).
+    ChallengeNotFound: [ChallengeNotFound];
+    /// `not_your_challenge`: only the challenged accepts or declines, and only the
+    /// challenger cancels.
+    ChallengeForbidden: [NotYourChallenge];
+    /// `challenge_closed`: it was answered, cancelled or has expired; or
+    /// `too_many_games`: the accepting bot plays as many games as its `max_games`.
+    ChallengeConflict: [ChallengeClosed, TooManyGames];
+    /// `challenge_closed`: it was answered, cancelled or has expired.
+    ClosedChallenge: [ChallengeClosed];
+    /// `invalid_option` (an option out of range or not of this kind, a clock out of
+    /// bounds, a rated challenge from a bot), `clock_required` (rated without a
+    /// clock) or `same_player` (a challenge to oneself).
+    InvalidChallenge: [InvalidOption, ClockRequired, SamePlayer] with [Unprocessable];
+    /// `invalid_option`: `max_games` out of 1 to 64.
+    UnprocessablePlayerUpdate: [InvalidOption];
+    /// `bot_not_allowed`: a bot's credential; bots do not quick match.
+    BotNotAllowed: [BotNotAllowed];
     /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the
     /// headers (10 s by default); the connection is closed. Send the whole body at once.
     RequestTimeout: [RequestTimeout];

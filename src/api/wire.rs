@@ -4,10 +4,11 @@
 //!
 //! One file per subject: `moves`, `game`, `create`, `hints` (bots),
 //! `analysis`, `notation`, `queries`, `kinds`, `players`, `rules` (rules as
-//! a service), `tournaments` and `webhooks`; the small types they share (kinds, sides,
+//! a service), `tournaments`, `challenges` and `webhooks`; the small types they share (kinds, sides,
 //! levels, headers) are here.
 
 mod analysis;
+mod challenges;
 mod create;
 mod game;
 mod hints;
@@ -28,6 +29,10 @@ use crate::domain::Level;
 use crate::rules::{GameKind, Player};
 
 pub use analysis::{AnalysisQuery, AnalysisView, ScoredMoveView};
+pub use challenges::{
+    Challenge, ChallengeDeclineReason, ChallengePage, ChallengePlayer, ChallengeSeat,
+    ChallengeState, CreateChallenge, DeclineChallenge,
+};
 pub use create::{
     ClaimRequest, ClaimWanted, ClockRequest, CreateGame, CreateOptions, EmptyBody, JoinGame,
     OfferRequest, OpponentRequest, QuickMatch,
@@ -45,8 +50,9 @@ pub use moves::{
 };
 pub use notation::{NotationView, RoundResult};
 pub use players::{
-    CreatePlayer, Leaderboard, LeaderboardEntry, LeaderboardQuery, Player as PlayerBody,
-    PlayerCreated, PlayerGamesQuery, PlayerRating, RatingChangeView, SeatRatingChange,
+    BotRows, CreatePlayer, Leaderboard, LeaderboardEntry, LeaderboardQuery, Player as PlayerBody,
+    PlayerCreated, PlayerGamesQuery, PlayerRating, PlayerUpdate, RatingChangeView,
+    SeatRatingChange,
 };
 pub use queries::{HintQuery, ListQuery, RoundQuery};
 pub use rules::{

@@ -100,7 +100,17 @@ pub struct PlayerRecord {
     /// The hash of the player's key; `None` for a signed-in (external) player.
     pub key: Option<TokenHash>,
     pub created_at: DateTime<Utc>,
+    /// A bot's moves come from a program (set at creation, for good).
+    pub bot: bool,
+    /// The games in progress a bot takes on at most: a challenge past it is
+    /// declined (a tournament's pairing is not refused).
+    pub max_games: u32,
 }
+
+/// The default of [`PlayerRecord::max_games`].
+pub const DEFAULT_MAX_GAMES: u32 = 4;
+/// The most [`PlayerRecord::max_games`] may be.
+pub const MOST_GAMES: u32 = 64;
 
 /// A player with their ratings, one per kind they have played rated.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +125,16 @@ pub struct Ranked {
     pub id: String,
     pub name: String,
     pub rating: KindRating,
+    pub bot: bool,
+}
+
+/// Which rows a leaderboard lists beside the settled ratings of people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaderboardRows {
+    /// The provisional ratings too, after the settled ones.
+    pub provisional: bool,
+    /// Bots' rows too.
+    pub bots: bool,
 }
 
 /// What works as the seat token of a player known by a verified JWT: a

@@ -108,6 +108,9 @@ pub struct Entrant {
     /// The first round it may be paired in (a swiss entered late).
     #[serde(default = "one")]
     pub from_round: u32,
+    /// A bot: one of the service's (`level`) or a player flagged `bot`.
+    #[serde(default)]
+    pub bot: bool,
 }
 
 const fn one() -> u32 {
@@ -1002,7 +1005,7 @@ mod level_name {
 }
 
 /// A setup as text: the kind, and Gomoku's `size/rule` after a `/`.
-mod setup_text {
+pub(super) mod setup_text {
     use crate::rules::{GameKind, GomokuOptions, GomokuRule, Setup};
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -1036,7 +1039,7 @@ mod setup_text {
 }
 
 /// A time control as `{"initial_ms", "increment_ms"}` or `{"per_move_ms"}`.
-mod clock_ms {
+pub(super) mod clock_ms {
     use super::TimeControl;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -121,6 +121,9 @@ impl Service {
         if rated && player.is_none() {
             return Err(ServiceError::PlayerRequired);
         }
+        if player.as_ref().is_some_and(|p| p.player.bot) {
+            return Err(ServiceError::BotNotAllowed);
+        }
         if rated && control.is_none() {
             return Err(ServiceError::ClockRequired);
         }

@@ -19,8 +19,8 @@ use super::matches::keyed_token;
 use super::writes::new_token;
 use super::{Result, Service, ServiceError};
 use crate::domain::player::{
-    EXTERNAL_PREFIX, KEY_PREFIX, KindRating, PlayerRecord, PlayerView, Ranked, RatingChange,
-    SeatPlayer, external_credential, rate,
+    DEFAULT_MAX_GAMES, EXTERNAL_PREFIX, KEY_PREFIX, KindRating, LeaderboardRows, PlayerRecord,
+    PlayerView, Ranked, RatingChange, SeatPlayer, external_credential, rate,
 };
 use crate::domain::{GameRecord, NAME_MAX_CHARS, RequestHash, TokenHash, normalize_name};
 use crate::rules::{GameKind, Player};
@@ -415,6 +415,8 @@ impl Service {
                 name,
                 key: None,
                 created_at: self.clock.now(),
+                bot: false,
+                max_games: DEFAULT_MAX_GAMES,
             }
         };
         Ok(Some(Identified {
@@ -443,7 +445,8 @@ impl Service {
         Ok(Some(found))
     }
 
-    /// Creates a player; the key is shown once (only its hash is stored).
+    /// Creates a player (a bot if `bot`: for good); the key is shown once
+    /// (only its hash is stored).
     /// With an `Idempotency-Key` (`keyed`), a retry from the same client
     /// address gets the same player and key back (`replayed`), unlimited;
     /// otherwise a client creates at most its hourly share of players.
@@ -455,11 +458,19 @@ impl Service {
     pub async fn create_player(
         &self,
         name: String,
+        bot: bool,
         client: Option<IpAddr>,
         keyed: Option<String>,
     ) -> Result<PlayerCreated> {
         let name = normalize_name(&name).map_err(ServiceError::InvalidName)?;
-        let request = RequestHash::of(CREATE_PLAYER, &name, &TokenHash::of("")).to_hex();
+        // A bot's request differs from a person's of the same name (names
+        // never hold a control character).
+        let asked_for = if bot {
+            format!("{name}\u{0}bot")
+        } else {
+            name.clone()
+        };
+        let request = RequestHash::of(CREATE_PLAYER, &asked_for, &TokenHash::of("")).to_hex();
         let scope = keyed.as_deref().map(|k| request_scope(client, k));
         if let Some(scope) = &scope
             && let Some(found) = self.store.player_request(scope).await?
@@ -479,6 +490,8 @@ impl Service {
             name,
             key: Some(TokenHash::of(&key)),
             created_at: self.clock.now(),
+            bot,
+            max_games: DEFAULT_MAX_GAMES,
         };
         let record = player.clone();
         let asked = scope.map(|scope| PlayerRequest {
@@ -617,9 +630,9 @@ impl Service {
         &self,
         kind: GameKind,
         limit: u32,
-        provisional: bool,
+        rows: LeaderboardRows,
     ) -> Result<Vec<Ranked>> {
-        Ok(self.store.leaderboard(kind, limit, provisional).await?)
+        Ok(self.store.leaderboard(kind, limit, rows).await?)
     }
 }
 

@@ -381,6 +381,7 @@ impl Service {
                     number: 0,
                     withdrawn: false,
                     from_round: 1,
+                    bot: caller.player.bot,
                 },
                 caller.new.then(|| caller.player.clone()),
             ),
@@ -393,6 +394,8 @@ impl Service {
                     name: format!("Bot ({level})"),
                     key: Some(credential),
                     created_at: now,
+                    bot: true,
+                    max_games: crate::domain::player::MOST_GAMES,
                 };
                 (
                     Entrant {
@@ -404,6 +407,7 @@ impl Service {
                         number: 0,
                         withdrawn: false,
                         from_round: 1,
+                        bot: true,
                     },
                     Some(player),
                 )
@@ -678,15 +682,47 @@ impl Service {
                 players::count_rated_round(tx, &mut game, now).await?;
                 tx.insert_game(&game);
                 tx.insert_event(game.id, &event(&game, EventType::Create));
-                for i in [nb.white, black] {
-                    tx.player_game(&t.entrants[i].player, game.id).await?;
+                for (i, seat) in [(nb.white, Player::X), (black, Player::O)] {
+                    let entrant = &t.entrants[i];
+                    tx.player_game(&entrant.player, game.id).await?;
+                    if entrant.level.is_none() {
+                        Self::tell_paired(tx, t.id, nb.round, &entrant.player, Some(game.id), now)
+                            .await?;
+                        super::challenges::tell_game_start(tx, &entrant.player, game.id, seat, now)
+                            .await?;
+                    }
                 }
                 board.game = Some(game.id);
                 games.push(game);
+            } else if t.entrants[nb.white].level.is_none() {
+                // A bye, or a result decided without a game.
+                Self::tell_paired(tx, t.id, nb.round, &t.entrants[nb.white].player, None, now)
+                    .await?;
             }
             t.boards.push(board);
         }
         Ok(games)
+    }
+
+    /// Tells `player`'s stream that a tournament paired them (`game`: none for
+    /// a bye).
+    async fn tell_paired(
+        tx: &mut WriteTx,
+        tournament: Uuid,
+        round: u32,
+        player: &str,
+        game: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        let data = json!({"tournament": tournament, "round": round, "game": game}).to_string();
+        tx.insert_player_event(
+            player,
+            super::challenges::kinds::TOURNAMENT_PAIRED,
+            &data,
+            now,
+        )
+        .await?;
+        Ok(())
     }
 
     /// A tournament game between entrants `[white, black]` (X, O).

@@ -214,6 +214,7 @@ impl Store {
             f,
             reply,
             span: tracing::Span::current(),
+            announce: self.changed.clone(),
         });
         let closed = || E::from(StoreError::Unavailable(sqlx::Error::PoolClosed));
         if jobs.send(job).await.is_err() {
@@ -353,6 +354,9 @@ pub struct WriteTx {
     pub(super) recorder: Option<Recorder>,
     /// Games written (PostgreSQL: notified at commit).
     pub(super) changed: Vec<Uuid>,
+    /// Players' streams told of an event: announced on this instance once
+    /// the job's batch commits (PostgreSQL also notifies them, in `changed`).
+    pub(super) told: Vec<Uuid>,
     /// Why sending the staged rows failed, if it did: the transaction can
     /// only be rolled back, and its batch fails for this reason.
     pub(super) failed: Option<Arc<StoreError>>,
@@ -371,6 +375,7 @@ impl WriteTx {
             writes: 0,
             recorder: hooks.map(Recorder::new),
             changed: Vec::new(),
+            told: Vec::new(),
             failed: None,
         }
     }

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use super::db::{Conn, on_conn, on_reader};
 use super::games::{ListedRow, game_columns};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
-use crate::domain::player::{KindRating, PlayerRecord, PlayerView, Ranked};
+use crate::domain::player::{KindRating, LeaderboardRows, PlayerRecord, PlayerView, Ranked};
 use crate::domain::rating::Rating;
 use crate::domain::{GameRecord, TokenHash};
 use crate::rules::GameKind;
@@ -25,6 +25,8 @@ struct PlayerRow {
     name: String,
     key_hash: Option<Vec<u8>>,
     created_at: String,
+    bot: bool,
+    max_games: i64,
 }
 
 impl PlayerRow {
@@ -41,8 +43,24 @@ impl PlayerRow {
             id: self.id,
             name: self.name,
             key,
+            bot: self.bot,
+            max_games: u32::try_from(self.max_games)
+                .map_err(|_| StoreError::Corrupt("player: max_games".into()))?,
         })
     }
+}
+
+/// The player by id, read in the transaction `tx`.
+pub(super) async fn player_in(
+    tx: &mut WriteTx,
+    id: &str,
+) -> Result<Option<PlayerRecord>, StoreError> {
+    let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE id = $1");
+    let row: Option<PlayerRow> = on_conn!(tx, |c| sqlx::query_as(&sql)
+        .bind(id)
+        .fetch_optional(c)
+        .await)?;
+    row.map(PlayerRow::into_record).transpose()
 }
 
 #[derive(sqlx::FromRow)]
@@ -71,11 +89,12 @@ impl RatingRow {
 struct RankedRow {
     player_id: String,
     name: String,
+    bot: bool,
     #[sqlx(flatten)]
     rating: RatingRow,
 }
 
-const PLAYER_COLUMNS: &str = "id, name, key_hash, created_at";
+const PLAYER_COLUMNS: &str = "id, name, key_hash, created_at, bot, max_games";
 const RATING_COLUMNS: &str = "kind, rating, deviation, volatility, games";
 
 /// How a player created with an `Idempotency-Key` was asked for (see the
@@ -154,13 +173,15 @@ impl WriteTx {
     pub async fn insert_player(&mut self, player: &PlayerRecord) -> Result<(), StoreError> {
         self.direct().await?;
         on_conn!(self, |c| sqlx::query(
-            "INSERT INTO players (id, name, key_hash, created_at) \
-             VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING"
+            "INSERT INTO players (id, name, key_hash, created_at, bot, max_games) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING"
         )
         .bind(&player.id)
         .bind(&player.name)
         .bind(player.key.map(|k| k.as_bytes().to_vec()))
         .bind(ts(player.created_at))
+        .bind(player.bot)
+        .bind(i64::from(player.max_games))
         .execute(c)
         .await
         .map(|r| r.rows_affected()))?;
@@ -428,7 +449,8 @@ impl Store {
     }
 
     /// The players of a kind whose rating is not provisional, best first;
-    /// with `provisional`, the provisional ones after them, best first.
+    /// with `rows.provisional`, the provisional ones after them, best first;
+    /// bots only with `rows.bots`.
     ///
     /// # Errors
     /// Database errors.
@@ -436,12 +458,12 @@ impl Store {
         &self,
         kind: GameKind,
         limit: u32,
-        provisional: bool,
+        rows: LeaderboardRows,
     ) -> Result<Vec<Ranked>, StoreError> {
         let sql = format!(
-            "SELECT r.player_id, p.name, r.{} FROM player_ratings r \
+            "SELECT r.player_id, p.name, p.bot, r.{} FROM player_ratings r \
              JOIN players p ON p.id = r.player_id \
-             WHERE r.kind = $1 AND ($4 OR r.deviation <= $2) \
+             WHERE r.kind = $1 AND ($4 OR r.deviation <= $2) AND ($5 OR NOT p.bot) \
              ORDER BY CASE WHEN r.deviation <= $2 THEN 0 ELSE 1 END, r.rating DESC, r.player_id \
              LIMIT $3",
             RATING_COLUMNS.replace(", ", ", r.")
@@ -450,7 +472,8 @@ impl Store {
             .bind(kind.as_str())
             .bind(crate::domain::rating::PROVISIONAL_ABOVE)
             .bind(i64::from(limit))
-            .bind(provisional)
+            .bind(rows.provisional)
+            .bind(rows.bots)
             .fetch_all(c)
             .await)?;
         Ok(rows
@@ -459,6 +482,7 @@ impl Store {
                 rating: r.rating.kind_rating(),
                 id: r.player_id,
                 name: r.name,
+                bot: r.bot,
             })
             .collect())
     }

@@ -62,6 +62,9 @@ pub(super) struct TypedJob<T, E> {
     /// The span of the request that queued the job: the job runs in it, so
     /// its log lines name that request and game.
     pub(super) span: tracing::Span,
+    /// Where the players' streams the job told are announced after the
+    /// commit.
+    pub(super) announce: tokio::sync::broadcast::Sender<Uuid>,
 }
 
 impl<T, E> Job for TypedJob<T, E>
@@ -75,15 +78,28 @@ where
 
     fn run(self: Box<Self>, tx: &mut WriteTx) -> BoxFuture<'_, Ran> {
         Box::pin(async move {
-            let TypedJob { f, reply, span, .. } = *self;
+            let TypedJob {
+                f,
+                reply,
+                span,
+                announce,
+                ..
+            } = *self;
             let writes = tx.writes;
+            let told = tx.told.len();
             let result = f(tx).instrument(span).await;
             let poisoned = result.is_err() && tx.writes != writes;
+            let told: Vec<Uuid> = tx.told.drain(told..).collect();
             let complete: Completion = Box::new(move |commit| {
                 let answer = match (commit, result) {
                     (Err(e), Ok(_)) => Err(E::from(StoreError::Batch(e))),
                     (_, result) => result,
                 };
+                if answer.is_ok() {
+                    for id in told {
+                        let _ = announce.send(id);
+                    }
+                }
                 let _ = reply.send(answer);
             });
             Ran { complete, poisoned }

@@ -65,6 +65,28 @@ impl Stream {
         }
     }
 
+    /// Opens the stream at `path` with `token` as the bearer, reading
+    /// nothing yet.
+    pub async fn open_as(
+        app: &TestApp,
+        path: &str,
+        token: &str,
+        last_event_id: Option<i64>,
+    ) -> Stream {
+        let mut req = app.request(Method::GET, path).bearer_auth(token);
+        if let Some(n) = last_event_id {
+            req = req.header("Last-Event-ID", n.to_string());
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.headers()["content-type"], "text/event-stream");
+        Stream {
+            res,
+            buf: String::new(),
+            state: None,
+        }
+    }
+
     /// The next raw block (event or comment), or None when the stream ended.
     pub async fn block(&mut self) -> Option<String> {
         loop {

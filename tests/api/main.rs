@@ -9,6 +9,7 @@
 mod analysis;
 mod bots;
 mod browser;
+mod challenges;
 mod clocks;
 mod concurrency;
 mod errors;

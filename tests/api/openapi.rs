@@ -8,7 +8,7 @@ use crate::helpers::spawn_app;
 
 const COMMITTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
-const METHODS: [&str; 4] = ["get", "post", "put", "delete"];
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 #[tokio::test]
 async fn the_committed_spec_is_the_generated_and_served_one() {
@@ -88,7 +88,7 @@ fn every_v1_operation_documents_429_rate_limited_with_retry_after() {
     let ops = operations(&doc);
     assert_eq!(
         ops.iter().filter(|(p, _, _)| p.starts_with("/v1/")).count(),
-        47
+        56
     );
     for (path, method, op) in ops {
         let has = op["responses"].get("429").is_some();
@@ -186,7 +186,8 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
             "create_webhook",
             "delete_webhook",
             "list_deliveries",
-            "list_webhooks"
+            "list_webhooks",
+            "patch_webhook"
         ]
     );
     let optional: Vec<String> = operations(&doc)
@@ -209,18 +210,27 @@ fn exactly_the_seat_operations_require_the_bearer_token() {
     assert_eq!(
         secured,
         [
+            // A player's credential, not a seat's (so are the tournaments',
+            // the challenges' and a player's own routes).
+            "accept_challenge",
             "accept_offer",
+            "cancel_challenge",
             "claim_game",
-            // A player's credential, not a seat's (so are the tournaments').
+            "create_challenge",
             "create_tournament",
+            "decline_challenge",
             "decline_offer",
             "delete_game",
             "delete_tournament",
             "enter_tournament",
+            "get_challenge",
             "get_hint",
             "get_me",
             "leave_tournament",
+            "list_challenges",
             "make_offer",
+            "my_events",
+            "patch_me",
             "play_bot_move",
             "play_move",
             "rematch_game",

@@ -547,6 +547,38 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change the caller's player: `max_games` (how many games in progress a
+         *     bot takes on; a challenge past it is declined `too_many_games`).
+         */
+        patch: operations["patch_me"];
+        trace?: never;
+    };
+    "/v1/players/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own event stream (a player's key or sign-in token).
+         * @description Opened without `Last-Event-ID`, it starts with a `game_start` for each
+         *     game in progress the player holds a seat of and a `challenge` for each
+         *     challenge waiting for their answer; then `challenge`,
+         *     `challenge_cancelled`, `challenge_declined`, `game_start`, `game_finish`
+         *     and `tournament_paired` as they happen, each `id:` the player's event
+         *     number. A `: keep-alive` comment comes every 15 s while idle.
+         *     Reconnect with `Last-Event-ID` to receive every event after it, once each
+         *     and in order. A bot plays each game through the game's own stream and
+         *     moves.
+         */
+        get: operations["my_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -820,6 +852,91 @@ export interface paths {
         get: operations["tournament_events"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's challenges, made and received, newest first.
+         * @description Each as it stands now: one not answered in time is `expired`.
+         */
+        get: operations["list_challenges"];
+        put?: never;
+        /**
+         * Challenge a player (a player's credential: the challenger).
+         * @description The challenged player hears of it on their event stream
+         *     (`GET /v1/players/me/events`, `challenge`) and in their list; it waits
+         *     `--challenge-expiry` (2 minutes by default) for an answer. A bot already
+         *     playing its `max_games` declines at once (`declined`, `too_many_games`).
+         */
+        post: operations["create_challenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A challenge the caller made or received. */
+        get: operations["get_challenge"];
+        put?: never;
+        post?: never;
+        /** Cancel a challenge (its challenger), while it waits for an answer. */
+        delete: operations["cancel_challenge"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a challenge (the challenged player).
+         * @description Its game begins: each side's seat is bound to its player (the player's
+         *     credential plays it), the challenger's seat as asked. Both hear
+         *     `game_start` on their event streams. A bot playing its `max_games` is
+         *     refused (409 `too_many_games`).
+         */
+        post: operations["accept_challenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a challenge (the challenged player), for a `reason`. */
+        post: operations["decline_challenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1203,6 +1320,124 @@ export interface components {
              */
             col: number;
         };
+        /**
+         * @description A challenge: one player asks another for a game.
+         * @example {
+         *       "id": "0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a12",
+         *       "from": {
+         *         "id": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *         "name": "Ann",
+         *         "bot": false
+         *       },
+         *       "to": {
+         *         "id": "0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02",
+         *         "name": "Deep Four",
+         *         "bot": true
+         *       },
+         *       "kind": "connect_four",
+         *       "options": {
+         *         "rows": 6,
+         *         "columns": 7
+         *       },
+         *       "clock": {
+         *         "initial_ms": 60000,
+         *         "increment_ms": 1000
+         *       },
+         *       "rated": false,
+         *       "seat": "random",
+         *       "status": "pending",
+         *       "reason": null,
+         *       "game": null,
+         *       "created_at": "2026-12-04T18:00:00.000Z",
+         *       "expires_at": "2026-12-04T18:02:00.000Z"
+         *     }
+         */
+        Challenge: {
+            /** Format: uuid */
+            id: string;
+            /** @description The challenger. */
+            from: components["schemas"]["ChallengePlayer"];
+            /** @description The challenged. */
+            to: components["schemas"]["ChallengePlayer"];
+            kind: components["schemas"]["Kind"];
+            options: components["schemas"]["GameOptions"];
+            clock?: null | components["schemas"]["TournamentClock"];
+            rated: boolean;
+            /** @description The challenger's seat. */
+            seat: components["schemas"]["ChallengeSeat"];
+            /** @description `expired`: not answered by `expires_at`. */
+            status: components["schemas"]["ChallengeState"];
+            reason?: null | components["schemas"]["ChallengeDeclineReason"];
+            /**
+             * Format: uuid
+             * @description The game an accepted challenge began.
+             */
+            game?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /**
+         * @description Why a challenge was declined.
+         * @enum {string}
+         */
+        ChallengeDeclineReason: "generic" | "later" | "too_fast" | "too_slow" | "time_control" | "rated" | "casual" | "kind" | "too_many_games";
+        /**
+         * @description A page of challenges.
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a12",
+         *           "from": {
+         *             "id": "0192f0c4-11aa-7c00-8e2e-5b7d0c4e9f01",
+         *             "name": "Ann",
+         *             "bot": false
+         *           },
+         *           "to": {
+         *             "id": "0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02",
+         *             "name": "Deep Four",
+         *             "bot": true
+         *           },
+         *           "kind": "connect_four",
+         *           "options": {
+         *             "rows": 6,
+         *             "columns": 7
+         *           },
+         *           "clock": null,
+         *           "rated": false,
+         *           "seat": "X",
+         *           "status": "declined",
+         *           "reason": "later",
+         *           "game": null,
+         *           "created_at": "2026-12-04T18:00:00.000Z",
+         *           "expires_at": "2026-12-04T18:02:00.000Z"
+         *         }
+         *       ],
+         *       "next_cursor": null
+         *     }
+         */
+        ChallengePage: {
+            items: components["schemas"]["Challenge"][];
+            /** @description Pass as `cursor` for the next page; null on the last one. */
+            next_cursor?: string | null;
+        };
+        /** @description A player on one side of a challenge. */
+        ChallengePlayer: {
+            id: string;
+            name: string;
+            bot: boolean;
+        };
+        /**
+         * @description The challenger's seat: `X` (moves first), `O`, or `random` (the default).
+         * @enum {string}
+         */
+        ChallengeSeat: "X" | "O" | "random";
+        /**
+         * @description Where a challenge stands.
+         * @enum {string}
+         */
+        ChallengeState: "pending" | "accepted" | "declined" | "cancelled" | "expired";
         /** @description A choice option of a kind. */
         ChoiceOption: {
             values: components["schemas"]["Rule"][];
@@ -1320,6 +1555,27 @@ export interface components {
             col: number;
         };
         /**
+         * @description `POST /v1/challenges`.
+         * @example {
+         *       "to": "0192f0c4-22bb-7c00-8e2e-5b7d0c4e9f02",
+         *       "kind": "connect_four",
+         *       "clock": {
+         *         "initial_ms": 60000,
+         *         "increment_ms": 1000
+         *       }
+         *     }
+         */
+        CreateChallenge: {
+            /** @description The challenged player's id. */
+            to: string;
+            kind: components["schemas"]["Kind"];
+            options?: null | components["schemas"]["CreateOptions"];
+            clock?: null | components["schemas"]["ClockRequest"];
+            /** @description Rated: the game moves both players' ratings. Default false. */
+            rated?: boolean;
+            seat?: null | components["schemas"]["ChallengeSeat"];
+        };
+        /**
          * @description A new game. Only `kind` is required.
          * @example {
          *       "kind": "connect_four",
@@ -1412,6 +1668,11 @@ export interface components {
              *     refused. Every refused name is 422 `invalid_name`.
              */
             name: string;
+            /**
+             * @description A bot: a player whose moves come from a program (see `docs/bots.md`).
+             *     For good: it cannot be unset. Bots never quick match. Default false.
+             */
+            bot?: boolean;
         };
         /**
          * @description A new tournament.
@@ -1481,6 +1742,15 @@ export interface components {
             url: string;
             /** @description The events to send, at least one. */
             events: string[];
+        };
+        /**
+         * @description `POST /v1/challenges/{id}/decline`.
+         * @example {
+         *       "reason": "later"
+         *     }
+         */
+        DeclineChallenge: {
+            reason?: null | components["schemas"]["ChallengeDeclineReason"];
         };
         /**
          * @description Why a game was deleted (`deleted` events only): `deleted`, a seat of the
@@ -1614,7 +1884,7 @@ export interface components {
          *     Each error response of an operation lists the codes it can carry.
          * @enum {string}
          */
-        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines" | "claim_not_allowed" | "tournament_not_found" | "entrant_not_found" | "not_creator" | "tournament_full" | "already_entered" | "entry_closed" | "not_enough_entrants" | "tournament_started" | "tournament_game" | "no_rounds" | "round_not_found";
+        ErrorCode: "malformed_request" | "missing_token" | "invalid_token" | "game_not_found" | "position_not_found" | "not_found" | "method_not_allowed" | "not_your_turn" | "game_over" | "waiting_for_opponent" | "no_open_seat" | "version_mismatch" | "payload_too_large" | "unsupported_media_type" | "illegal_move" | "invalid_option" | "invalid_name" | "idempotency_key_reused" | "rate_limited" | "internal" | "storage_unavailable" | "busy" | "request_timeout" | "invalid_invite" | "agreement_required" | "offer_pending" | "no_offer" | "not_your_offer" | "nothing_to_take_back" | "webhook_url_refused" | "webhook_not_found" | "player_required" | "same_player" | "player_not_found" | "clock_required" | "assistance_forbidden" | "duplicate_header" | "round_in_progress" | "rematch_exists" | "too_many_lines" | "claim_not_allowed" | "tournament_not_found" | "entrant_not_found" | "not_creator" | "tournament_full" | "already_entered" | "entry_closed" | "not_enough_entrants" | "tournament_started" | "tournament_game" | "no_rounds" | "round_not_found" | "challenge_not_found" | "not_your_challenge" | "challenge_closed" | "too_many_games" | "bot_not_allowed";
         /**
          * @description How good the position is for the side to move.
          * @example {
@@ -2255,6 +2525,7 @@ export interface components {
          *           "rating": 1702.5,
          *           "deviation": 84.3,
          *           "games": 31,
+         *           "bot": false,
          *           "provisional": false
          *         },
          *         {
@@ -2263,6 +2534,7 @@ export interface components {
          *           "rating": 1611,
          *           "deviation": 97.8,
          *           "games": 25,
+         *           "bot": false,
          *           "provisional": false
          *         }
          *       ]
@@ -2285,6 +2557,8 @@ export interface components {
              * @description Rated rounds played in the kind.
              */
             games: number;
+            /** @description Whether the player is a bot. */
+            bot: boolean;
             /**
              * @description Whether the rating is still provisional (deviation over 110): listed
              *     only with `provisional=true`, after every settled one.
@@ -2733,6 +3007,8 @@ export interface components {
          *       "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
          *       "name": "Ann",
          *       "created_at": "2026-11-25T10:00:00Z",
+         *       "bot": false,
+         *       "max_games": 4,
          *       "ratings": {
          *         "connect_four": {
          *           "rating": 1623.4,
@@ -2750,6 +3026,14 @@ export interface components {
             name: string;
             /** Format: date-time */
             created_at: string;
+            /** @description Whether the player is a bot (its moves come from a program). */
+            bot: boolean;
+            /**
+             * Format: int32
+             * @description The games in progress a bot takes on at most (`PATCH
+             *     /v1/players/me`): a challenge past it is declined `too_many_games`.
+             */
+            max_games: number;
             /** @description By kind (`connect_four`, …): only kinds they have played rated. */
             ratings: {
                 [key: string]: components["schemas"]["PlayerRating"];
@@ -2762,6 +3046,8 @@ export interface components {
          *         "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f",
          *         "name": "Ann",
          *         "created_at": "2026-11-25T10:00:00Z",
+         *         "bot": false,
+         *         "max_games": 4,
          *         "ratings": {}
          *       },
          *       "key": "tpk_9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3"
@@ -2777,6 +3063,11 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * @description The type of a player's event.
+         * @enum {string}
+         */
+        PlayerEventType: "challenge" | "challenge_cancelled" | "challenge_declined" | "game_start" | "game_finish" | "tournament_paired";
         /**
          * @description A player's rating in one kind (Glicko-2; a newcomer starts at 1500,
          *     deviation 350, volatility 0.06).
@@ -2805,6 +3096,45 @@ export interface components {
             games: number;
             /** @description `deviation > 110`: not on the leaderboard yet. */
             provisional: boolean;
+        };
+        /**
+         * @description One event of a player's stream, as an `EventSource` (or any SSE parser)
+         *     sees it: `event: challenge`, `id: 7`, `data: {"type":"challenge","seq":7,…}`.
+         * @example {
+         *       "event": "game_start",
+         *       "id": "7",
+         *       "data": "{\"game\":\"0192f0c4-6c1e-7f53-a4a8-3c1b9e2d5a11\",\"seat\":\"O\",\"type\":\"game_start\",\"seq\":7}"
+         *     }
+         */
+        PlayerSseEvent: {
+            /** @description The type of the event, as in `data.type`. */
+            event: components["schemas"]["PlayerEventType"];
+            /**
+             * @description The number of the player's event: reconnect with `Last-Event-ID` set
+             *     to it. The events a stream opens with carry the number of the last
+             *     event so far.
+             */
+            id: string;
+            /**
+             * @description The event as a JSON object with `type` and `seq`; `challenge*` events
+             *     hold the `challenge`, `game_*` events `game` and `seat`.
+             */
+            data: string;
+        };
+        /**
+         * @description `PATCH /v1/players/me`: what a player may change of their own.
+         * @example {
+         *       "max_games": 8
+         *     }
+         */
+        PlayerUpdate: {
+            /**
+             * Format: int32
+             * @description The games in progress a bot takes on at most, 1 to 64: a challenge
+             *     past it is declined `too_many_games` (a tournament's pairing is not
+             *     refused).
+             */
+            max_games?: number | null;
         };
         /**
          * @description A position of a kind, read from a line: each field as in a Game (those
@@ -3852,7 +4182,20 @@ export interface components {
         WebhookList: {
             items: components["schemas"]["WebhookView"][];
         };
-        /** @description A webhook endpoint. */
+        /**
+         * @description A webhook endpoint.
+         * @example {
+         *       "id": "01a2d0a0-5c1e-7b3a-9f00-3e2d1c0b9a88",
+         *       "url": "https://backend.example.com/tabula",
+         *       "events": [
+         *         "move.played",
+         *         "game.ended"
+         *       ],
+         *       "created_at": "2026-11-25T09:58:00Z",
+         *       "disabled": false,
+         *       "disabled_reason": null
+         *     }
+         */
         WebhookView: {
             /** Format: uuid */
             id: string;
@@ -3969,6 +4312,18 @@ export interface components {
                 };
             };
         };
+        /** @description `bot_not_allowed`: a bot's credential; bots do not quick match. */
+        BotNotAllowed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "bot_not_allowed";
+                };
+            };
+        };
         /** @description `storage_unavailable`: the database cannot serve the request now; or `busy`: the bots are at capacity, or already thinking about this game, or this client's searches hold its share (one less than the searches the server runs at once, at least one). Nothing was changed; retry after `Retry-After` seconds. */
         BotUnavailable: {
             headers: {
@@ -3997,6 +4352,42 @@ export interface components {
                 };
             };
         };
+        /** @description `challenge_closed`: it was answered, cancelled or has expired; or `too_many_games`: the accepting bot plays as many games as its `max_games`. */
+        ChallengeConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "challenge_closed" | "too_many_games";
+                };
+            };
+        };
+        /** @description `not_your_challenge`: only the challenged accepts or declines, and only the challenger cancels. */
+        ChallengeForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "not_your_challenge";
+                };
+            };
+        };
+        /** @description `challenge_not_found`: no such challenge, or not one the caller made or received (also for an id that is not a hyphenated UUID). */
+        ChallengeNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "challenge_not_found";
+                };
+            };
+        };
         /** @description `claim_not_allowed`: no claim is open to this seat now: too early (`claimable_at` says from when), the caller's side is to move, or the round has a clock (time decides) or a bot; or `game_over` / `waiting_for_opponent`. */
         ClaimConflict: {
             headers: {
@@ -4006,6 +4397,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "claim_not_allowed" | "game_over" | "waiting_for_opponent";
+                };
+            };
+        };
+        /** @description `challenge_closed`: it was answered, cancelled or has expired. */
+        ClosedChallenge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "challenge_closed";
                 };
             };
         };
@@ -4090,6 +4493,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "internal";
+                };
+            };
+        };
+        /** @description `invalid_option` (an option out of range or not of this kind, a clock out of bounds, a rated challenge from a bot), `clock_required` (rated without a clock) or `same_player` (a challenge to oneself). */
+        InvalidChallenge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option" | "clock_required" | "same_player";
                 };
             };
         };
@@ -4522,6 +4937,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
                     code: "illegal_move" | "idempotency_key_reused";
+                };
+            };
+        };
+        /** @description `invalid_option`: `max_games` out of 1 to 64. */
+        UnprocessablePlayerUpdate: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {string} */
+                    code: "invalid_option";
                 };
             };
         };
@@ -4999,6 +5426,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["BotNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["JoinConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5689,6 +6117,72 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    patch_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerUpdate"];
+            };
+        };
+        responses: {
+            /** @description The caller's player, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessablePlayerUpdate"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    my_events: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Resume after this version, for clients that cannot set `Last-Event-ID`
+                 *     (a browser's first `EventSource` connection). The header wins when both are given.
+                 */
+                last_event_id?: number;
+            };
+            header?: {
+                /** @description Resume after this event */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless `text/event-stream`, one event per change (schema: one event as an SSE parser reads it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["PlayerSseEvent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StreamUnavailable"];
+        };
+    };
     get_player: {
         parameters: {
             query?: never;
@@ -5760,6 +6254,8 @@ export interface operations {
                  *     `false`).
                  */
                 provisional?: boolean;
+                /** @description `exclude`: people only (default `include`). */
+                bots?: "include" | "exclude";
             };
             header?: never;
             path: {
@@ -6187,6 +6683,202 @@ export interface operations {
             404: components["responses"]["TournamentNotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StreamUnavailable"];
+        };
+    };
+    list_challenges: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of challenges, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    create_challenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChallenge"];
+            };
+        };
+        responses: {
+            /** @description Made (or, to a bot at its `max_games`, declined at once) */
+            201: {
+                headers: {
+                    /** @description The challenge's URL */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["PlayerNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidChallenge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    get_challenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The challenge id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["ChallengeNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancel_challenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The challenge id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["ChallengeForbidden"];
+            404: components["responses"]["ChallengeNotFound"];
+            409: components["responses"]["ClosedChallenge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    accept_challenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The challenge id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game, the accepter's seat and a token for it (the accepter's credential plays it too) */
+            201: {
+                headers: {
+                    /** @description The game's URL */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeatGrant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["ChallengeForbidden"];
+            404: components["responses"]["ChallengeNotFound"];
+            409: components["responses"]["ChallengeConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    decline_challenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The challenge id (a hyphenated UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, `{}`, or a `reason` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeclineChallenge"];
+            };
+        };
+        responses: {
+            /** @description Declined */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["ChallengeForbidden"];
+            404: components["responses"]["ChallengeNotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ClosedChallenge"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     list_webhooks: {

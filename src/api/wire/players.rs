@@ -19,6 +19,23 @@ pub struct CreatePlayer {
     /// refused. Every refused name is 422 `invalid_name`.
     #[schema(min_length = 1, max_length = 32)]
     pub name: String,
+    /// A bot: a player whose moves come from a program (see `docs/bots.md`).
+    /// For good: it cannot be unset. Bots never quick match. Default false.
+    #[serde(default)]
+    pub bot: bool,
+}
+
+/// `PATCH /v1/players/me`: what a player may change of their own.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"max_games": 8}))]
+pub struct PlayerUpdate {
+    /// The games in progress a bot takes on at most, 1 to 64: a challenge
+    /// past it is declined `too_many_games` (a tournament's pairing is not
+    /// refused).
+    #[serde(default, deserialize_with = "super::integral::option_u32")]
+    #[schema(minimum = 1, maximum = 64)]
+    pub max_games: Option<u32>,
 }
 
 /// A player's rating in one kind (Glicko-2; a newcomer starts at 1500,
@@ -54,7 +71,7 @@ impl From<&KindRating> for PlayerRating {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
     "id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann",
-    "created_at": "2026-11-25T10:00:00Z",
+    "created_at": "2026-11-25T10:00:00Z", "bot": false, "max_games": 4,
     "ratings": {"connect_four": {"rating": 1623.4, "deviation": 92.1, "volatility": 0.0599, "games": 14, "provisional": false}}
 }))]
 pub struct Player {
@@ -63,6 +80,12 @@ pub struct Player {
     pub name: String,
     #[serde(serialize_with = "super::stamp::time")]
     pub created_at: DateTime<Utc>,
+    /// Whether the player is a bot (its moves come from a program).
+    pub bot: bool,
+    /// The games in progress a bot takes on at most (`PATCH
+    /// /v1/players/me`): a challenge past it is declined `too_many_games`.
+    #[schema(minimum = 1, maximum = 64)]
+    pub max_games: u32,
     /// By kind (`connect_four`, …): only kinds they have played rated.
     pub ratings: BTreeMap<String, PlayerRating>,
 }
@@ -73,6 +96,8 @@ impl From<&PlayerView> for Player {
             id: v.player.id.clone(),
             name: v.player.name.clone(),
             created_at: v.player.created_at,
+            bot: v.player.bot,
+            max_games: v.player.max_games,
             ratings: v
                 .ratings
                 .iter()
@@ -85,7 +110,7 @@ impl From<&PlayerView> for Player {
 /// A new player and their key, shown only here.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({
-    "player": {"id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "created_at": "2026-11-25T10:00:00Z", "ratings": {}},
+    "player": {"id": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "created_at": "2026-11-25T10:00:00Z", "bot": false, "max_games": 4, "ratings": {}},
     "key": "tpk_9f2c4e0b7d3a51c8e6f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3"
 }))]
 pub struct PlayerCreated {
@@ -138,6 +163,8 @@ pub struct LeaderboardEntry {
     pub deviation: f64,
     /// Rated rounds played in the kind.
     pub games: i64,
+    /// Whether the player is a bot.
+    pub bot: bool,
     /// Whether the rating is still provisional (deviation over 110): listed
     /// only with `provisional=true`, after every settled one.
     pub provisional: bool,
@@ -151,6 +178,7 @@ impl From<&Ranked> for LeaderboardEntry {
             rating: r.rating.rating.rating,
             deviation: r.rating.rating.deviation,
             games: r.rating.games,
+            bot: r.bot,
             provisional: r.rating.rating.provisional(),
         }
     }
@@ -160,8 +188,8 @@ impl From<&Ranked> for LeaderboardEntry {
 /// first.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[schema(example = json!({"items": [
-    {"player": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "rating": 1702.5, "deviation": 84.3, "games": 31, "provisional": false},
-    {"player": "ext:user-42", "name": "Bob", "rating": 1611.0, "deviation": 97.8, "games": 25, "provisional": false}
+    {"player": "01936f0e-8a4b-7c3d-9e2f-1a2b3c4d5e6f", "name": "Ann", "rating": 1702.5, "deviation": 84.3, "games": 31, "bot": false, "provisional": false},
+    {"player": "ext:user-42", "name": "Bob", "rating": 1611.0, "deviation": 97.8, "games": 25, "bot": false, "provisional": false}
 ]}))]
 pub struct Leaderboard {
     pub items: Vec<LeaderboardEntry>,
@@ -178,6 +206,17 @@ pub struct LeaderboardQuery {
     /// `true`: the provisional players too, after the settled ones (default
     /// `false`).
     pub provisional: Option<bool>,
+    /// `exclude`: people only (default `include`).
+    #[param(inline)]
+    pub bots: Option<BotRows>,
+}
+
+/// Whether a leaderboard lists bots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotRows {
+    Include,
+    Exclude,
 }
 
 /// The query of a player's games.

@@ -333,7 +333,7 @@ fn player(t: &TournamentRecord, i: usize) -> EntrantPlayer {
     EntrantPlayer {
         id: e.player.clone(),
         name: e.name.clone(),
-        bot: e.level.is_some(),
+        bot: e.bot || e.level.is_some(),
     }
 }
 

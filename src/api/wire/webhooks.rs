@@ -69,6 +69,7 @@ static WEBHOOK_EXAMPLE: std::sync::LazyLock<serde_json::Value> = std::sync::Lazy
 
 /// A webhook endpoint.
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = json!(WEBHOOK_EXAMPLE.clone()))]
 pub struct WebhookView {
     pub id: Uuid,
     pub url: String,

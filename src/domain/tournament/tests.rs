@@ -16,6 +16,7 @@ fn entrant(name: &str, rating: f64) -> Entrant {
         number: 0,
         withdrawn: false,
         from_round: 1,
+        bot: false,
     }
 }
 
