@@ -37,9 +37,9 @@ use tabula_rules::{GameKind, GomokuOptions, GomokuRule, MoveInput, Setup};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// A stream silent for this long is dead (the service sends a keep-alive
-/// every 15 s).
-const SILENCE: Duration = Duration::from_secs(30);
+#[path = "common/sse.rs"]
+mod sse;
+use sse::Events;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Protocol {
@@ -111,89 +111,6 @@ impl Bridge {
 
     fn plays(&self, kind: &str) -> bool {
         self.protocol == Protocol::Line || kind == "gomoku"
-    }
-}
-
-/// An event stream read for ever: reopened with `Last-Event-ID` whenever it
-/// drops or stays silent, so no event is missed or repeated.
-struct Events {
-    path: String,
-    last: Option<String>,
-    response: Option<reqwest::Response>,
-    buffer: String,
-}
-
-impl Events {
-    fn new(path: String) -> Events {
-        Events {
-            path,
-            last: None,
-            response: None,
-            buffer: String::new(),
-        }
-    }
-
-    /// The next event and its data; `None` when the resource is gone (404).
-    async fn next(&mut self, bridge: &Bridge) -> Option<(String, Value)> {
-        loop {
-            if let Some(event) = self.take_frame() {
-                return Some(event);
-            }
-            let Some(response) = self.response.as_mut() else {
-                let mut request = bridge
-                    .http
-                    .get(format!("{}{}", bridge.url, self.path))
-                    .bearer_auth(&bridge.key);
-                if let Some(last) = &self.last {
-                    request = request.header("Last-Event-ID", last);
-                }
-                match request.send().await {
-                    Ok(r) if r.status().is_success() => self.response = Some(r),
-                    Ok(r) if r.status() == reqwest::StatusCode::NOT_FOUND => return None,
-                    Ok(r) => {
-                        eprintln!("{}: {}; again in 1 s", self.path, r.status());
-                        tokio::time::sleep(Duration::from_secs(1)).await;
-                    }
-                    Err(e) => {
-                        eprintln!("{}: {e}; again in 1 s", self.path);
-                        tokio::time::sleep(Duration::from_secs(1)).await;
-                    }
-                }
-                self.buffer.clear();
-                continue;
-            };
-            match tokio::time::timeout(SILENCE, response.chunk()).await {
-                Ok(Ok(Some(bytes))) => self
-                    .buffer
-                    .push_str(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n")),
-                _ => self.response = None, // ended, broke or went silent: reopen
-            }
-        }
-    }
-
-    /// Takes one whole frame with data off the buffer, if there is one.
-    fn take_frame(&mut self) -> Option<(String, Value)> {
-        while let Some(end) = self.buffer.find("\n\n") {
-            let frame: String = self.buffer.drain(..end + 2).collect();
-            let (mut event, mut data, mut id) = ("message".to_owned(), String::new(), None);
-            for line in frame.lines() {
-                let (name, value) = line.split_once(':').unwrap_or((line, ""));
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                match name {
-                    "event" => value.clone_into(&mut event),
-                    "data" => data.push_str(value),
-                    "id" => id = Some(value.to_owned()),
-                    _ => {} // a comment (keep-alive) or a field we do not use
-                }
-            }
-            if let Some(id) = id {
-                self.last = Some(id);
-            }
-            if !data.is_empty() {
-                return Some((event, serde_json::from_str(&data).unwrap_or(Value::Null)));
-            }
-        }
-        None
     }
 }
 
@@ -350,7 +267,7 @@ async fn play(bridge: &Bridge, id: &str, seat: &str) -> Result<Value> {
     let mut events = Events::new(format!("/v1/games/{id}/events"));
     let mut answered = -1;
     let ended = loop {
-        let Some((event, data)) = events.next(bridge).await else {
+        let Some((event, data)) = events.next(&bridge.http, &bridge.url, &bridge.key).await else {
             break Value::Null; // deleted
         };
         let game = if event == "state" {
@@ -452,7 +369,7 @@ fn one_more(setup: Setup, line: &Line, moves_text: &str, answer: &str) -> Result
 async fn listen(bridge: Bridge) -> Result<()> {
     let mut events = Events::new("/v1/players/me/events".to_owned());
     let mut playing = std::collections::HashSet::new();
-    while let Some((event, data)) = events.next(&bridge).await {
+    while let Some((event, data)) = events.next(&bridge.http, &bridge.url, &bridge.key).await {
         match event.as_str() {
             "challenge" if data["challenge"]["status"] == "pending" => {
                 let challenge = &data["challenge"];
