@@ -63,6 +63,9 @@ pub(super) async fn open(
         tokio::spawn(checkpoint(checkpointer.clone()));
         let reader = SqlitePoolOptions::new()
             .max_connections(read_connections.max(1))
+            // A file the process holds open cannot go stale: no ping (one
+            // more trip to the connection's thread) before every read.
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.read_only(true))
             .await?;
