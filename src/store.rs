@@ -47,6 +47,16 @@ pub const KEEP_DELETED: Duration = Duration::from_mins(5);
 /// How often deleted games past [`KEEP_DELETED`] are purged.
 pub const PURGE_EVERY: Duration = Duration::from_mins(1);
 
+/// A record kept as JSON in a row (`what` names it in the error).
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, data: &str) -> Result<T, StoreError> {
+    serde_json::from_str(data).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+}
+
+/// A record as the JSON its row keeps.
+fn to_json<T: serde::Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+}
+
 pub use challenges::{PlayerEvent, player_stream_id};
 pub use db::{JobFn, Store, WriteTx};
 pub use idempotency::MATCH_KEY_PREFIX;

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::db::{Conn, on_conn, on_reader};
 use super::games::{ListedRow, game_columns};
-use super::{Store, StoreError, WriteTx, ts};
+use super::{Store, StoreError, WriteTx, from_json, to_json, ts};
 use crate::domain::GameRecord;
 use crate::domain::challenge::ChallengeRecord;
 
@@ -37,14 +37,6 @@ pub fn player_stream_id(player: &str) -> Uuid {
     )
 }
 
-fn decode(data: &str) -> Result<ChallengeRecord, StoreError> {
-    serde_json::from_str(data).map_err(|e| StoreError::Corrupt(format!("challenge: {e}")))
-}
-
-fn encode(c: &ChallengeRecord) -> Result<String, StoreError> {
-    serde_json::to_string(c).map_err(|e| StoreError::Corrupt(format!("challenge: {e}")))
-}
-
 impl Store {
     /// The challenge by id.
     ///
@@ -57,7 +49,7 @@ impl Store {
         .bind(id.to_string())
         .fetch_optional(c)
         .await)?;
-        row.map(|(d,)| decode(&d)).transpose()
+        row.map(|(d,)| from_json("challenge", &d)).transpose()
     }
 
     /// A player's challenges, made and received, newest first, before
@@ -85,7 +77,7 @@ impl Store {
         let mut out = Vec::new();
         let mut last = None;
         for (seq, data) in rows.into_iter().take(usize::try_from(limit).unwrap_or(0)) {
-            out.push(decode(&data)?);
+            out.push(from_json("challenge", &data)?);
             last = Some(seq);
         }
         Ok((out, last.filter(|_| more)))
@@ -109,7 +101,7 @@ impl Store {
         .bind(ts(now))
         .fetch_all(c)
         .await)?;
-        rows.iter().map(|(d,)| decode(d)).collect()
+        rows.iter().map(|(d,)| from_json("challenge", d)).collect()
     }
 
     /// The games in progress `player` holds a seat of, oldest first (at
@@ -188,7 +180,7 @@ impl WriteTx {
             .bind(id.to_string())
             .fetch_optional(c)
             .await)?;
-        row.map(|(d,)| decode(&d)).transpose()
+        row.map(|(d,)| from_json("challenge", &d)).transpose()
     }
 
     /// Inserts a new challenge.
@@ -197,7 +189,7 @@ impl WriteTx {
     /// Database errors.
     pub async fn insert_challenge(&mut self, c: &ChallengeRecord) -> Result<(), StoreError> {
         self.direct().await?;
-        let data = encode(c)?;
+        let data = to_json("challenge", c)?;
         on_conn!(self, |conn| sqlx::query(
             "INSERT INTO challenges (id, from_id, to_id, status, expires_at, data) \
              VALUES ($1, $2, $3, $4, $5, $6)"
@@ -220,7 +212,7 @@ impl WriteTx {
     /// Database errors.
     pub async fn update_challenge(&mut self, c: &ChallengeRecord) -> Result<(), StoreError> {
         self.direct().await?;
-        let data = encode(c)?;
+        let data = to_json("challenge", c)?;
         on_conn!(self, |conn| sqlx::query(
             "UPDATE challenges SET status = $1, data = $2 WHERE id = $3"
         )

@@ -326,10 +326,7 @@ impl Meta {
     }
 
     fn parse(text: Option<&str>) -> Result<Meta, StoreError> {
-        text.map_or_else(
-            || Ok(Meta::default()),
-            |t| serde_json::from_str(t).map_err(|e| StoreError::Corrupt(format!("meta: {e}"))),
-        )
+        text.map_or_else(|| Ok(Meta::default()), |t| super::from_json("meta", t))
     }
 }
 

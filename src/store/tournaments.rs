@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::db::{Conn, on_conn, on_reader};
-use super::{Store, StoreError, WriteTx, parse_id, ts};
+use super::{Store, StoreError, WriteTx, from_json, parse_id, to_json, ts};
 use crate::domain::tournament::{TournamentRecord, TournamentStatus};
 use crate::domain::webhook::WebhookEvent;
 use crate::rules::GameKind;
@@ -17,14 +17,6 @@ pub struct TournamentEvent {
     pub version: i64,
     pub kind: String,
     pub data: String,
-}
-
-fn decode(data: &str) -> Result<TournamentRecord, StoreError> {
-    serde_json::from_str(data).map_err(|e| StoreError::Corrupt(format!("tournament: {e}")))
-}
-
-fn encode(t: &TournamentRecord) -> Result<String, StoreError> {
-    serde_json::to_string(t).map_err(|e| StoreError::Corrupt(format!("tournament: {e}")))
 }
 
 impl Store {
@@ -39,7 +31,7 @@ impl Store {
         .bind(id.to_string())
         .fetch_optional(c)
         .await)?;
-        row.map(|(d,)| decode(&d)).transpose()
+        row.map(|(d,)| from_json("tournament", &d)).transpose()
     }
 
     /// Public tournaments, newest first, of `status` and `kind` if given,
@@ -70,7 +62,7 @@ impl Store {
         let mut out = Vec::new();
         let mut last = None;
         for (seq, data) in rows.into_iter().take(usize::try_from(limit).unwrap_or(0)) {
-            out.push(decode(&data)?);
+            out.push(from_json("tournament", &data)?);
             last = Some(seq);
         }
         Ok((out, last.filter(|_| more)))
@@ -145,7 +137,7 @@ impl WriteTx {
             .bind(id.to_string())
             .fetch_optional(c)
             .await)?;
-        row.map(|(d,)| decode(&d)).transpose()
+        row.map(|(d,)| from_json("tournament", &d)).transpose()
     }
 
     /// Inserts a new tournament, next due at `due_at`.
@@ -158,7 +150,7 @@ impl WriteTx {
         due_at: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
         self.direct().await?;
-        let data = encode(t)?;
+        let data = to_json("tournament", t)?;
         on_conn!(self, |c| sqlx::query(
             "INSERT INTO tournaments \
              (id, status, system, kind, private, due_at, created_at, version, data) \
@@ -192,7 +184,7 @@ impl WriteTx {
         due_at: Option<DateTime<Utc>>,
     ) -> Result<bool, StoreError> {
         self.direct().await?;
-        let data = encode(t)?;
+        let data = to_json("tournament", t)?;
         let changed = on_conn!(self, |c| sqlx::query(
             "UPDATE tournaments SET status = $1, due_at = $2, version = $3, data = $4 \
              WHERE id = $5 AND version = $6"
