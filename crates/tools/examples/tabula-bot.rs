@@ -92,21 +92,10 @@ impl Bridge {
         body: Option<Value>,
         headers: &[(&str, String)],
     ) -> Result<(u16, Value)> {
-        let mut request = self
-            .http
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(&self.key)
-            .timeout(Duration::from_secs(30));
-        for (name, value) in headers {
-            request = request.header(*name, value);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await?;
-        let status = response.status().as_u16();
-        let text = response.text().await?;
-        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+        sse::call(
+            &self.http, &self.url, &self.key, method, path, body, headers,
+        )
+        .await
     }
 
     fn plays(&self, kind: &str) -> bool {

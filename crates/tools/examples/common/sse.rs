@@ -1,5 +1,5 @@
-//! An event stream (Server-Sent Events) read for ever, for the examples
-//! that play through the service's streams (`tabula-bot`, `bot-load`).
+//! Requests and event streams (Server-Sent Events, read for ever), for the
+//! examples that play through the service as bots (`tabula-bot`, `bot-load`).
 
 use std::time::Duration;
 
@@ -8,6 +8,33 @@ use serde_json::Value;
 /// A stream silent for this long is dead (the service sends a keep-alive
 /// every 15 s).
 const SILENCE: Duration = Duration::from_secs(30);
+
+/// One request to the service with `key`: its status and its JSON answer
+/// (null when it has none).
+pub async fn call(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+    headers: &[(&str, String)],
+) -> anyhow::Result<(u16, Value)> {
+    let mut request = http
+        .request(method, format!("{base}{path}"))
+        .bearer_auth(key)
+        .timeout(Duration::from_secs(30));
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await?;
+    let status = response.status().as_u16();
+    let text = response.text().await?;
+    Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+}
 
 /// An event stream read for ever: reopened with `Last-Event-ID` whenever it
 /// drops or stays silent, so no event is missed or repeated.
