@@ -753,6 +753,9 @@ async fn save(tx: &mut WriteTx, game: &mut GameRecord, now: DateTime<Utc>) -> Re
     players::rate_if_ended(tx, game).await?;
     tournaments::record_game_end(tx, game, now).await?;
     challenges::tell_game_finish(tx, game, was_playing, now).await?;
+    if !was_playing && game.turn.is_some() {
+        challenges::tell_round_start(tx, game, now).await?;
+    }
     if tx.update_game(game, expected).await? {
         Ok(())
     } else {

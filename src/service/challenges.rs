@@ -70,6 +70,22 @@ pub(super) async fn tell_game_start(
     Ok(())
 }
 
+/// Tells the players of `game` (the seats a player holds) that a round of it
+/// began: a join that filled its last seat, a restart, a game that starts in
+/// progress (against the service's bot, a rematch).
+pub(super) async fn tell_round_start(
+    tx: &mut WriteTx,
+    game: &GameRecord,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    for seat in Player::BOTH {
+        if let Some(sp) = game.players.of(seat) {
+            tell_game_start(tx, &sp.id, game.id, seat, now).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Tells the players of `game` that its round ended, if this write ended it
 /// (`was_playing`: the round was in progress before the write).
 pub(super) async fn tell_game_finish(

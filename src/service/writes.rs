@@ -113,6 +113,9 @@ impl Service {
                     tx.insert_game(&record);
                     if let Some(player) = &player {
                         player.record(tx, record.id).await?;
+                        if record.turn.is_some() {
+                            super::challenges::tell_round_start(tx, &record, now).await?;
+                        }
                     }
                     tx.insert_event(record.id, &created);
                     for m in &line {
@@ -550,6 +553,9 @@ pub(super) async fn make_rematch(
     tx.insert_event(new.id, &event(&new, EventType::Create));
     for player in new.players.seats.iter().flatten() {
         tx.player_game(&player.id, new.id).await?;
+    }
+    if new.turn.is_some() {
+        super::challenges::tell_round_start(tx, &new, now).await?;
     }
     old.rematch = Some(new.id);
     save(tx, old, now).await?;

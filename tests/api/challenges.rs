@@ -473,3 +473,81 @@ async fn a_bot_player_enters_a_tournament_with_its_key_and_both_hear_they_are_pa
         .collect();
     assert!(shown.contains(&(&json!(bot), &json!(true))));
 }
+
+#[tokio::test]
+async fn every_game_a_player_begins_is_told_on_their_stream_once() {
+    let app = spawn_app().await;
+    let (_, ann_key) = new_player(&app, "Ann").await;
+    let (_, bob_key) = new_player(&app, "Bob").await;
+    let (_, bot_key) = new_bot(&app, "Deep Four").await;
+    let mut ann_stream = Stream::open_as(&app, stream_path(), &ann_key, Some(0)).await;
+    let mut bob_stream = Stream::open_as(&app, stream_path(), &bob_key, Some(0)).await;
+    let mut bot_stream = Stream::open_as(&app, stream_path(), &bot_key, Some(0)).await;
+
+    // An open game begins when Bob's join fills it: both hear of it then.
+    let res = app
+        .post(
+            "/v1/games",
+            Some(&ann_key),
+            &json!({"kind": "connect_four"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let open: Value = res.json().await.unwrap();
+    let game = open["game"]["id"].as_str().unwrap().to_owned();
+    let joined = app
+        .post(
+            &format!("/v1/games/{game}/join"),
+            Some(&bob_key),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(joined.status(), 200);
+    for (stream, seat) in [(&mut ann_stream, "X"), (&mut bob_stream, "O")] {
+        let start = stream.next().await.unwrap();
+        assert_eq!(start.name, "game_start");
+        assert_eq!(
+            (&start.data["game"], &start.data["seat"]),
+            (&json!(game), &json!(seat))
+        );
+    }
+    // A move is no new start: the next thing Ann hears is the game's end.
+    let moved = app
+        .post(
+            &format!("/v1/games/{game}/moves"),
+            Some(&ann_key),
+            &json!({"column": 3}),
+        )
+        .await;
+    assert_eq!(moved.status(), 201);
+    let resigned = app
+        .post(
+            &format!("/v1/games/{game}/resign"),
+            Some(&bob_key),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(resigned.status(), 200);
+    let next = ann_stream.next().await.unwrap();
+    assert_eq!(
+        (next.name.as_str(), &next.data["result"]),
+        ("game_finish", &json!("won"))
+    );
+
+    // A game against the service's bot begins at once.
+    let res = app
+        .post(
+            "/v1/games",
+            Some(&bot_key),
+            &json!({"kind": "tic_tac_toe", "seat": "O", "opponent": {"type": "bot", "level": "random"}}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let against: Value = res.json().await.unwrap();
+    let start = bot_stream.next().await.unwrap();
+    assert_eq!(start.name, "game_start");
+    assert_eq!(
+        (&start.data["game"], &start.data["seat"]),
+        (&against["game"]["id"], &json!("O"))
+    );
+}
