@@ -42,7 +42,7 @@ pub use extract::{BodyLimit, BodyTimeout, close_stalled, path_config};
 pub use headers::{not_modified, refuse_duplicates};
 pub use rate_limit::{RateLimiter, limit as rate_limit};
 pub use rules_limits::RulesLimits;
-pub use webhooks::EventData;
+pub use webhooks::{EventData, MoveRequestBody};
 
 use crate::service::Service;
 use crate::telemetry::Metrics;
@@ -110,7 +110,7 @@ impl Modify for BearerAuth {
     ),
     servers((url = "/", description = "This service")),
     modifiers(&BearerAuth),
-    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed, wire::PreferenceApplied, wire::WebhookEventBody), responses(
+    components(schemas(Problem, events::GameEvent, wire::ETag, wire::GameUrl, wire::Replayed, wire::PreferenceApplied, wire::WebhookEventBody, wire::MoveRequested, wire::MoveAnswer), responses(
         responses::BadRequest,
         responses::Unauthorized,
         responses::Forbidden,
@@ -503,6 +503,30 @@ fn webhooks() -> serde_json::Value {
                     "400": {
                         "description": "Refused by the endpoint (any status other than 2xx): the delivery is tried again later.",
                         "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                    },
+                },
+            }
+        },
+        "moveRequested": {
+            "post": {
+                "operationId": "request_bot_move",
+                "tags": ["players"],
+                "summary": "A webhook bot's turn: sent to its `move_url`",
+                "description": "Sent when it is a webhook bot's turn in a game with a clock, signed as webhook deliveries are, with the bot's own secret (`move_secret`). Answer 200 with the move; a failed, late or illegal answer is asked again after 1 s, 2 s, 4 s, … while the bot's clock runs, and the bot loses on time when it runs out. Each request must be answered within 10 s and before `deadline`.",
+                "security": [],
+                "parameters": [
+                    header("webhook-id", "The turn's id: the same on every request for one turn.", "move_0192f0c46c1e7f53a4a83c1b9e2d5a11_3"),
+                    header("webhook-timestamp", "When this request was signed, in Unix seconds.", "1795600800"),
+                    header("webhook-signature", "`v1,` and the base64 of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed by the bytes of the secret after `whsec_`.", "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
+                ],
+                "requestBody": {
+                    "required": true,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveRequested"}}},
+                },
+                "responses": {
+                    "200": {
+                        "description": "The bot's move.",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveAnswer"}}},
                     },
                 },
             }

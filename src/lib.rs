@@ -52,7 +52,8 @@
 //!   defines), `moves` (the history), `idempotency`, `players`, `webhooks`
 //!   and `outbox` (events recorded with their change), `matches` (quick
 //!   match's choice), `tournaments` (one row each, and their changes),
-//!   `challenges` (one row each, and each player's own events); `db` (the backends and the write transaction; `sqlite`
+//!   `challenges` (one row each, each player's own events, webhook bots'
+//!   move URLs); `db` (the backends and the write transaction; `sqlite`
 //!   opens and locks the file) and `writer` (SQLite's single writer,
 //!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
@@ -63,7 +64,8 @@
 //!   match), `expiry` (the sweeper that deletes games left waiting,
 //!   finished or idle too long), `players` (keys, JWT sign-in, seats bound
 //!   to players, rated rounds rated in the write that ends them),
-//!   `webhooks` (endpoints, the deliverer), `challenges` (challenges
+//!   `webhooks` (endpoints, the deliverer), `webhook_bots` (bots the
+//!   service asks for their moves at their URL), `challenges` (challenges
 //!   made, answered, cancelled; a player's event stream and the events a
 //!   game's start and end tell its players), `tournaments` (create, enter,
 //!   start; the sweeper that pairs rounds; a game's end recorded in the

@@ -21,7 +21,9 @@
 //! sweeper), `matches.rs` (quick match), `expiry.rs` (the sweeper that
 //! deletes games left waiting, finished or idle too long), `players.rs`
 //! (keys, sign-in, seats bound to players, ratings), `webhooks.rs`
-//! (endpoints and the deliverer), `tournaments.rs` (tournaments: entry,
+//! (endpoints and the deliverer), `webhook_bots.rs` (bots asked for their
+//! moves at their URL), `challenges.rs` (challenges and a player's own
+//! stream), `tournaments.rs` (tournaments: entry,
 //! the sweeper that starts them and pairs their rounds, a game's end
 //! recorded by the write that ends it) and `rules.rs` (positions and analyses of
 //! lines, nothing stored); the checks they share are here.
@@ -40,6 +42,7 @@ mod offers;
 mod players;
 pub mod rules;
 mod tournaments;
+mod webhook_bots;
 mod webhooks;
 mod writes;
 
@@ -50,6 +53,7 @@ pub use players::{
     PlayerSettings,
 };
 pub use tournaments::{DEFAULT_ROUND_PAUSE, Enter, NewTournament, TournamentCreated};
+pub use webhook_bots::MoveRequests;
 
 use std::time::Duration;
 
@@ -71,7 +75,9 @@ use crate::domain::{
 };
 use crate::rules::notation::LineError;
 use crate::rules::{AnyMove, MoveInput, MoveParseError, Player, Refusal, Setup};
-pub use crate::store::{AttemptRecord, EventRender, PlayerEvent, WebhookRecord, player_stream_id};
+pub use crate::store::{
+    AttemptRecord, BotHook, EventRender, PlayerEvent, WebhookRecord, player_stream_id,
+};
 use crate::store::{JobFn, Store, StoreError, WriteTx};
 use crate::telemetry::Metrics;
 pub use expiry::{Expiring, Expiry, ExpiryReason, SWEEP_LIMIT};

@@ -86,6 +86,8 @@ impl Application {
         // Events are written as the API writes games; the deliverer sends them.
         store.outbox().set_render(Arc::new(api::EventData));
         service.spawn_deliverer()?;
+        // Webhook bots are asked for their moves on their turns.
+        service.spawn_webhook_bots(Arc::new(api::MoveRequestBody))?;
         let state = web::Data::new(AppState {
             service: service.clone(),
             metrics: metrics.clone(),

@@ -57,7 +57,7 @@ fn to_json<T: serde::Serialize>(what: &str, value: &T) -> Result<String, StoreEr
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
 }
 
-pub use challenges::{PlayerEvent, player_stream_id};
+pub use challenges::{BotHook, PlayerEvent, player_stream_id};
 pub use db::{JobFn, Store, WriteTx};
 pub use idempotency::MATCH_KEY_PREFIX;
 pub use matches::{Nearest, Waiting};

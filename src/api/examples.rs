@@ -115,6 +115,22 @@ pub fn webhook_event() -> Value {
     serde_json::from_str(&body).unwrap_or(Value::Null)
 }
 
+/// A webhook bot's move request: O to answer X's first move.
+#[must_use]
+pub fn move_requested() -> Value {
+    use crate::service::MoveRequests as _;
+    let (game, moves) = after_first_move();
+    let mut line = crate::rules::notation::Line::empty(game.position.setup());
+    for m in &moves {
+        if let Ok(mv) = line.position().parse_move(m.mv) {
+            let _ = line.play(mv);
+        }
+    }
+    let deadline = game.deadline().unwrap_or(game.updated_at);
+    let body = super::MoveRequestBody.body(&game, Player::O, &line, deadline);
+    serde_json::from_str(&body).unwrap_or(Value::Null)
+}
+
 /// The answer to create: X's seat and token; O's seat is open.
 #[must_use]
 pub fn seat_grant() -> Value {

@@ -141,11 +141,19 @@ pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery
 #[get("/players/me")]
 pub async fn get_me(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> ApiResult {
     let player = state.service.me(bearer.token()).await?;
-    Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
+    let mut body = PlayerBody::from(&player);
+    body.move_url = state
+        .service
+        .bot_hook(&player.player.id)
+        .await?
+        .map(|h| h.url);
+    Ok(HttpResponse::Ok().json(body))
 }
 
 /// Change the caller's player: `max_games` (how many games in progress a
-/// bot takes on; a challenge past it is declined `too_many_games`).
+/// bot takes on; a challenge past it is declined `too_many_games`), and a
+/// bot's `move_url` (a webhook bot: the service asks it for its moves; the
+/// answer shows its signing secret, once).
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -167,11 +175,18 @@ pub async fn patch_me(
     body: Body,
 ) -> ApiResult {
     let request: PlayerUpdate = body.json()?;
-    let player = state
+    let (player, secret) = state
         .service
-        .update_me(bearer.token(), request.max_games)
+        .update_me(bearer.token(), request.max_games, request.move_url)
         .await?;
-    Ok(HttpResponse::Ok().json(PlayerBody::from(&player)))
+    let mut body = PlayerBody::from(&player);
+    body.move_url = state
+        .service
+        .bot_hook(&player.player.id)
+        .await?
+        .map(|h| h.url);
+    body.move_secret = secret;
+    Ok(HttpResponse::Ok().json(body))
 }
 
 /// One event of a player's stream, as an `EventSource` (or any SSE parser)

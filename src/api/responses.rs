@@ -336,8 +336,10 @@ problem_responses! {
     /// bounds, a rated challenge from a bot), `clock_required` (rated without a
     /// clock) or `same_player` (a challenge to oneself).
     InvalidChallenge: [InvalidOption, ClockRequired, SamePlayer] with [Unprocessable];
-    /// `invalid_option`: `max_games` out of 1 to 64.
-    UnprocessablePlayerUpdate: [InvalidOption];
+    /// `invalid_option` (`max_games` out of 1 to 64, a `move_url` for a person) or
+    /// `webhook_url_refused` (a `move_url` that is not http(s), or whose host is a
+    /// loopback, private, link-local or unspecified address).
+    UnprocessablePlayerUpdate: [InvalidOption, WebhookUrlRefused];
     /// `bot_not_allowed`: a bot's credential; bots do not quick match.
     BotNotAllowed: [BotNotAllowed];
     /// `request_timeout`: the body did not arrive within `--body-timeout-secs` of the

@@ -1,6 +1,8 @@
 //! Handlers of the OpenAPI tag `webhooks` (operators only, behind
-//! `--admin-key`), and how events' `data` is written (the store records
-//! events with the write they report; see `store/db/outbox.rs`).
+//! `--admin-key`), how events' `data` is written (the store records
+//! events with the write they report; see `store/db/outbox.rs`), and how a
+//! webhook bot's move requests and answers are (see
+//! `service/webhook_bots.rs`).
 
 use actix_web::{HttpResponse, delete, get, patch, post, web};
 use sha2::{Digest, Sha256};
@@ -13,12 +15,15 @@ use super::responses::{
     AdminErrors, AdminNotFound, BodyErrors, StoreErrors, WebhookNotFound, WebhookRefused,
 };
 use super::wire::{
-    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveRecordView, PatchWebhook,
-    RoundResult, WebhookEventBody, WebhookEventData, WebhookGrant, WebhookList, WebhookView,
+    BotMove, CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, Game, MoveAnswer,
+    MoveRecordView, MoveRequestType, MoveRequested, PatchWebhook, Position, RoundResult,
+    WebhookEventBody, WebhookEventData, WebhookGrant, WebhookList, WebhookView,
 };
 use crate::domain::webhook::WebhookEvent;
 use crate::domain::{GameRecord, GameStatus, MoveRecord};
-use crate::service::EventRender;
+use crate::rules::notation::{self, Line};
+use crate::rules::{MoveInput, Player, Setup};
+use crate::service::{EventRender, MoveRequests};
 
 type ApiResult = Result<HttpResponse, ApiError>;
 
@@ -273,5 +278,44 @@ impl EventRender for EventData {
             },
         };
         serde_json::to_string(&body).unwrap_or_default()
+    }
+}
+
+/// Writes a webhook bot's move requests as [`MoveRequested`] and reads its
+/// answers as [`MoveAnswer`].
+#[derive(Debug, Default)]
+pub struct MoveRequestBody;
+
+impl MoveRequests for MoveRequestBody {
+    fn body(
+        &self,
+        game: &GameRecord,
+        seat: Player,
+        line: &Line,
+        deadline: chrono::DateTime<chrono::Utc>,
+    ) -> String {
+        let body = MoveRequested {
+            request_type: MoveRequestType::MoveRequested,
+            game: Game::from(game),
+            seat: seat.into(),
+            position: Position::from(line),
+            deadline,
+        };
+        // Serializing these types cannot fail (no map with non-string keys).
+        serde_json::to_string(&body).unwrap_or_default()
+    }
+
+    fn answer(&self, setup: Setup, body: &[u8]) -> Result<MoveInput, String> {
+        let answer: MoveAnswer = serde_json::from_slice(body)
+            .map_err(|e| format!("the answer is not {{\"move\": …}}: {e}"))?;
+        match answer.mv {
+            BotMove::Notation(text) => notation::read_move(setup, text.trim()).ok_or_else(|| {
+                format!(
+                    "{text:?} is not one move: {}",
+                    notation::syntax(setup.kind())
+                )
+            }),
+            BotMove::Move(body) => Ok(body.into()),
+        }
     }
 }

@@ -65,8 +65,9 @@ pub use tournaments::{
     TournamentListQuery, TournamentPage, TournamentState, TournamentSystem,
 };
 pub use webhooks::{
-    CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, PatchWebhook, WebhookEventBody,
-    WebhookEventData, WebhookEventType, WebhookGrant, WebhookList, WebhookView,
+    BotMove, CreateWebhook, DeliveriesQuery, DeliveryList, DeliveryView, MoveAnswer,
+    MoveRequestType, MoveRequested, PatchWebhook, WebhookEventBody, WebhookEventData,
+    WebhookEventType, WebhookGrant, WebhookList, WebhookView,
 };
 
 /// The `ETag` of a version: `"<version>"`.

@@ -116,6 +116,12 @@ impl ChallengeRecord {
         self
     }
 
+    /// Declines it at once, for `reason`.
+    pub fn decline(&mut self, reason: DeclineReason) {
+        self.status = ChallengeStatus::Declined;
+        self.reason = Some(reason);
+    }
+
     /// The challenger's seat index (0: X, 1: O), `random` resolved by `coin`.
     #[must_use]
     pub fn challenger_seat(&self, coin: bool) -> usize {

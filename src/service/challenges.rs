@@ -7,6 +7,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::players::{self, Identified};
+use super::webhooks;
 use super::writes::{check_clock, new_token};
 use super::{Result, SeatTaken, Service, ServiceError, event};
 use crate::domain::challenge::{
@@ -192,36 +193,60 @@ impl Service {
             expires_at: now + self.challenge_expiry,
         };
         let max_games = target.player.max_games;
-        self.write(
-            None,
-            Box::new(move |tx| {
-                Box::pin(async move {
-                    let mut c = challenge;
-                    if caller.new {
-                        tx.insert_player(&caller.player).await?;
-                    }
-                    if c.to.bot {
-                        tx.lock_player(&c.to.id).await?;
-                        let playing = tx.count_games_in_progress(&c.to.id).await?;
-                        if playing >= i64::from(max_games) {
-                            c.status = ChallengeStatus::Declined;
-                            c.reason = Some(DeclineReason::TooManyGames);
+        let service = self.clone();
+        let challenge = self
+            .write(
+                None,
+                Box::new(move |tx| {
+                    Box::pin(async move {
+                        let mut c = challenge;
+                        if caller.new {
+                            tx.insert_player(&caller.player).await?;
                         }
-                    }
-                    tx.insert_challenge(&c).await?;
-                    let data = encode(&c)?;
-                    if c.status == ChallengeStatus::Declined {
-                        tx.insert_player_event(&c.from.id, kinds::CHALLENGE_DECLINED, &data, now)
-                            .await?;
-                    } else {
-                        tx.insert_player_event(&c.to.id, kinds::CHALLENGE, &data, now)
-                            .await?;
-                    }
-                    Ok(c)
-                })
-            }),
-        )
-        .await
+                        if c.to.bot {
+                            tx.lock_player(&c.to.id).await?;
+                            let hooked = tx.bot_hook(&c.to.id).await?.is_some();
+                            let playing = tx.count_games_in_progress(&c.to.id).await?;
+                            if playing >= i64::from(max_games) {
+                                c.decline(DeclineReason::TooManyGames);
+                            } else if hooked && c.clock.is_none() {
+                                // A webhook bot is asked for its moves under its clock.
+                                c.decline(DeclineReason::TimeControl);
+                            } else if hooked {
+                                // A webhook bot accepts every challenge within `max_games`.
+                                let accepter = Identified::of(target.player);
+                                service
+                                    .begin(tx, &mut c, &caller.player, &accepter, now)
+                                    .await?;
+                            }
+                        }
+                        tx.insert_challenge(&c).await?;
+                        let data = encode(&c)?;
+                        match c.status {
+                            ChallengeStatus::Declined => {
+                                tx.insert_player_event(
+                                    &c.from.id,
+                                    kinds::CHALLENGE_DECLINED,
+                                    &data,
+                                    now,
+                                )
+                                .await?;
+                            }
+                            ChallengeStatus::Pending => {
+                                tx.insert_player_event(&c.to.id, kinds::CHALLENGE, &data, now)
+                                    .await?;
+                            }
+                            _ => {}
+                        }
+                        Ok(c)
+                    })
+                }),
+            )
+            .await?;
+        if let Some(game) = challenge.game {
+            self.publish(game);
+        }
+        Ok(challenge)
     }
 
     /// The caller's challenges, made and received, newest first (each as
@@ -336,29 +361,8 @@ impl Service {
                             return Err(ServiceError::TooManyGames);
                         }
                     }
-                    let token = new_token();
-                    let mut game = service.challenge_game(c, &challenger, caller, &token, now);
-                    players::count_rated_round(tx, &mut game, now).await?;
-                    tx.insert_game(&game);
-                    tx.insert_event(game.id, &event(&game, EventType::Create));
-                    for seat in [Player::X, Player::O] {
-                        if let Some(sp) = game.players.of(seat) {
-                            let player = sp.id.clone();
-                            tx.player_game(&player, game.id).await?;
-                            tell_game_start(tx, &player, game.id, seat, now).await?;
-                        }
-                    }
-                    c.status = ChallengeStatus::Accepted;
-                    c.game = Some(game.id);
-                    let seat = if game
-                        .players
-                        .of(Player::X)
-                        .is_some_and(|p| p.id == caller.player.id)
-                    {
-                        Player::X
-                    } else {
-                        Player::O
-                    };
+                    let (game, seat, token) =
+                        service.begin(tx, c, &challenger, caller, now).await?;
                     Ok(SeatTaken {
                         game,
                         seat,
@@ -370,6 +374,44 @@ impl Service {
             .await?;
         self.publish(accepted.game.id);
         Ok(accepted)
+    }
+
+    /// Begins the game of challenge `c`, accepted now by `accepter`: the
+    /// game with its first change, each side bound to its player and told;
+    /// `c` marked accepted. Answers the game, the accepter's seat and its
+    /// new token.
+    async fn begin(
+        &self,
+        tx: &mut WriteTx,
+        c: &mut ChallengeRecord,
+        challenger: &crate::domain::player::PlayerRecord,
+        accepter: &Identified,
+        now: DateTime<Utc>,
+    ) -> Result<(GameRecord, Player, String)> {
+        let token = new_token();
+        let mut game = self.challenge_game(c, challenger, accepter, &token, now);
+        players::count_rated_round(tx, &mut game, now).await?;
+        tx.insert_game(&game);
+        tx.insert_event(game.id, &event(&game, EventType::Create));
+        for seat in [Player::X, Player::O] {
+            if let Some(sp) = game.players.of(seat) {
+                let player = sp.id.clone();
+                tx.player_game(&player, game.id).await?;
+                tell_game_start(tx, &player, game.id, seat, now).await?;
+            }
+        }
+        c.status = ChallengeStatus::Accepted;
+        c.game = Some(game.id);
+        let seat = if game
+            .players
+            .of(Player::X)
+            .is_some_and(|p| p.id == accepter.player.id)
+        {
+            Player::X
+        } else {
+            Player::O
+        };
+        Ok((game, seat, token))
     }
 
     /// The game of challenge `c`, accepted now by `accepter` whose seat's
@@ -484,16 +526,21 @@ impl Service {
         Ok(())
     }
 
-    /// Sets what the caller may change of their own player (`max_games`).
+    /// Sets what the caller may change of their own player: `max_games`,
+    /// and a bot's `move_url` (`Some(None)` removes it). Answers the player
+    /// and, when a move URL was set, the new secret its requests are signed
+    /// with (shown only here).
     ///
     /// # Errors
-    /// `PlayerRequired`, `BadCredential`, `InvalidOption` (out of 1..=64),
-    /// store errors.
+    /// `PlayerRequired`, `BadCredential`, `InvalidOption` (`max_games` out
+    /// of 1..=64, a move URL for a person), `WebhookUrlRefused`, store
+    /// errors.
     pub async fn update_me(
         &self,
         bearer: Option<&str>,
         max_games: Option<u32>,
-    ) -> Result<PlayerView> {
+        move_url: Option<Option<String>>,
+    ) -> Result<(PlayerView, Option<String>)> {
         let caller = self.caller(bearer).await?;
         if let Some(n) = max_games
             && !(1..=MOST_GAMES).contains(&n)
@@ -502,6 +549,20 @@ impl Service {
                 "`max_games` must be from 1 to {MOST_GAMES}"
             )));
         }
+        let hook = match move_url {
+            Some(Some(_)) if !caller.player.bot => {
+                return Err(ServiceError::InvalidOption(
+                    "only a bot player has a `move_url`".into(),
+                ));
+            }
+            Some(Some(url)) => {
+                let url = webhooks::check_url(&url, self.webhooks.allow_private).await?;
+                Some(Some((url.to_string(), webhooks::new_secret())))
+            }
+            Some(None) => Some(None),
+            None => None,
+        };
+        let secret = hook.clone().flatten().map(|(_, secret)| secret);
         let id = caller.player.id.clone();
         self.write(
             None,
@@ -513,12 +574,16 @@ impl Service {
                     if let Some(n) = max_games {
                         tx.set_max_games(&caller.player.id, n).await?;
                     }
+                    if let Some(hook) = &hook {
+                        let hook = hook.as_ref().map(|(u, s)| (u.as_str(), s.as_str()));
+                        tx.set_bot_hook(&caller.player.id, hook).await?;
+                    }
                     Ok(())
                 })
             }),
         )
         .await?;
-        self.player(&id).await
+        Ok((self.player(&id).await?, secret))
     }
 
     /// The caller's player and where their stream stands: the number of

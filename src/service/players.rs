@@ -283,6 +283,19 @@ pub struct Identified {
 }
 
 impl Identified {
+    /// A stored player, as their credential would identify them.
+    #[must_use]
+    pub fn of(player: PlayerRecord) -> Identified {
+        Identified {
+            credential: player
+                .key
+                .unwrap_or_else(|| external_credential(&player.id)),
+            player,
+            new: false,
+            ratings: Vec::new(),
+        }
+    }
+
     /// Their rating in `kind`, if read and they have one.
     fn rated_in(&self, kind: GameKind) -> Option<KindRating> {
         self.ratings

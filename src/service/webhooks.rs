@@ -183,7 +183,7 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String
 }
 
 /// A new endpoint secret: `whsec_` and 32 random bytes in base64.
-fn new_secret() -> String {
+pub(super) fn new_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     format!("whsec_{}", BASE64.encode(bytes))
@@ -191,7 +191,7 @@ fn new_secret() -> String {
 
 /// Checks an endpoint's URL: absolute `http` or `https` with a host, and,
 /// unless `allow_private`, a host whose every address the guard accepts.
-async fn check_url(url: &str, allow_private: bool) -> Result<reqwest::Url> {
+pub(super) async fn check_url(url: &str, allow_private: bool) -> Result<reqwest::Url> {
     let refused = |why: String| ServiceError::WebhookUrlRefused(why);
     if url.len() > MAX_URL {
         return Err(refused(format!(
@@ -253,6 +253,43 @@ impl reqwest::dns::Resolve for GuardedResolver {
             Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
         })
     }
+}
+
+/// The HTTP client of calls to the URLs people give (webhook endpoints,
+/// webhook bots): redirects not followed, [`TIMEOUT`] for an answer at
+/// most, and unless `allow_private` the guard's resolver.
+pub(super) fn client(allow_private: bool, user_agent: &str) -> reqwest::Result<reqwest::Client> {
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TIMEOUT)
+        .connect_timeout(TIMEOUT)
+        .pool_max_idle_per_host(PER_ENDPOINT)
+        .user_agent(user_agent);
+    if !allow_private {
+        client = client.dns_resolver(Arc::new(GuardedResolver));
+    }
+    client.build()
+}
+
+/// `url` parsed, unless the address written in it is one the guard refuses
+/// (the resolver guards the names).
+pub(super) fn guarded_url(
+    url: &str,
+    allow_private: bool,
+) -> std::result::Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(url).map_err(|e| format!("bad URL: {e}"))?;
+    if !allow_private
+        && let Some(ip) = url
+            .host_str()
+            .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
+            .and_then(|h| h.parse::<IpAddr>().ok())
+        && refused_address(ip)
+    {
+        return Err(format!(
+            "{ip} is a loopback, private, link-local or unspecified address"
+        ));
+    }
+    Ok(url)
 }
 
 impl Service {
@@ -401,16 +438,10 @@ fn sender(mut to_send: mpsc::UnboundedReceiver<Sending>, allow_private: bool) {
         }
     };
     runtime.block_on(async move {
-        let mut client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
-            .connect_timeout(TIMEOUT)
-            .pool_max_idle_per_host(PER_ENDPOINT)
-            .user_agent(concat!("Tabula-Webhooks/", env!("CARGO_PKG_VERSION")));
-        if !allow_private {
-            client = client.dns_resolver(Arc::new(GuardedResolver));
-        }
-        let client = match client.build() {
+        let client = match client(
+            allow_private,
+            concat!("Tabula-Webhooks/", env!("CARGO_PKG_VERSION")),
+        ) {
             Ok(client) => client,
             Err(e) => {
                 tracing::error!(error = %e, "webhooks cannot be sent: no HTTP client");
@@ -666,19 +697,7 @@ async fn send(
     timestamp: i64,
     allow_private: bool,
 ) -> std::result::Result<u16, String> {
-    let url = reqwest::Url::parse(&c.url).map_err(|e| format!("bad URL: {e}"))?;
-    // The resolver guards names; an address written in the URL is checked here.
-    if !allow_private
-        && let Some(ip) = url
-            .host_str()
-            .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
-            .and_then(|h| h.parse::<IpAddr>().ok())
-        && refused_address(ip)
-    {
-        return Err(format!(
-            "{ip} is a loopback, private, link-local or unspecified address"
-        ));
-    }
+    let url = guarded_url(&c.url, allow_private)?;
     let signature =
         sign(&c.secret, &c.event_id, timestamp, &c.body).ok_or("the secret does not decode")?;
     let answer = client

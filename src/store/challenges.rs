@@ -8,6 +8,8 @@
 //! something take turns and never give two events one number; the same
 //! lock makes a bot's count of games in progress hold until its write ends.
 //! On SQLite the writer holds the database's only write lock.
+//!
+//! And `bot_hooks`: a webhook bot's move URL and signing secret.
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -326,5 +328,128 @@ impl WriteTx {
         self.touched(stream);
         self.told.push(stream);
         Ok(seq)
+    }
+
+    /// Sets (`Some((url, secret))`) or removes webhook bot `player`'s move URL.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn set_bot_hook(
+        &mut self,
+        player: &str,
+        hook: Option<(&str, &str)>,
+    ) -> Result<(), StoreError> {
+        self.direct().await?;
+        match hook {
+            Some((url, secret)) => on_conn!(self, |c| sqlx::query(
+                "INSERT INTO bot_hooks (player_id, url, secret) VALUES ($1, $2, $3) \
+                 ON CONFLICT (player_id) DO UPDATE SET url = excluded.url, secret = excluded.secret"
+            )
+            .bind(player)
+            .bind(url)
+            .bind(secret)
+            .execute(c)
+            .await
+            .map(|r| r.rows_affected()))?,
+            None => on_conn!(self, |c| sqlx::query(
+                "DELETE FROM bot_hooks WHERE player_id = $1"
+            )
+            .bind(player)
+            .execute(c)
+            .await
+            .map(|r| r.rows_affected()))?,
+        };
+        Ok(())
+    }
+
+    /// Webhook bot `player`'s move URL and secret, if it has set one.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn bot_hook(&mut self, player: &str) -> Result<Option<BotHook>, StoreError> {
+        self.flush().await?;
+        let row: Option<BotHookRow> = on_conn!(self, |c| sqlx::query_as(
+            "SELECT player_id, url, secret FROM bot_hooks WHERE player_id = $1"
+        )
+        .bind(player)
+        .fetch_optional(c)
+        .await)?;
+        Ok(row.map(BotHook::from))
+    }
+}
+
+/// A webhook bot's move URL and the secret its move requests are signed with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotHook {
+    pub player: String,
+    pub url: String,
+    pub secret: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct BotHookRow {
+    player_id: String,
+    url: String,
+    secret: String,
+}
+
+impl From<BotHookRow> for BotHook {
+    fn from(r: BotHookRow) -> BotHook {
+        BotHook {
+            player: r.player_id,
+            url: r.url,
+            secret: r.secret,
+        }
+    }
+}
+
+impl Store {
+    /// Every webhook bot's move URL and secret.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn bot_hooks(&self) -> Result<Vec<BotHook>, StoreError> {
+        let rows: Vec<BotHookRow> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT player_id, url, secret FROM bot_hooks ORDER BY player_id"
+        )
+        .fetch_all(c)
+        .await)?;
+        Ok(rows.into_iter().map(BotHook::from).collect())
+    }
+
+    /// Webhook bot `player`'s move URL and secret, if it has set one.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn bot_hook(&self, player: &str) -> Result<Option<BotHook>, StoreError> {
+        let row: Option<BotHookRow> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT player_id, url, secret FROM bot_hooks WHERE player_id = $1"
+        )
+        .bind(player)
+        .fetch_optional(c)
+        .await)?;
+        Ok(row.map(BotHook::from))
+    }
+
+    /// The games in progress a webhook bot holds a seat of, with their
+    /// versions: where the service may have a move to ask for.
+    ///
+    /// # Errors
+    /// Database errors, or an id that is not a UUID.
+    pub async fn hooked_games(&self) -> Result<Vec<(Uuid, i64)>, StoreError> {
+        let rows: Vec<(String, i64)> = on_reader!(self, |c| sqlx::query_as(
+            "SELECT g.id, g.version FROM bot_hooks h \
+             JOIN player_games p ON p.player_id = h.player_id JOIN games g ON g.id = p.game_id \
+             WHERE g.status = 'in_progress' AND g.deleted_at IS NULL"
+        )
+        .fetch_all(c)
+        .await)?;
+        rows.into_iter()
+            .map(|(id, version)| {
+                Uuid::parse_str(&id)
+                    .map(|id| (id, version))
+                    .map_err(|_| StoreError::Corrupt(format!("game id {id:?}")))
+            })
+            .collect()
     }
 }

@@ -9,7 +9,7 @@ use crate::events::Stream;
 use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_app_with};
 use crate::players::new_player;
 
-async fn new_bot(app: &TestApp, name: &str) -> (String, String) {
+pub(crate) async fn new_bot(app: &TestApp, name: &str) -> (String, String) {
     let res = app
         .post("/v1/players", None, &json!({"name": name, "bot": true}))
         .await;
@@ -23,7 +23,7 @@ async fn new_bot(app: &TestApp, name: &str) -> (String, String) {
     )
 }
 
-async fn challenge(app: &TestApp, key: &str, body: Value) -> Value {
+pub(crate) async fn challenge(app: &TestApp, key: &str, body: Value) -> Value {
     let res = app.post("/v1/challenges", Some(key), &body).await;
     let status = res.status();
     let v: Value = res.json().await.unwrap();

@@ -41,6 +41,7 @@ mod seats;
 mod sign_in;
 mod system;
 mod tournaments;
+mod webhook_bots;
 mod webhooks;
 mod webhooks_disabling;
 mod webhooks_retries;

@@ -1,6 +1,8 @@
 //! A webhook receiver for the tests: an HTTP/1.1 server on 127.0.0.1 that
 //! records every request it is sent and answers with the status set (0:
-//! closes the connection without answering), after the delay set.
+//! closes the connection without answering), after the delay set; or, once
+//! a responder is set, with the status and body the responder makes of the
+//! request (a webhook bot).
 
 #![allow(
     dead_code,
@@ -44,8 +46,13 @@ pub struct Receiver {
     pub got: Arc<Mutex<Vec<Got>>>,
     answer: Arc<AtomicU16>,
     delay_ms: Arc<AtomicU64>,
+    responder: Responder,
     task: tokio::task::JoinHandle<()>,
 }
+
+/// Makes an answer (status, JSON body) of a request's body.
+type Respond = Box<dyn Fn(&serde_json::Value) -> (u16, String) + Send>;
+type Responder = Arc<Mutex<Option<Respond>>>;
 
 impl Drop for Receiver {
     fn drop(&mut self) {
@@ -68,15 +75,27 @@ impl Receiver {
         let got = Arc::new(Mutex::new(Vec::new()));
         let answer = Arc::new(AtomicU16::new(204));
         let delay_ms = Arc::new(AtomicU64::new(0));
+        let responder: Responder = Arc::default();
         let task = {
-            let (got, answer, delay_ms) = (got.clone(), answer.clone(), delay_ms.clone());
+            let (got, answer, delay_ms, responder) = (
+                got.clone(),
+                answer.clone(),
+                delay_ms.clone(),
+                responder.clone(),
+            );
             tokio::spawn(async move {
                 let mut connections = tokio::task::JoinSet::new();
                 loop {
                     let Ok((stream, _)) = listener.accept().await else {
                         return;
                     };
-                    connections.spawn(serve(stream, got.clone(), answer.clone(), delay_ms.clone()));
+                    connections.spawn(serve(
+                        stream,
+                        got.clone(),
+                        answer.clone(),
+                        delay_ms.clone(),
+                        responder.clone(),
+                    ));
                 }
             })
         };
@@ -86,8 +105,15 @@ impl Receiver {
             got,
             answer,
             delay_ms,
+            responder,
             task,
         }
+    }
+
+    /// Answers each request with what `respond` makes of its JSON body
+    /// (status, body) from now on.
+    pub fn respond(&self, respond: impl Fn(&serde_json::Value) -> (u16, String) + Send + 'static) {
+        *self.responder.lock().expect("not poisoned") = Some(Box::new(respond));
     }
 
     /// Answers with `status` from now on (0: no answer, the connection closed).
@@ -135,6 +161,7 @@ async fn serve(
     got: Arc<Mutex<Vec<Got>>>,
     answer: Arc<AtomicU16>,
     delay_ms: Arc<AtomicU64>,
+    responder: Responder,
 ) {
     let mut stream = BufReader::new(stream);
     loop {
@@ -169,17 +196,24 @@ async fn serve(
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
         }
-        let status = answer.load(Ordering::SeqCst);
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let (status, answer_body) = match &*responder.lock().expect("not poisoned") {
+            Some(respond) => respond(&serde_json::from_str(&text).unwrap_or_default()),
+            None => (answer.load(Ordering::SeqCst), String::new()),
+        };
         got.lock().expect("not poisoned").push(Got {
             headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
+            body: text,
             answered: status,
             at,
         });
         if status == 0 {
             return;
         }
-        let reply = format!("HTTP/1.1 {status} Answer\r\ncontent-length: 0\r\n\r\n");
+        let reply = format!(
+            "HTTP/1.1 {status} Answer\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer_body}",
+            answer_body.len()
+        );
         if stream.get_mut().write_all(reply.as_bytes()).await.is_err() {
             return;
         }

@@ -549,7 +549,9 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's player: `max_games` (how many games in progress a
-         *     bot takes on; a challenge past it is declined `too_many_games`).
+         *     bot takes on; a challenge past it is declined `too_many_games`), and a
+         *     bot's `move_url` (a webhook bot: the service asks it for its moves; the
+         *     answer shows its signing secret, once).
          */
         patch: operations["patch_me"];
         trace?: never;
@@ -1164,6 +1166,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    moveRequested: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook bot's turn: sent to its `move_url`
+         * @description Sent when it is a webhook bot's turn in a game with a clock, signed as webhook deliveries are, with the bot's own secret (`move_secret`). Answer 200 with the move; a failed, late or illegal answer is asked again after 1 s, 2 s, 4 s, … while the bot's clock runs, and the bot loses on time when it runs out. Each request must be answered within 10 s and before `deadline`.
+         */
+        post: operations["request_bot_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1291,6 +1313,8 @@ export interface components {
          * @enum {string}
          */
         BotLevel: "random" | "easy" | "medium" | "hard" | "perfect";
+        /** @description A bot's move: a move body, or one move in the kind's notation. */
+        BotMove: string | components["schemas"]["MoveBody"];
         /**
          * @description Ask the server to play one move for the side to move.
          * @example {
@@ -2698,6 +2722,20 @@ export interface components {
             stopped_on_time: boolean;
         };
         /**
+         * @description A webhook bot's answer to a move request (status 200): its move, as
+         *     `POST /v1/games/{id}/moves` takes it or in the kind's notation (`"h8"`).
+         *     Any other answer, or an illegal move, is asked again after 1 s, 2 s,
+         *     4 s, … while the bot's clock runs.
+         * @example {
+         *       "move": {
+         *         "column": 3
+         *       }
+         *     }
+         */
+        MoveAnswer: {
+            move: components["schemas"]["BotMove"];
+        };
+        /**
          * @description A move; its shape depends on the game's kind: `{"row", "col"}` for
          *     `tic_tac_toe` and `gomoku`, `{"column"}` for `connect_four`, `{"board",
          *     "cell"}` for `ultimate_tic_tac_toe`. A move of another kind's shape is
@@ -2776,6 +2814,165 @@ export interface components {
              * @description When it was played.
              */
             at: string;
+        };
+        /**
+         * @description The type of a webhook bot's request.
+         * @enum {string}
+         */
+        MoveRequestType: "move.requested";
+        /**
+         * @description The body of a webhook bot's move request: `POST` to its `move_url` when
+         *     it is its turn, signed with its secret as webhook deliveries are (headers
+         *     `webhook-id`, the same for every request of one turn, `webhook-timestamp`,
+         *     `webhook-signature`).
+         * @example {
+         *       "type": "move.requested",
+         *       "game": {
+         *         "id": "3f0c8a56-7a4e-4f7e-9d55-2b8f0c1d9e10",
+         *         "kind": "connect_four",
+         *         "options": {
+         *           "rows": 6,
+         *           "columns": 7
+         *         },
+         *         "status": "in_progress",
+         *         "end_reason": null,
+         *         "turn": "O",
+         *         "winner": null,
+         *         "winning_line": null,
+         *         "board": [
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           "...X..."
+         *         ],
+         *         "ultimate": null,
+         *         "legal_moves": [
+         *           {
+         *             "column": 0
+         *           },
+         *           {
+         *             "column": 1
+         *           },
+         *           {
+         *             "column": 2
+         *           },
+         *           {
+         *             "column": 3
+         *           },
+         *           {
+         *             "column": 4
+         *           },
+         *           {
+         *             "column": 5
+         *           },
+         *           {
+         *             "column": 6
+         *           }
+         *         ],
+         *         "threats": [],
+         *         "round": 1,
+         *         "ply": 1,
+         *         "version": 3,
+         *         "seats": {
+         *           "X": {
+         *             "type": "human",
+         *             "taken": true,
+         *             "name": "Ann",
+         *             "player": null
+         *           },
+         *           "O": {
+         *             "type": "human",
+         *             "taken": true,
+         *             "name": "Bob",
+         *             "player": null
+         *           }
+         *         },
+         *         "visibility": "public",
+         *         "offer": null,
+         *         "clock": null,
+         *         "rated": false,
+         *         "round_rated": false,
+         *         "rating_change": null,
+         *         "rematch_of": null,
+         *         "rematch": null,
+         *         "tournament": null,
+         *         "claimable_at": "2026-11-22T10:05:05Z",
+         *         "assistance": "allowed",
+         *         "assistance_used": {
+         *           "X": 0,
+         *           "O": 0
+         *         },
+         *         "created_at": "2026-11-22T10:00:00Z",
+         *         "updated_at": "2026-11-22T10:00:05Z"
+         *       },
+         *       "seat": "O",
+         *       "position": {
+         *         "kind": "connect_four",
+         *         "options": {
+         *           "rows": 6,
+         *           "columns": 7
+         *         },
+         *         "moves": "4",
+         *         "ply": 1,
+         *         "turn": "O",
+         *         "status": "in_progress",
+         *         "winner": null,
+         *         "winning_line": null,
+         *         "board": [
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           ".......",
+         *           "...X..."
+         *         ],
+         *         "ultimate": null,
+         *         "legal_moves": [
+         *           {
+         *             "column": 0
+         *           },
+         *           {
+         *             "column": 1
+         *           },
+         *           {
+         *             "column": 2
+         *           },
+         *           {
+         *             "column": 3
+         *           },
+         *           {
+         *             "column": 4
+         *           },
+         *           {
+         *             "column": 5
+         *           },
+         *           {
+         *             "column": 6
+         *           }
+         *         ],
+         *         "threats": []
+         *       },
+         *       "deadline": "2026-11-22T10:00:05Z"
+         *     }
+         */
+        MoveRequested: {
+            type: components["schemas"]["MoveRequestType"];
+            /** @description The game, as `GET /v1/games/{id}` shows it. */
+            game: components["schemas"]["Game"];
+            /** @description The bot's seat: the side to move. */
+            seat: components["schemas"]["Side"];
+            /**
+             * @description The round so far, as the rules service answers it (its legal moves,
+             *     its line in the kind's notation).
+             */
+            position: components["schemas"]["Position"];
+            /**
+             * Format: date-time
+             * @description When the bot's clock runs out: a move answered later loses on time.
+             */
+            deadline: string;
         };
         /**
          * @description The answer to an accepted move.
@@ -3038,6 +3235,16 @@ export interface components {
             ratings: {
                 [key: string]: components["schemas"]["PlayerRating"];
             };
+            /**
+             * @description A webhook bot's move URL: shown to the bot itself only (`GET` and
+             *     `PATCH /v1/players/me`), absent when it has none.
+             */
+            move_url?: string;
+            /**
+             * @description The secret the bot's move requests are signed with (`whsec_…`): shown
+             *     once, in the answer of the `PATCH` that set `move_url`.
+             */
+            move_secret?: string;
         };
         /**
          * @description A new player and their key, shown only here.
@@ -3135,6 +3342,15 @@ export interface components {
              *     refused).
              */
             max_games?: number | null;
+            /**
+             * @description A bot only: the URL the service asks for the bot's moves (a webhook
+             *     bot, see `docs/bots.md`); null removes it. The webhook address rules
+             *     apply (http or https; no loopback or private address unless the
+             *     server allows it). Setting it makes a new signing secret, shown once
+             *     in the answer (`move_secret`).
+             * @example https://bot.example/move
+             */
+            move_url?: string | null;
         };
         /**
          * @description A position of a kind, read from a line: each field as in a Game (those
@@ -4940,7 +5156,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_option`: `max_games` out of 1 to 64. */
+        /** @description `invalid_option` (`max_games` out of 1 to 64, a `move_url` for a person) or `webhook_url_refused` (a `move_url` that is not http(s), or whose host is a loopback, private, link-local or unspecified address). */
         UnprocessablePlayerUpdate: {
             headers: {
                 [name: string]: unknown;
@@ -4948,7 +5164,7 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {string} */
-                    code: "invalid_option";
+                    code: "invalid_option" | "webhook_url_refused";
                 };
             };
         };
@@ -7281,6 +7497,46 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    request_bot_move: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The turn's id: the same on every request for one turn.
+                 * @example move_0192f0c46c1e7f53a4a83c1b9e2d5a11_3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this request was signed, in Unix seconds.
+                 * @example 1795600800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed by the bytes of the secret after `whsec_`.
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveRequested"];
+            };
+        };
+        responses: {
+            /** @description The bot's move. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoveAnswer"];
                 };
             };
         };

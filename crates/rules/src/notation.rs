@@ -259,7 +259,7 @@ pub fn parse_line(setup: Setup, text: &str) -> Result<Line, LineError> {
             problem,
             position: Box::new(line.position.clone()),
         };
-        let input = read(setup, token).ok_or_else(|| bad(&line, Problem::Unreadable))?;
+        let input = read_move(setup, token).ok_or_else(|| bad(&line, Problem::Unreadable))?;
         let mv = match line.position.parse_move(input) {
             Ok(mv) => mv,
             Err(MoveParseError::Refused(r)) => return Err(bad(&line, Problem::Refused(r))),
@@ -287,9 +287,21 @@ fn tokens(kind: GameKind, text: &str) -> Box<dyn Iterator<Item = &str> + '_> {
     }
 }
 
-/// The move a token names, in the rules' numbers (possibly off the board);
-/// `None` when it is not written as a move of this kind.
-fn read(setup: Setup, token: &str) -> Option<MoveInput> {
+/// The move one move's text names, in the rules' numbers (possibly off
+/// the board, not checked against a position); `None` when it is not
+/// written as one move of this kind.
+///
+/// # Examples
+///
+/// ```
+/// use tabula_rules::{GameKind, MoveInput, Setup, notation};
+///
+/// let setup = Setup::default_for(GameKind::Gomoku);
+/// assert_eq!(notation::read_move(setup, "h8"), Some(MoveInput::Cell { row: 7, col: 7 }));
+/// assert_eq!(notation::read_move(setup, "h8 h9"), None);
+/// ```
+#[must_use]
+pub fn read_move(setup: Setup, token: &str) -> Option<MoveInput> {
     let bytes = token.as_bytes();
     let digit = |b: u8| b.is_ascii_digit().then(|| i64::from(b - b'0') - 1);
     match (setup, bytes) {

@@ -10,6 +10,12 @@
 //! TABULA_PLAYER_RATE=0 target/release/tabula --max-streams-per-client 0 &
 //! cargo run --release -p tabula-tools --example bot-load -- --url http://127.0.0.1:8080 --bots 64 --games 10
 //! ```
+//!
+//! `--webhook`: webhook bots instead, all answered at once by one local
+//! server (a random legal move); each pair's challenger challenges the
+//! other, both are asked for their moves by the service, and the pair waits
+//! for each game's end (reading it every 50 ms) before the next. The
+//! service must allow private addresses (`--webhook-allow-private`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -25,6 +31,9 @@ use serde_json::{Value, json};
 mod sse;
 use sse::Events;
 
+#[path = "../../../tests/common/receiver.rs"]
+mod receiver;
+
 #[derive(Clone, Debug, Parser)]
 #[command(about = "Bot players playing each other through the API, over their streams")]
 struct Args {
@@ -38,6 +47,9 @@ struct Args {
     games: u64,
     #[arg(long, default_value = "connect_four")]
     kind: String,
+    /// Webhook bots, answered by a local server, instead of bots on streams.
+    #[arg(long)]
+    webhook: bool,
 }
 
 struct Shared {
@@ -208,6 +220,9 @@ async fn main() -> Result<()> {
         ));
     }
     let pairs = args.bots / 2;
+    if args.webhook {
+        return webhook_load(&shared, &args, &players).await;
+    }
     for (n, (_, key)) in players.iter().enumerate() {
         let challenges =
             (n % 2 == 0).then(|| (players[n + 1].0.clone(), args.games.saturating_sub(1)));
@@ -244,6 +259,104 @@ async fn main() -> Result<()> {
         args.bots,
         args.kind,
         moves as f64 / seconds,
+        shared.refused.load(Ordering::Relaxed)
+    );
+    Ok(())
+}
+
+/// The `--webhook` run: every bot's `move_url` is one local server that
+/// answers a random legal move; each pair plays its games one after the
+/// other, the service asking both sides for their moves.
+async fn webhook_load(
+    shared: &Arc<Shared>,
+    args: &Args,
+    players: &[(String, String)],
+) -> Result<()> {
+    let server = receiver::Receiver::start().await;
+    server.respond(|body| {
+        let legal = body["position"]["legal_moves"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mv = legal
+            .choose(&mut rand::rng())
+            .cloned()
+            .unwrap_or(Value::Null);
+        (200, json!({"move": mv}).to_string())
+    });
+    for (_, key) in players {
+        let (status, answer) = shared
+            .call(
+                key,
+                reqwest::Method::PATCH,
+                "/v1/players/me",
+                Some(json!({"move_url": server.url})),
+                &[],
+            )
+            .await?;
+        if status != 200 {
+            bail!(
+                "setting the move URL: {status} {answer} (start the service with --webhook-allow-private)"
+            );
+        }
+    }
+    let start = Instant::now();
+    let mut pairs = tokio::task::JoinSet::new();
+    for pair in players.chunks_exact(2) {
+        let (shared, games) = (shared.clone(), args.games);
+        let (from, to) = (pair[0].1.clone(), pair[1].0.clone());
+        pairs.spawn(async move {
+            for _ in 0..games {
+                let body = json!({"to": to, "kind": shared.kind, "clock": {"initial_ms": 600_000}});
+                let (status, c) = shared
+                    .call(
+                        &from,
+                        reqwest::Method::POST,
+                        "/v1/challenges",
+                        Some(body),
+                        &[],
+                    )
+                    .await?;
+                let Some(game) = c["game"].as_str().filter(|_| status == 201) else {
+                    bail!("challenge: {status} {c}");
+                };
+                loop {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    let (_, g) = shared
+                        .call(
+                            "",
+                            reqwest::Method::GET,
+                            &format!("/v1/games/{game}"),
+                            None,
+                            &[],
+                        )
+                        .await?;
+                    if g["status"] != "in_progress" {
+                        if g["end_reason"] != "line" && g["end_reason"] != "full_board" {
+                            shared.refused.fetch_add(1, Ordering::Relaxed);
+                        }
+                        shared
+                            .moves
+                            .fetch_add(g["ply"].as_u64().unwrap_or(0), Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+            anyhow::Ok(())
+        });
+    }
+    while let Some(done) = pairs.join_next().await {
+        done??;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let moves = shared.moves.load(Ordering::Relaxed);
+    println!(
+        "{} webhook bots, {} {} games, {moves} moves in {seconds:.2} s: {:.0} moves/s, {} requests, {} games not ended on the board",
+        args.bots,
+        players.len() / 2 * usize::try_from(args.games)?,
+        args.kind,
+        moves as f64 / seconds,
+        server.got().len(),
         shared.refused.load(Ordering::Relaxed)
     );
     Ok(())

@@ -36,6 +36,24 @@ pub struct PlayerUpdate {
     #[serde(default, deserialize_with = "super::integral::option_u32")]
     #[schema(minimum = 1, maximum = 64)]
     pub max_games: Option<u32>,
+    /// A bot only: the URL the service asks for the bot's moves (a webhook
+    /// bot, see `docs/bots.md`); null removes it. The webhook address rules
+    /// apply (http or https; no loopback or private address unless the
+    /// server allows it). Setting it makes a new signing secret, shown once
+    /// in the answer (`move_secret`).
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 2000, example = "https://bot.example/move")]
+    pub move_url: Option<Option<String>>,
+}
+
+/// A field that may be absent (`None`), null (`Some(None)`) or a value.
+#[expect(clippy::option_option, reason = "absent, null or a value: three cases")]
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// A player's rating in one kind (Glicko-2; a newcomer starts at 1500,
@@ -88,6 +106,16 @@ pub struct Player {
     pub max_games: u32,
     /// By kind (`connect_four`, …): only kinds they have played rated.
     pub ratings: BTreeMap<String, PlayerRating>,
+    /// A webhook bot's move URL: shown to the bot itself only (`GET` and
+    /// `PATCH /v1/players/me`), absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub move_url: Option<String>,
+    /// The secret the bot's move requests are signed with (`whsec_…`): shown
+    /// once, in the answer of the `PATCH` that set `move_url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, pattern = "^whsec_")]
+    pub move_secret: Option<String>,
 }
 
 impl From<&PlayerView> for Player {
@@ -103,6 +131,8 @@ impl From<&PlayerView> for Player {
                 .iter()
                 .map(|(kind, r)| (kind.as_str().to_owned(), r.into()))
                 .collect(),
+            move_url: None,
+            move_secret: None,
         }
     }
 }

@@ -227,3 +227,51 @@ pub struct WebhookEventData {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating_change: Option<Option<RatingChangeView>>,
 }
+
+/// The type of a webhook bot's request.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub enum MoveRequestType {
+    #[serde(rename = "move.requested")]
+    MoveRequested,
+}
+
+/// The body of a webhook bot's move request: `POST` to its `move_url` when
+/// it is its turn, signed with its secret as webhook deliveries are (headers
+/// `webhook-id`, the same for every request of one turn, `webhook-timestamp`,
+/// `webhook-signature`).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(example = crate::api::examples::move_requested)]
+pub struct MoveRequested {
+    #[serde(rename = "type")]
+    pub request_type: MoveRequestType,
+    /// The game, as `GET /v1/games/{id}` shows it.
+    pub game: Game,
+    /// The bot's seat: the side to move.
+    pub seat: super::Side,
+    /// The round so far, as the rules service answers it (its legal moves,
+    /// its line in the kind's notation).
+    pub position: super::Position,
+    /// When the bot's clock runs out: a move answered later loses on time.
+    #[serde(serialize_with = "super::stamp::time")]
+    pub deadline: DateTime<Utc>,
+}
+
+/// A webhook bot's answer to a move request (status 200): its move, as
+/// `POST /v1/games/{id}/moves` takes it or in the kind's notation (`"h8"`).
+/// Any other answer, or an illegal move, is asked again after 1 s, 2 s,
+/// 4 s, … while the bot's clock runs.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"move": {"column": 3}}))]
+pub struct MoveAnswer {
+    #[serde(rename = "move")]
+    pub mv: BotMove,
+}
+
+/// A bot's move: a move body, or one move in the kind's notation.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum BotMove {
+    #[schema(example = "h8")]
+    Notation(String),
+    Move(super::MoveBody),
+}
