@@ -1,10 +1,12 @@
-// The lobby: who plays, a new game, quick match, the open games, the
-// tournaments, this browser's games and the leaderboard; and /play/new, which creates a game.
+// The lobby: who plays, the challenges waiting, a new game, quick match, the
+// open games, the tournaments, this browser's games and the leaderboard; and
+// /play/new, which creates a game.
 import { askForMatch, BOARD_KIND_KEY, chosenKind, ensurePlayer, holdMatched, join, MATCH_CLOCK_KEY, MATCH_KIND_KEY, mostPlayedKind, savedName, saveName, signInWith } from "./account.js";
 import { api, asMe, forgetMe, forgetSeat, type Game, heldGames, heldSeat, holdSeat, type Kind, type Level, me, ok, type Side } from "./api.js";
 import { KIND_NAMES } from "./board.js";
 import { button, h } from "./dom.js";
 import { clearError, copy, main, navigate, showError, status } from "./shell.js";
+import { challengesCard } from "./challenge.js";
 import { tournamentsCard } from "./tournament.js";
 import { ago, clockOf, CLOCKS, clockText, creator, field, kinds, KINDS, LEVELS, levelsOf, nextId, openSeat, RATED_CLOCK, ratedGames, select, statusWord } from "./ui.js";
 
@@ -300,6 +302,7 @@ export async function showLobby(again?: URLSearchParams): Promise<void> {
   });
   main.replaceChildren(
     you,
+    challengesCard(),
     h("section", { class: "card" }, form),
     h("section", { class: "card" }, quick),
     h("section", { class: "card" }, h("h2", {}, "Open games"), field("Show", filter), list, pager),

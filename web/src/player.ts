@@ -1,7 +1,9 @@
-// A player's page: their ratings by kind and their games, newest first.
+// A player's page: whether they are a bot, their ratings by kind and their
+// games, newest first; a signed-in person challenges them from it.
 import { api, type Kind, me, ok, type Side } from "./api.js";
 import { KIND_NAMES } from "./board.js";
 import { button, h } from "./dom.js";
+import { challengeCard } from "./challenge.js";
 import { main, showError, status } from "./shell.js";
 import { ago, ratedGames, statusWord } from "./ui.js";
 
@@ -57,8 +59,17 @@ export async function showPlayer(id: string): Promise<void> {
       res.next_cursor ? button("Older", () => void load(page + 1).catch(showError)) : "",
     );
   };
+  const you = me();
   main.replaceChildren(
-    h("section", { class: "card" }, h("h2", {}, player.name), h("h3", {}, "Ratings"), ratingsList),
+    h(
+      "section",
+      { class: "card" },
+      h("h2", {}, player.name, player.bot ? " " : "", player.bot ? h("span", { class: "badge" }, "bot") : ""),
+      player.bot ? h("p", { class: "muted" }, "A bot: its moves come from a program.") : "",
+      h("h3", {}, "Ratings"),
+      ratingsList,
+    ),
+    you && you.id !== player.id ? challengeCard(player) : "",
     h("section", { class: "card" }, h("h2", {}, "Games"), gamesList, pager),
     h("p", {}, h("a", { href: "/play", "data-link": "" }, "Lobby")),
   );

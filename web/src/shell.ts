@@ -6,18 +6,18 @@ export const main = document.getElementById("app") as HTMLElement;
 export const status = document.getElementById("status") as HTMLElement;
 const errorBox = document.getElementById("error") as HTMLElement;
 
-/** Leaves the current view: closes its event stream and timers. */
-let leaving: () => void = () => {};
+/** Leaving the current view: closes its event streams and timers. */
+let leaving: (() => void)[] = [];
 
-/** What leaving the view shown now must do. */
+/** Adds to what leaving the view shown now must do. */
 export function onLeave(leave: () => void): void {
-  leaving = leave;
+  leaving.push(leave);
 }
 
 /** Leaves the view shown now and clears the frame. */
 export function leaveView(): void {
-  leaving();
-  leaving = () => {};
+  for (const leave of leaving) leave();
+  leaving = [];
   clearError();
   main.replaceChildren();
   status.textContent = "";
