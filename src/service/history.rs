@@ -171,6 +171,18 @@ impl Service {
         if after >= now.version {
             return Ok((!deleted).then(Vec::new));
         }
+        // One change behind (a stream that follows a game as it is played):
+        // that change, with the game as stored, is the whole answer.
+        if after + 1 == now.version
+            && let Some(kind) = self.store.last_change(&now).await?
+            && kind != ChangeKind::Event(EventType::Create)
+        {
+            return Ok(Some(vec![Change {
+                version: now.version,
+                kind,
+                game: now,
+            }]));
+        }
         let from_round = self.store.round_at(id, after).await?.unwrap_or(1);
         let (moves, events) = self.store.changes(id, now.kind(), from_round).await?;
         // A seat taken after version v was open at v.

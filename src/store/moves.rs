@@ -9,7 +9,9 @@ use uuid::Uuid;
 use super::db::{on_conn, on_reader};
 use super::games::{parse_player, player_str};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
-use crate::domain::{DeleteReason, EventRecord, EventType, MoveRecord, OfferKind};
+use crate::domain::{
+    ChangeKind, DeleteReason, EventRecord, EventType, GameRecord, MoveRecord, OfferKind,
+};
 use crate::rules::{GameKind, MoveInput};
 
 /// A row of the moves table. A move is two numbers: `a` is the row, column
@@ -247,6 +249,44 @@ impl Store {
             .map(EventRow::into_record)
             .collect::<Result<_, _>>()?;
         Ok((moves, events))
+    }
+
+    /// The change that made `game` its stored version, when it is cheap to
+    /// find: the round's last move (found by its round and ply) or an event
+    /// (by its version). `None` when neither has that version.
+    ///
+    /// # Errors
+    /// Database errors, or a row that does not decode.
+    pub async fn last_change(&self, game: &GameRecord) -> Result<Option<ChangeKind>, StoreError> {
+        let id = game.id.to_string();
+        let ply = game.position.ply();
+        if ply > 0 {
+            let sql = format!(
+                "SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 AND round = $2 AND ply = $3"
+            );
+            let row: Option<MoveRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+                .bind(&id)
+                .bind(i64::from(game.round))
+                .bind(i64::from(ply))
+                .fetch_optional(c)
+                .await)?;
+            if let Some(m) = row.map(|r| r.into_record(game.kind())).transpose()?
+                && m.version == game.version
+            {
+                return Ok(Some(ChangeKind::Move(m)));
+            }
+        }
+        let sql =
+            format!("SELECT {EVENT_COLUMNS} FROM game_events WHERE game_id = $1 AND version = $2");
+        let row: Option<EventRow> = on_reader!(self, |c| sqlx::query_as(&sql)
+            .bind(&id)
+            .bind(game.version)
+            .fetch_optional(c)
+            .await)?;
+        Ok(row
+            .map(EventRow::into_record)
+            .transpose()?
+            .map(|e| ChangeKind::Event(e.event)))
     }
 
     /// The round a game was in at `version` (the round of the last change at
