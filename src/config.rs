@@ -194,7 +194,9 @@ pub struct Settings {
     #[arg(long, env = "TABULA_ADDR", default_value = default::ADDR)]
     pub addr: String,
 
-    /// Database URL. An SQLite file is created and migrated if missing.
+    /// Database URL. An SQLite file is created and migrated if missing. PostgreSQL on several
+    /// machines: a host list and `target_session_attrs=read-write`
+    /// (postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write) follows a failover.
     #[arg(long, env = "DATABASE_URL", default_value = default::DATABASE_URL)]
     pub database_url: String,
 

@@ -385,7 +385,9 @@ impl ApiError {
                 problem.game = Some(Box::new(Game::from(game.as_ref())));
             }
             ApiError::Service(ServiceError::Unavailable(_)) => {
-                "the database cannot serve this request now; nothing was changed, retry later"
+                "the database cannot serve this request now; retry later. Nothing was changed, \
+                 except by a write cut off by a database failover (several PostgreSQL hosts): \
+                 retry it with its Idempotency-Key to learn its outcome"
                     .clone_into(&mut problem.detail);
             }
             ApiError::Service(ServiceError::Store(_) | ServiceError::Internal(_)) => {

@@ -4,7 +4,6 @@
 //! `moves`, …), each query written once for both backends; `sqlite` opens
 //! a SQLite file (created, migrated, locked against a second process).
 
-use std::str::FromStr;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
@@ -12,7 +11,7 @@ use chrono::Utc;
 use futures_util::future::BoxFuture;
 use lru::LruCache;
 use sqlx::pool::PoolConnection;
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqlitePool;
 use sqlx::{Postgres, Sqlite, Transaction};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -27,6 +26,7 @@ use super::writer::{Job, PG_WRITERS, Target, TypedJob};
 use crate::domain::GameRecord;
 
 // Opening the SQLite file: its lock, its writer, its checkpoints.
+mod hosts;
 mod sqlite;
 
 /// Runs `$body` with `$c` bound to the backend's reader pool (the same
@@ -231,15 +231,37 @@ async fn open_postgres(
     changed: broadcast::Sender<Uuid>,
     outbox: Arc<Outbox>,
 ) -> Result<PgBackend, StoreError> {
-    let options = PgConnectOptions::from_str(url)?;
+    let hosts = hosts::Hosts::parse(url)?;
+    // The first host listed that serves (and, with `read-write`, is the
+    // primary); the first listed if none does now (connecting then fails
+    // as it would with one host).
+    let options = match hosts.choose().await {
+        Some(chosen) => chosen,
+        None => hosts.options[0].clone(),
+    };
+    let read_write = hosts.read_write;
     // A request that needs a connection waits at most 3 s for one: with the
     // server down, sqlx retries connecting until then, so this is how long a
     // write takes to be refused with 503.
     let pool = PgPoolOptions::new()
         .max_connections(connections.max(2) * 4)
         .acquire_timeout(Duration::from_secs(3))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                // `read-write`: never a connection to a standby.
+                if read_write && !hosts::accepts_writes(&mut *conn).await? {
+                    return Err(sqlx::Error::Configuration(
+                        "the server is a standby; target_session_attrs=read-write".into(),
+                    ));
+                }
+                Ok(())
+            })
+        })
         .connect_with(options)
         .await?;
+    if hosts.watched() {
+        tokio::spawn(hosts::watch(pool.clone(), hosts));
+    }
     sqlx::migrate!("./migrations/postgres").run(&pool).await?;
     tokio::spawn(listen(pool.clone(), changed));
     let (jobs, queue) = mpsc::channel(4096);

@@ -21,6 +21,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[path = "../common/receiver.rs"]
 mod receiver;
+// A PostgreSQL failover under load (TABULA_TEST_FAILOVER=1).
+mod failover;
 // Low limits of open files: raised, and streams refused before files run out.
 mod limits;
 
@@ -59,11 +61,16 @@ async fn start_with_ulimit(db: &Path, limit: &str) -> Service {
     start_in(command, db).await
 }
 
-async fn start_in(mut command: Command, db: &Path) -> Service {
+async fn start_in(command: Command, db: &Path) -> Service {
+    start_on(command, &format!("sqlite://{}", db.display())).await
+}
+
+/// Starts `command` (the binary) on the database at `url`; waits until ready.
+async fn start_on(mut command: Command, url: &str) -> Service {
     let addr = format!("127.0.0.1:{}", free_port());
     let child = command
         .env("TABULA_ADDR", &addr)
-        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("DATABASE_URL", url)
         .env("TABULA_LOG", "warn")
         .env("TABULA_SHUTDOWN_TIMEOUT", "10")
         .env_remove("RUST_LOG")
