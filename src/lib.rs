@@ -54,7 +54,8 @@
 //!   match's choice), `tournaments` (one row each, and their changes),
 //!   `challenges` (one row each, each player's own events, webhook bots'
 //!   move URLs); `db` (the backends and the write transaction; `sqlite`
-//!   opens and locks the file) and `writer` (SQLite's single writer,
+//!   opens and locks the file, `hosts` reads a PostgreSQL host list and
+//!   follows a failover) and `writer` (SQLite's single writer,
 //!   batching jobs into group commits).
 //! - `service`: the use cases, where rules, ai and store meet: `writes`
 //!   (create, join, play, restart, rematch, claim, resign, delete), `history` (reads,

@@ -2,7 +2,8 @@
 //! PostgreSQL and runs write jobs, [`WriteTx`] is what a job writes through.
 //! The records' own reads and writes are in their modules (`games`,
 //! `moves`, …), each query written once for both backends; `sqlite` opens
-//! a SQLite file (created, migrated, locked against a second process).
+//! a SQLite file (created, migrated, locked against a second process);
+//! `hosts` reads a PostgreSQL URL's host list and follows a failover.
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -248,11 +249,12 @@ async fn open_postgres(
         .acquire_timeout(Duration::from_secs(3))
         .after_connect(move |conn, _| {
             Box::pin(async move {
-                // `read-write`: never a connection to a standby.
+                // `read-write`: never a connection to a standby (refused as
+                // the database being away: 503 until the watcher moves on).
                 if read_write && !hosts::accepts_writes(&mut *conn).await? {
-                    return Err(sqlx::Error::Configuration(
-                        "the server is a standby; target_session_attrs=read-write".into(),
-                    ));
+                    return Err(sqlx::Error::Io(std::io::Error::other(
+                        "the server is a standby; target_session_attrs=read-write",
+                    )));
                 }
                 Ok(())
             })
