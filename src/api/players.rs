@@ -141,13 +141,24 @@ pub async fn get_player(state: web::Data<AppState>, req: HttpRequest, _: NoQuery
 #[get("/players/me")]
 pub async fn get_me(state: web::Data<AppState>, bearer: Bearer, _: NoQuery) -> ApiResult {
     let player = state.service.me(bearer.token()).await?;
-    let mut body = PlayerBody::from(&player);
+    Ok(HttpResponse::Ok().json(own(&state, &player, None).await?))
+}
+
+/// The caller's own player as `/v1/players/me` shows it: with a webhook
+/// bot's move URL, and the secret when it was just made.
+async fn own(
+    state: &AppState,
+    player: &crate::domain::player::PlayerView,
+    secret: Option<String>,
+) -> Result<PlayerBody, ApiError> {
+    let mut body = PlayerBody::from(player);
     body.move_url = state
         .service
         .bot_hook(&player.player.id)
         .await?
         .map(|h| h.url);
-    Ok(HttpResponse::Ok().json(body))
+    body.move_secret = secret;
+    Ok(body)
 }
 
 /// Change the caller's player: `max_games` (how many games in progress a
@@ -179,14 +190,7 @@ pub async fn patch_me(
         .service
         .update_me(bearer.token(), request.max_games, request.move_url)
         .await?;
-    let mut body = PlayerBody::from(&player);
-    body.move_url = state
-        .service
-        .bot_hook(&player.player.id)
-        .await?
-        .map(|h| h.url);
-    body.move_secret = secret;
-    Ok(HttpResponse::Ok().json(body))
+    Ok(HttpResponse::Ok().json(own(&state, &player, secret).await?))
 }
 
 /// One event of a player's stream, as an `EventSource` (or any SSE parser)

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { PHONE, keepKey, launch, openPage, screenshotDir, startService, until } from "./helpers.mjs";
+import { PHONE, launch, openPage, playAs, screenshotDir, startService, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -21,15 +21,6 @@ after(async () => {
   await browser?.close();
   await service?.stop();
 });
-
-async function playAs(page, name) {
-  await page.goto("/play");
-  await page.getByLabel("Your name").first().fill(name);
-  await page.getByRole("button", { name: `Play as ${name}` }).click();
-  await page.getByRole("region", { name: "Player" }).getByRole("link", { name }).waitFor();
-  await keepKey(page);
-  return JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
-}
 
 test("a person challenges another from their page; accepted in the lobby, the game opens for both; a decline is told", async () => {
   const ann = await openPage(browser, service.base);

@@ -137,6 +137,18 @@ export async function keepKey(page, key) {
   return shown;
 }
 
+/** Plays as a new player named `name` from the lobby ("Play as …"): the
+ * key is kept in this browser and shown once; answers the player kept. */
+export async function playAs(page, name) {
+  await page.goto("/play");
+  await page.getByLabel("Your name").first().fill(name);
+  await page.getByRole("button", { name: `Play as ${name}` }).click();
+  await page.getByRole("region", { name: "Player" }).getByRole("link", { name }).waitFor();
+  const player = JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
+  await keepKey(page, player.key);
+  return player;
+}
+
 /** Waits until the page can play (a legal cell) or the round is over. */
 export async function readyOrOver(page) {
   await until(

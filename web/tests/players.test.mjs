@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { DESKTOP, PHONE, keepKey, launch, openPage, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
+import { DESKTOP, PHONE, keepKey, launch, openPage, playAs, screenshotDir, startService, statusIs, statusText, until } from "./helpers.mjs";
 
 let service;
 let browser;
@@ -22,16 +22,6 @@ after(async () => {
   await browser?.close();
   await service?.stop();
 });
-
-async function playAs(page, name) {
-  await page.goto("/play");
-  await page.getByLabel("Your name").first().fill(name);
-  await page.getByRole("button", { name: `Play as ${name}` }).click();
-  await page.getByRole("region", { name: "Player" }).getByRole("link", { name }).waitFor();
-  const player = JSON.parse(await page.evaluate(() => localStorage.getItem("tabula.player")));
-  await keepKey(page, player.key);
-  return player;
-}
 
 /** Plays Connect Four column `col` as the page's seat, once it is its turn. */
 async function drop(page, col) {
