@@ -15,7 +15,8 @@ use super::responses::{
     ClosedChallenge, InvalidChallenge, PlayerUnauthorized, StoreErrors,
 };
 use super::wire::{
-    Challenge, ChallengePage, CreateChallenge, DeclineChallenge, PlayerGamesQuery, SeatGrant,
+    Challenge, ChallengePage, CreateChallenge, DeclineChallenge, ETag, GameUrl, PlayerGamesQuery,
+    SeatGrant,
 };
 use crate::service::ServiceError;
 
@@ -155,7 +156,10 @@ pub async fn get_challenge(
     params(ChallengeId),
     responses(
         (status = 201, description = "The game, the accepter's seat and a token for it (the accepter's credential plays it too)", body = SeatGrant,
-            headers(("Location" = String, description = "The game's URL"))),
+            headers(
+                ("Location" = GameUrl, description = "The game's URL, `/v1/games/{id}`"),
+                ("ETag" = ETag, description = "The game's version, quoted, e.g. `\"1\"`"),
+            )),
         (status = 400, response = BadRequest),
         (status = 401, response = PlayerUnauthorized),
         (status = 403, response = ChallengeForbidden),
@@ -175,12 +179,7 @@ pub async fn accept_challenge(
         .service
         .accept_challenge(bearer.token(), id.id)
         .await?;
-    Ok(HttpResponse::Created()
-        .insert_header((
-            actix_web::http::header::LOCATION,
-            format!("/v1/games/{}", accepted.game.id),
-        ))
-        .json(SeatGrant::from(&accepted)))
+    Ok(super::reply::seat_created(&accepted))
 }
 
 /// Decline a challenge (the challenged player), for a `reason`.

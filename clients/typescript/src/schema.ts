@@ -7040,8 +7040,10 @@ export interface operations {
             /** @description The game, the accepter's seat and a token for it (the accepter's credential plays it too) */
             201: {
                 headers: {
-                    /** @description The game's URL */
-                    Location: string;
+                    /** @description The game's version, quoted, e.g. `"1"` */
+                    ETag: components["schemas"]["ETag"];
+                    /** @description The game's URL, `/v1/games/{id}` */
+                    Location: components["schemas"]["GameUrl"];
                     [name: string]: unknown;
                 };
                 content: {
