@@ -13,13 +13,14 @@ use futures_util::future::BoxFuture;
 use lru::LruCache;
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
+use sqlx::query_builder::Separated;
 use sqlx::sqlite::SqlitePool;
-use sqlx::{Postgres, Sqlite, Transaction};
+use sqlx::{Postgres, QueryBuilder, Sqlite, Transaction};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::games::{GameRow, game_columns};
+use super::games::{GameRow, Split, StagedGame, Steady, game_columns};
 use super::idempotency::IdempotencyRow;
 use super::moves::{EventRow, MoveRow};
 use super::outbox::{Hooks, Outbox, Recorder};
@@ -63,6 +64,99 @@ macro_rules! on_conn {
     };
 }
 pub(super) use {on_conn, on_reader};
+
+/// Binds a row's columns, in its table's column order, on either backend.
+pub(super) trait BindRow<DB: sqlx::Database> {
+    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>);
+}
+
+impl<DB: sqlx::Database, R: BindRow<DB>> BindRow<DB> for &R {
+    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>) {
+        (**self).bind_row(b);
+    }
+}
+
+/// Implements [`BindRow`] for both backends: the row's fields named, in
+/// its table's column order.
+macro_rules! bind_row {
+    ($row:ty: $($field:ident),* $(,)?) => {
+        impl $crate::store::db::BindRow<sqlx::Sqlite> for $row {
+            fn bind_row<'a>(
+                &'a self,
+                b: &mut sqlx::query_builder::Separated<'_, 'a, sqlx::Sqlite, &'static str>,
+            ) {
+                $( b.push_bind(&self.$field); )*
+            }
+        }
+        impl $crate::store::db::BindRow<sqlx::Postgres> for $row {
+            fn bind_row<'a>(
+                &'a self,
+                b: &mut sqlx::query_builder::Separated<'_, 'a, sqlx::Postgres, &'static str>,
+            ) {
+                $( b.push_bind(&self.$field); )*
+            }
+        }
+    };
+}
+pub(super) use bind_row;
+
+/// A batch's statements, each a query of its own (its text prepared once
+/// and kept in the connection's cache).
+pub(super) struct Statements<'a, DB: sqlx::Database>(Vec<QueryBuilder<'a, DB>>);
+
+/// A statement for many rows of one table: its head, the rows' `VALUES`,
+/// its tail.
+pub(super) struct Many {
+    head: String,
+    tail: String,
+}
+
+impl Many {
+    /// `INSERT INTO {table} ({columns}) VALUES … {on_conflict}`.
+    pub(super) fn insert(table: &str, columns: &str, on_conflict: &str) -> Many {
+        Many::around(&format!("INSERT INTO {table} ({columns}) "), on_conflict)
+    }
+
+    /// The rows' `VALUES` between `head` and `tail`.
+    pub(super) fn around(head: &str, tail: &str) -> Many {
+        Many {
+            head: head.to_owned(),
+            tail: tail.to_owned(),
+        }
+    }
+}
+
+/// Writes the statements that write `rows` as `many` says, a statement for
+/// many (see [`slices`]).
+pub(super) fn push_rows<'a, DB, R>(out: &mut Statements<'a, DB>, many: &Many, rows: &'a [R])
+where
+    DB: sqlx::Database,
+    R: BindRow<DB>,
+{
+    for chunk in slices(rows) {
+        let mut q = QueryBuilder::new(&many.head);
+        q.push_values(chunk, |mut b, row| row.bind_row(&mut b));
+        q.push(&many.tail);
+        out.0.push(q);
+    }
+}
+
+/// The staged rows' statements, each table's in order (games first: the
+/// others refer to them).
+fn push_staged<'a, DB>(out: &mut Statements<'a, DB>, staged: &'a Staged, games: &'a Split<'a>)
+where
+    DB: sqlx::Database,
+    GameRow: BindRow<DB>,
+    Steady<'a>: BindRow<DB>,
+    MoveRow: BindRow<DB>,
+    EventRow: BindRow<DB>,
+    IdempotencyRow: BindRow<DB>,
+{
+    super::games::push_rows(out, games);
+    super::moves::push_moves(out, &staged.moves);
+    super::moves::push_events(out, &staged.events);
+    super::idempotency::push_rows(out, &staged.answers);
+}
 
 /// The job function the service writes.
 pub type JobFn<T, E> =
@@ -358,7 +452,7 @@ impl Ended {
 #[derive(Default)]
 pub(super) struct Staged {
     /// Each game's latest row, in the order first written.
-    pub(super) games: Vec<GameRow>,
+    pub(super) games: Vec<StagedGame>,
     pub(super) moves: Vec<MoveRow>,
     pub(super) events: Vec<EventRow>,
     pub(super) answers: Vec<IdempotencyRow>,
@@ -431,10 +525,10 @@ impl WriteTx {
         Ok(())
     }
 
-    /// Sends the staged rows into the transaction: each table's in one
-    /// statement (games first: the others refer to them), then the webhook
-    /// events they made. Called before anything is read through SQL and
-    /// before the commit.
+    /// Sends the staged rows into the transaction: each table's in
+    /// statements for many (games first: the others refer to them), then
+    /// the webhook events they made. Called before anything is read through
+    /// SQL and before the commit.
     ///
     /// # Errors
     /// Database errors.
@@ -454,10 +548,23 @@ impl WriteTx {
 
     async fn send_staged(&mut self) -> Result<(), StoreError> {
         let staged = std::mem::take(&mut self.staged);
-        super::games::write_rows(self, &staged.games).await?;
-        super::moves::write_moves(self, &staged.moves).await?;
-        super::moves::write_events(self, &staged.events).await?;
-        super::idempotency::write_rows(self, &staged.answers).await?;
+        let games = Split::of(&staged.games);
+        match &mut self.conn {
+            Conn::Sqlite(c) => {
+                let mut statements = Statements(Vec::new());
+                push_staged(&mut statements, &staged, &games);
+                for mut q in statements.0 {
+                    q.build().execute(&mut **c).await?;
+                }
+            }
+            Conn::Postgres(t) => {
+                let mut statements = Statements(Vec::new());
+                push_staged(&mut statements, &staged, &games);
+                for mut q in statements.0 {
+                    q.build().execute(&mut **t).await?;
+                }
+            }
+        }
         if let Some(recorder) = self.recorder.as_mut() {
             let events = recorder.take_events()?;
             super::outbox::write_events(self, events).await?;

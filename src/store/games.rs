@@ -14,11 +14,11 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::QueryBuilder;
-use sqlx::query_builder::Separated;
 use uuid::Uuid;
 
-use super::db::{Conn, on_conn, on_reader};
+use sqlx::query_builder::Separated;
+
+use super::db::{BindRow, Conn, Many, Statements, on_conn, on_reader};
 use super::{Store, StoreError, WriteTx, parse_id, parse_ts, ts};
 use crate::domain::player::{Players, RatingChange, SeatPlayer};
 use crate::domain::rating::Rating;
@@ -50,6 +50,9 @@ enum Written {
     Once,
     /// At the insert and at every update.
     Always,
+    /// At the insert and at an update that changes it: a column some index
+    /// holds (see [`Indexed`]).
+    Indexed,
 }
 
 /// The games table, one line a column: its field of [`GameRow`] (with its
@@ -69,20 +72,24 @@ macro_rules! game_table {
         /// is written.
         const GAME_TABLE: &[(&str, Written)] = &[$( (stringify!($col), Written::$written), )*];
 
-        /// Binds a row's columns in [`GAME_TABLE`]'s order, on either backend.
-        pub(super) trait BindRow<DB: sqlx::Database> {
-            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>);
-        }
+        // Binds a row's columns in [`GAME_TABLE`]'s order, on either backend.
+        super::db::bind_row!(GameRow: $($col),*);
 
-        impl BindRow<sqlx::Sqlite> for GameRow {
+        /// Binds a row's id and the columns written at every update, in
+        /// [`GAME_TABLE`]'s order: the values of [`steady_update`].
+        pub(super) struct Steady<'a>(&'a GameRow);
+
+        impl BindRow<sqlx::Sqlite> for Steady<'_> {
             fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Sqlite, &'static str>) {
-                $( b.push_bind(&self.$col); )*
+                b.push_bind(&self.0.id);
+                $( if Written::$written == Written::Always { b.push_bind(&self.0.$col); } )*
             }
         }
 
-        impl BindRow<sqlx::Postgres> for GameRow {
+        impl BindRow<sqlx::Postgres> for Steady<'_> {
             fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Postgres, &'static str>) {
-                $( b.push_bind(&self.$col); )*
+                b.push_bind(&self.0.id);
+                $( if Written::$written == Written::Always { b.push_bind(&self.0.$col); } )*
             }
         }
     };
@@ -92,7 +99,7 @@ game_table! {
     id: String => Once,
     kind: String => Once,
     /// Derived from the position and seats; stored for listing filters.
-    status: String => Always,
+    status: String => Indexed,
     /// Derived: a human seat is free. Stored for listing filters.
     open_seat: bool => Always,
     hotseat: bool => Always,
@@ -116,17 +123,17 @@ game_table! {
     /// [`Meta`]); NULL when all are empty.
     meta: Option<String> => Always,
     /// When the running side's clock runs out (for the timeout sweeper).
-    deadline: Option<String> => Always,
+    deadline: Option<String> => Indexed,
     /// Derived: the terms under which quick match may join the game
     /// ([`GameRecord::match_key`]); NULL when it may not.
-    match_key: Option<String> => Always,
+    match_key: Option<String> => Indexed,
     /// Derived: `updated_at` to the minute (`2026-11-24T04:35`), for the
     /// expiry sweeper's index.
-    updated_minute: String => Always,
+    updated_minute: String => Indexed,
     /// Set when the game is deleted (kept a while for event streams); not
     /// in a webhook event's facts.
     #[serde(skip)]
-    deleted_at: Option<String> => Always,
+    deleted_at: Option<String> => Indexed,
 }
 
 /// The games table's columns, comma-separated, in [`GameRow`]'s order: what
@@ -139,12 +146,34 @@ pub(super) fn game_columns() -> &'static str {
     &COLUMNS
 }
 
+/// An update of the games `v` holds (a `WITH v(id, …) AS (VALUES …)`
+/// before it) that sets the columns written at every update only: no index
+/// holds them, so the row is rewritten and no index entry (see [`Indexed`]).
+fn steady_update() -> &'static Many {
+    static SQL: LazyLock<Many> = LazyLock::new(|| {
+        let steady: Vec<&str> = GAME_TABLE
+            .iter()
+            .filter(|(_, written)| *written == Written::Always)
+            .map(|(name, _)| *name)
+            .collect();
+        let sets: Vec<String> = steady.iter().map(|c| format!("{c} = v.{c}")).collect();
+        Many::around(
+            &format!("WITH v (id, {}) AS (", steady.join(", ")),
+            &format!(
+                ") UPDATE games SET {} FROM v WHERE games.id = v.id",
+                sets.join(", ")
+            ),
+        )
+    });
+    &SQL
+}
+
 /// What an update of a game sets: every column but those written once.
 fn upsert_set() -> &'static str {
     static SET: LazyLock<String> = LazyLock::new(|| {
         let sets: Vec<String> = GAME_TABLE
             .iter()
-            .filter(|(_, written)| *written == Written::Always)
+            .filter(|(_, written)| *written != Written::Once)
             .map(|(name, _)| format!("{name} = excluded.{name}"))
             .collect();
         sets.join(", ")
@@ -330,6 +359,46 @@ impl Meta {
     }
 }
 
+/// A game's columns that some index holds (those [`Written::Indexed`]
+/// but `deleted_at`, NULL in every game read): an update that changes none
+/// of them is written by [`steady_update`], one that does by the upsert.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Indexed {
+    status: String,
+    deadline: Option<String>,
+    match_key: Option<String>,
+    updated_minute: String,
+}
+
+impl Indexed {
+    fn of(game: &GameRecord) -> Indexed {
+        let updated_at = ts(game.updated_at);
+        Indexed {
+            status: game.outcome().0.as_str().to_owned(),
+            deadline: game.deadline().map(ts),
+            match_key: game.match_key(),
+            // The minute: the stored time up to its seconds.
+            updated_minute: updated_at[..16].to_owned(),
+        }
+    }
+
+    /// Whether `row` holds these values (and is not deleted).
+    fn held_by(&self, row: &GameRow) -> bool {
+        row.deleted_at.is_none()
+            && self.status == row.status
+            && self.deadline == row.deadline
+            && self.match_key == row.match_key
+            && self.updated_minute == row.updated_minute
+    }
+}
+
+/// A game's row staged for the batch, with the indexed values its stored
+/// row has (none: a new game).
+pub(super) struct StagedGame {
+    row: GameRow,
+    stored: Option<Indexed>,
+}
+
 impl GameRow {
     /// The columns of a game record.
     pub(super) fn of(game: &GameRecord) -> GameRow {
@@ -347,15 +416,18 @@ impl GameRow {
                 Some(i64::from_ne_bytes(seed.to_ne_bytes())),
             ),
         };
-        let updated_at = ts(game.updated_at);
-        // The minute: the stored time up to its seconds.
-        let updated_minute = updated_at[..16].to_owned();
+        let Indexed {
+            status,
+            deadline,
+            match_key,
+            updated_minute,
+        } = Indexed::of(game);
         let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
         let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
         GameRow {
             id: game.id.to_string(),
             kind: game.kind().as_str().to_owned(),
-            status: game.outcome().0.as_str().to_owned(),
+            status,
             open_seat: game.has_open_seat(),
             hotseat: game.hotseat,
             x_type,
@@ -374,14 +446,14 @@ impl GameRow {
             version: game.version,
             snapshot: game.position.encode(),
             created_at: ts(game.created_at),
-            updated_at,
+            updated_at: ts(game.updated_at),
             private: game.private,
             // NULL when every part is empty (each is left out when empty).
             meta: serde_json::to_string(&Meta::of(game))
                 .ok()
                 .filter(|m| m != "{}"),
-            deadline: game.deadline().map(ts),
-            match_key: game.match_key(),
+            deadline,
+            match_key,
             updated_minute,
             deleted_at: None,
         }
@@ -834,23 +906,58 @@ impl WriteTx {
         } else {
             self.games.put(game.id, game.clone());
         }
-        match self.staged.games.iter_mut().find(|g| g.id == row.id) {
-            Some(staged) => *staged = row,
-            None => self.staged.games.push(row),
+        // The first staging in a batch sees the game as stored: its indexed
+        // values are those of the stored row until the batch commits.
+        match self.staged.games.iter_mut().find(|g| g.row.id == row.id) {
+            Some(staged) => staged.row = row,
+            None => self.staged.games.push(StagedGame {
+                row,
+                stored: before.map(Indexed::of),
+            }),
         }
         self.wrote(before, game, deleted);
     }
 }
 
-/// Inserts or updates the staged games, a statement for many.
-pub(super) async fn write_rows(tx: &mut WriteTx, rows: &[GameRow]) -> Result<(), StoreError> {
-    for chunk in super::db::slices(rows) {
-        on_conn!(tx, |c| {
-            let mut q = QueryBuilder::new(format!("INSERT INTO games ({}) ", game_columns()));
-            q.push_values(chunk, |mut b, g| g.bind_row(&mut b));
-            q.push(format!(" ON CONFLICT (id) DO UPDATE SET {}", upsert_set()));
-            q.build().execute(c).await.map(|r| r.rows_affected())
-        })?;
+/// The staged games by how they are written: new games and updates that
+/// change an indexed column by the upsert, the others (a move's update) by
+/// [`steady_update`].
+pub(super) struct Split<'s> {
+    upserts: Vec<&'s GameRow>,
+    steady: Vec<Steady<'s>>,
+}
+
+impl<'s> Split<'s> {
+    pub(super) fn of(games: &'s [StagedGame]) -> Split<'s> {
+        let mut split = Split {
+            upserts: Vec::new(),
+            steady: Vec::new(),
+        };
+        for g in games {
+            if g.stored.as_ref().is_some_and(|s| s.held_by(&g.row)) {
+                split.steady.push(Steady(&g.row));
+            } else {
+                split.upserts.push(&g.row);
+            }
+        }
+        split
     }
-    Ok(())
+}
+
+/// Writes the statements that insert or update the staged games, a
+/// statement for many.
+pub(super) fn push_rows<'a, DB: sqlx::Database>(out: &mut Statements<'a, DB>, games: &'a Split<'a>)
+where
+    GameRow: BindRow<DB>,
+    Steady<'a>: BindRow<DB>,
+{
+    static UPSERT: LazyLock<Many> = LazyLock::new(|| {
+        Many::insert(
+            "games",
+            game_columns(),
+            &format!(" ON CONFLICT (id) DO UPDATE SET {}", upsert_set()),
+        )
+    });
+    super::db::push_rows(out, &UPSERT, &games.upserts);
+    super::db::push_rows(out, steady_update(), &games.steady);
 }

@@ -4,11 +4,12 @@
 //! request, so that a retry gets the same answer and a key reused for
 //! another request is told apart.
 
+use std::sync::LazyLock;
+
 use chrono::Utc;
-use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-use super::db::{on_conn, on_reader};
+use super::db::{BindRow, Many, Statements, on_conn, on_reader};
 use super::{Store, StoreError, WriteTx, parse_id, ts};
 use crate::domain::{IdempotentRecord, RequestHash, StoredResponse};
 
@@ -16,7 +17,9 @@ use crate::domain::{IdempotentRecord, RequestHash, StoredResponse};
 /// moves, which belong to one game.
 pub const MATCH_KEY_PREFIX: &str = "match:";
 
-/// The columns of a record, for a SELECT.
+super::db::bind_row!(IdempotencyRow: game_id, key, request, status, body, version, created_at);
+
+/// The columns of an answer's row, in [`IdempotencyRow`]'s order.
 const COLUMNS: &str = "game_id, key, request, status, body, version, created_at";
 
 /// The record of a key of a game (`$1` game, `$2` key): read by the readers
@@ -162,29 +165,21 @@ impl WriteTx {
 }
 
 /// Inserts (or, for a key answered again, updates) the staged records, a
-/// statement for many.
-pub(super) async fn write_rows(
-    tx: &mut WriteTx,
-    rows: &[IdempotencyRow],
-) -> Result<(), StoreError> {
-    for chunk in super::db::slices(rows) {
-        on_conn!(tx, |c| {
-            let mut q = QueryBuilder::new(format!("INSERT INTO idempotency ({COLUMNS}) "));
-            q.push_values(chunk, |mut b, r| {
-                b.push_bind(&r.game_id)
-                    .push_bind(&r.key)
-                    .push_bind(&r.request)
-                    .push_bind(r.status)
-                    .push_bind(&r.body)
-                    .push_bind(r.version)
-                    .push_bind(&r.created_at);
-            });
-            q.push(
-                " ON CONFLICT (game_id, key) DO UPDATE \
-                 SET status = excluded.status, body = excluded.body, version = excluded.version",
-            );
-            q.build().execute(c).await.map(|r| r.rows_affected())
-        })?;
-    }
-    Ok(())
+/// Writes the statements that record the staged answers, a statement for
+/// many.
+pub(super) fn push_rows<'a, DB: sqlx::Database>(
+    out: &mut Statements<'a, DB>,
+    rows: &'a [IdempotencyRow],
+) where
+    IdempotencyRow: BindRow<DB>,
+{
+    static INSERT: LazyLock<Many> = LazyLock::new(|| {
+        Many::insert(
+            "idempotency",
+            COLUMNS,
+            " ON CONFLICT (game_id, key) DO UPDATE \
+             SET status = excluded.status, body = excluded.body, version = excluded.version",
+        )
+    });
+    super::db::push_rows(out, &INSERT, rows);
 }

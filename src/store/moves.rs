@@ -2,11 +2,12 @@
 //! `moves` and `game_events`, read back in version order, and written with
 //! the change they record.
 
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
-use sqlx::QueryBuilder;
 use uuid::Uuid;
 
-use super::db::{on_conn, on_reader};
+use super::db::{BindRow, Many, Statements, on_conn, on_reader};
 use super::games::{parse_player, player_str};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
 use crate::domain::{
@@ -28,7 +29,9 @@ pub(super) struct MoveRow {
     pub(super) at: String,
 }
 
-/// The columns of a move row, for a SELECT.
+super::db::bind_row!(MoveRow: game_id, round, ply, version, player, a, b, at);
+
+/// The columns of a move row, in [`MoveRow`]'s order.
 pub(super) const MOVE_COLUMNS: &str = "game_id, round, ply, version, player, a, b, at";
 
 impl MoveRow {
@@ -97,7 +100,9 @@ pub(super) struct EventRow {
 /// The `detail` of a `deleted` event written by the expiry sweeper.
 const EXPIRED: &str = "expired";
 
-/// The columns of an event row, for a SELECT.
+super::db::bind_row!(EventRow: game_id, version, event_type, round, player, at, detail);
+
+/// The columns of an event row, in [`EventRow`]'s order.
 pub(super) const EVENT_COLUMNS: &str = "game_id, version, type, round, player, at, detail";
 
 impl EventRow {
@@ -382,43 +387,24 @@ impl WriteTx {
     }
 }
 
-/// Inserts the staged moves, a statement for many.
-pub(super) async fn write_moves(tx: &mut WriteTx, rows: &[MoveRow]) -> Result<(), StoreError> {
-    for chunk in super::db::slices(rows) {
-        on_conn!(tx, |c| {
-            let mut q = QueryBuilder::new(format!("INSERT INTO moves ({MOVE_COLUMNS}) "));
-            q.push_values(chunk, |mut b, m| {
-                b.push_bind(&m.game_id)
-                    .push_bind(m.round)
-                    .push_bind(m.ply)
-                    .push_bind(m.version)
-                    .push_bind(&m.player)
-                    .push_bind(m.a)
-                    .push_bind(m.b)
-                    .push_bind(&m.at);
-            });
-            q.build().execute(c).await.map(|r| r.rows_affected())
-        })?;
-    }
-    Ok(())
+/// Writes the statements that insert the staged moves, a statement for many.
+pub(super) fn push_moves<'a, DB: sqlx::Database>(out: &mut Statements<'a, DB>, rows: &'a [MoveRow])
+where
+    MoveRow: BindRow<DB>,
+{
+    static INSERT: LazyLock<Many> = LazyLock::new(|| Many::insert("moves", MOVE_COLUMNS, ""));
+    super::db::push_rows(out, &INSERT, rows);
 }
 
-/// Inserts the staged events, a statement for many.
-pub(super) async fn write_events(tx: &mut WriteTx, rows: &[EventRow]) -> Result<(), StoreError> {
-    for chunk in super::db::slices(rows) {
-        on_conn!(tx, |c| {
-            let mut q = QueryBuilder::new(format!("INSERT INTO game_events ({EVENT_COLUMNS}) "));
-            q.push_values(chunk, |mut b, e| {
-                b.push_bind(&e.game_id)
-                    .push_bind(e.version)
-                    .push_bind(&e.event_type)
-                    .push_bind(e.round)
-                    .push_bind(&e.player)
-                    .push_bind(&e.at)
-                    .push_bind(&e.detail);
-            });
-            q.build().execute(c).await.map(|r| r.rows_affected())
-        })?;
-    }
-    Ok(())
+/// Writes the statements that insert the staged events, a statement for
+/// many.
+pub(super) fn push_events<'a, DB: sqlx::Database>(
+    out: &mut Statements<'a, DB>,
+    rows: &'a [EventRow],
+) where
+    EventRow: BindRow<DB>,
+{
+    static INSERT: LazyLock<Many> =
+        LazyLock::new(|| Many::insert("game_events", EVENT_COLUMNS, ""));
+    super::db::push_rows(out, &INSERT, rows);
 }

@@ -734,3 +734,89 @@ impl tabula::store::EventRender for Plain {
         format!("{} {}", event.as_str(), tournament.id)
     }
 }
+
+#[tokio::test]
+async fn games_written_in_one_batch_by_either_statement_are_each_stored_as_written() {
+    // A move's update leaves the columns indexes hold as stored and is
+    // written without them; an update that changes one (here the status,
+    // as O sits down) is written whole. One batch holds both kinds, and
+    // games that change from one kind to the other within it.
+    let (_dir, url, store) = open().await;
+    let games: Vec<GameRecord> = (0..5).map(|_| new_game()).collect();
+    for g in &games {
+        insert(&store, g).await;
+    }
+    let seated = |g: &GameRecord, version: i64| {
+        let mut next = at_version(g, version);
+        next.seats[1] = Seat::Human {
+            token: Some(TokenHash::of("o")),
+        };
+        next
+    };
+    let plan: Vec<(GameRecord, Vec<GameRecord>)> = vec![
+        // Version 2, nothing indexed changed.
+        (games[0].clone(), vec![at_version(&games[0], 2)]),
+        (games[1].clone(), vec![at_version(&games[1], 2)]),
+        // Version 2, seated: waiting -> in progress.
+        (games[2].clone(), vec![seated(&games[2], 2)]),
+        // Unchanged, then seated, in one batch.
+        (
+            games[3].clone(),
+            vec![at_version(&games[3], 2), seated(&games[3], 3)],
+        ),
+        // Seated, then unchanged again, in one batch.
+        (
+            games[4].clone(),
+            vec![seated(&games[4], 2), seated(&games[4], 3)],
+        ),
+    ];
+    write(
+        &store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                for (_, steps) in &plan {
+                    for step in steps {
+                        assert!(tx.update_game(step, step.version - 1).await?);
+                    }
+                }
+                Ok(())
+            })
+        }),
+    )
+    .await;
+    let mut db = SqliteConnectOptions::from_str(&url)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let expected = [
+        (2, "waiting"),
+        (2, "waiting"),
+        (2, "in_progress"),
+        (3, "in_progress"),
+        (3, "in_progress"),
+    ];
+    for (g, (version, status)) in games.iter().zip(expected) {
+        let row: (i64, String, bool) =
+            sqlx::query_as("SELECT version, status, open_seat FROM games WHERE id = $1")
+                .bind(g.id.to_string())
+                .fetch_one(&mut db)
+                .await
+                .unwrap();
+        assert_eq!((row.0, row.1.as_str()), (version, status), "game {}", g.id);
+        assert_eq!(row.2, status == "waiting", "open_seat of {}", g.id);
+        let read = store.game(g.id).await.unwrap().unwrap();
+        assert_eq!(read.version, version);
+    }
+    // The status index answers as the rows do.
+    let waiting: Vec<(String,)> =
+        sqlx::query_as("SELECT id FROM games INDEXED BY games_by_status WHERE status = 'waiting'")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    let mut waiting: Vec<String> = waiting.into_iter().map(|(id,)| id).collect();
+    waiting.sort();
+    let mut first_two = vec![games[0].id.to_string(), games[1].id.to_string()];
+    first_two.sort();
+    assert_eq!(waiting, first_two);
+}
