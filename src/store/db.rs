@@ -549,22 +549,13 @@ impl WriteTx {
     async fn send_staged(&mut self) -> Result<(), StoreError> {
         let staged = std::mem::take(&mut self.staged);
         let games = Split::of(&staged.games);
-        match &mut self.conn {
-            Conn::Sqlite(c) => {
-                let mut statements = Statements(Vec::new());
-                push_staged(&mut statements, &staged, &games);
-                for mut q in statements.0 {
-                    q.build().execute(&mut **c).await?;
-                }
+        on_conn!(self, |c| {
+            let mut statements = Statements(Vec::new());
+            push_staged(&mut statements, &staged, &games);
+            for mut q in statements.0 {
+                q.build().execute(&mut *c).await?;
             }
-            Conn::Postgres(t) => {
-                let mut statements = Statements(Vec::new());
-                push_staged(&mut statements, &staged, &games);
-                for mut q in statements.0 {
-                    q.build().execute(&mut **t).await?;
-                }
-            }
-        }
+        });
         if let Some(recorder) = self.recorder.as_mut() {
             let events = recorder.take_events()?;
             super::outbox::write_events(self, events).await?;
