@@ -372,7 +372,11 @@ pub(super) struct Indexed {
 
 impl Indexed {
     fn of(game: &GameRecord) -> Indexed {
-        let updated_at = ts(game.updated_at);
+        Indexed::at(game, &ts(game.updated_at))
+    }
+
+    /// As [`of`](Self::of), with the game's `updated_at` as stored.
+    fn at(game: &GameRecord, updated_at: &str) -> Indexed {
         Indexed {
             status: game.outcome().0.as_str().to_owned(),
             deadline: game.deadline().map(ts),
@@ -416,12 +420,13 @@ impl GameRow {
                 Some(i64::from_ne_bytes(seed.to_ne_bytes())),
             ),
         };
+        let updated_at = ts(game.updated_at);
         let Indexed {
             status,
             deadline,
             match_key,
             updated_minute,
-        } = Indexed::of(game);
+        } = Indexed::at(game, &updated_at);
         let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
         let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
         GameRow {
@@ -446,7 +451,7 @@ impl GameRow {
             version: game.version,
             snapshot: game.position.encode(),
             created_at: ts(game.created_at),
-            updated_at: ts(game.updated_at),
+            updated_at,
             private: game.private,
             // NULL when every part is empty (each is left out when empty).
             meta: serde_json::to_string(&Meta::of(game))
