@@ -5,12 +5,14 @@
 //! a SQLite file (created, migrated, locked against a second process);
 //! `hosts` reads a PostgreSQL URL's host list and follows a failover.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 use std::time::Duration;
 
 use chrono::Utc;
 use futures_util::future::BoxFuture;
 use lru::LruCache;
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
 use sqlx::query_builder::Separated;
@@ -20,7 +22,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::games::{GameRow, Split, StagedGame, Steady, game_columns};
+use super::games::{GameRow, Split, StagedGame, game_columns};
 use super::idempotency::IdempotencyRow;
 use super::moves::{EventRow, MoveRow};
 use super::outbox::{Hooks, Outbox, Recorder};
@@ -53,7 +55,7 @@ macro_rules! on_conn {
     ($tx:expr, |$c:ident| $body:expr) => {
         match &mut $tx.conn {
             $crate::store::db::Conn::Sqlite(t) => {
-                let $c: &mut sqlx::SqliteConnection = &mut **t;
+                let $c: &mut sqlx::SqliteConnection = t.begun().await?;
                 $body
             }
             $crate::store::db::Conn::Postgres(t) => {
@@ -65,30 +67,109 @@ macro_rules! on_conn {
 }
 pub(super) use {on_conn, on_reader};
 
-/// Binds a row's columns, in its table's column order, on either backend.
-pub(super) trait BindRow<DB: sqlx::Database> {
-    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>);
+/// Binds a row's columns, in its table's column order (PostgreSQL: a row
+/// of a statement's `VALUES`).
+pub(super) trait BindRow {
+    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, Postgres, &'static str>);
 }
 
-impl<DB: sqlx::Database, R: BindRow<DB>> BindRow<DB> for &R {
-    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, DB, &'static str>) {
+impl<R: BindRow> BindRow for &R {
+    fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, Postgres, &'static str>) {
         (**self).bind_row(b);
     }
+}
+
+/// Writes a row's columns, in its table's column order, as the elements of
+/// a JSON array (SQLite: one row of a statement's one JSON argument, see
+/// [`Batch`]).
+pub(super) trait JsonRow {
+    /// Whether each column is a blob (written as hex, read with `unhex`).
+    fn blobs() -> Vec<bool>;
+    fn write_cells<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error>;
+}
+
+impl<R: JsonRow> JsonRow for &R {
+    fn blobs() -> Vec<bool> {
+        R::blobs()
+    }
+    fn write_cells<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        (**self).write_cells(seq)
+    }
+}
+
+/// A column's value in a JSON row: text, integers and NULL as themselves,
+/// booleans as 0 and 1 (as SQLite stores them), blobs as hex.
+pub(super) trait JsonCell {
+    const BLOB: bool = false;
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error>;
+}
+
+impl JsonCell for String {
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        seq.serialize_element(self)
+    }
+}
+
+impl JsonCell for i64 {
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        seq.serialize_element(self)
+    }
+}
+
+impl JsonCell for bool {
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        seq.serialize_element(&i64::from(*self))
+    }
+}
+
+impl JsonCell for Vec<u8> {
+    const BLOB: bool = true;
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        seq.serialize_element(&hex::encode(self))
+    }
+}
+
+impl<T: JsonCell> JsonCell for Option<T> {
+    const BLOB: bool = T::BLOB;
+    fn write<S: SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+        match self {
+            Some(value) => value.write(seq),
+            None => seq.serialize_element(&()),
+        }
+    }
+}
+
+/// Whether the field `_field` reads is a blob (the field's type, named by
+/// the function that takes it out of its row).
+pub(super) fn blob_of<R, T: JsonCell>(_field: fn(R) -> T) -> bool {
+    T::BLOB
+}
+
+/// Rows as one JSON array of arrays.
+fn json_rows<R: JsonRow>(rows: &[R]) -> Result<String, StoreError> {
+    struct Row<'r, R>(&'r R);
+    impl<R: JsonRow> Serialize for Row<'_, R> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(None)?;
+            self.0.write_cells(&mut seq)?;
+            seq.end()
+        }
+    }
+    struct Rows<'r, R>(&'r [R]);
+    impl<R: JsonRow> Serialize for Rows<'_, R> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(Row))
+        }
+    }
+    serde_json::to_string(&Rows(rows))
+        .map_err(|e| StoreError::Corrupt(format!("a row as JSON: {e}")))
 }
 
 /// Implements [`BindRow`] for both backends: the row's fields named, in
 /// its table's column order.
 macro_rules! bind_row {
     ($row:ty: $($field:ident),* $(,)?) => {
-        impl $crate::store::db::BindRow<sqlx::Sqlite> for $row {
-            fn bind_row<'a>(
-                &'a self,
-                b: &mut sqlx::query_builder::Separated<'_, 'a, sqlx::Sqlite, &'static str>,
-            ) {
-                $( b.push_bind(&self.$field); )*
-            }
-        }
-        impl $crate::store::db::BindRow<sqlx::Postgres> for $row {
+        impl $crate::store::db::BindRow for $row {
             fn bind_row<'a>(
                 &'a self,
                 b: &mut sqlx::query_builder::Separated<'_, 'a, sqlx::Postgres, &'static str>,
@@ -96,19 +177,73 @@ macro_rules! bind_row {
                 $( b.push_bind(&self.$field); )*
             }
         }
+        impl $crate::store::db::JsonRow for $row {
+            fn blobs() -> Vec<bool> {
+                vec![$( $crate::store::db::blob_of(|r: $row| r.$field) ),*]
+            }
+            fn write_cells<S: serde::ser::SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+                $( $crate::store::db::JsonCell::write(&self.$field, seq)?; )*
+                Ok(())
+            }
+        }
     };
 }
 pub(super) use bind_row;
 
-/// A batch's statements, each a query of its own (its text prepared once
-/// and kept in the connection's cache).
-pub(super) struct Statements<'a, DB: sqlx::Database>(Vec<QueryBuilder<'a, DB>>);
+/// The statements that write a batch's staged rows. SQLite: one text, a
+/// statement per table whose text never changes, the table's rows one JSON
+/// argument (`json_each`): every statement goes through the connection's
+/// thread, and a batch costs one trip there rather than one per statement
+/// (two thread wake-ups each). PostgreSQL: statements of many `VALUES`.
+pub(super) enum Batch<'a> {
+    Sqlite { sql: String, rows: Vec<String> },
+    Postgres(Vec<QueryBuilder<'a, Postgres>>),
+}
 
-/// A statement for many rows of one table: its head, the rows' `VALUES`,
-/// its tail.
+impl<'a> Batch<'a> {
+    /// Adds the statement that writes `rows` as `many` says (none for no
+    /// rows).
+    pub(super) fn rows<R: BindRow + JsonRow>(
+        &mut self,
+        many: &Many,
+        rows: &'a [R],
+    ) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Batch::Sqlite { sql, rows: args } => {
+                Batch::then(sql, many.json::<R>());
+                args.push(json_rows(rows)?);
+            }
+            Batch::Postgres(statements) => {
+                for chunk in slices(rows) {
+                    let mut q = QueryBuilder::new(&many.head);
+                    q.push_values(chunk, |mut b, row| row.bind_row(&mut b));
+                    q.push(&many.tail);
+                    statements.push(q);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// SQLite: `sql` and then `statement`.
+    fn then(sql: &mut String, statement: &str) {
+        if !sql.is_empty() {
+            sql.push_str("; ");
+        }
+        sql.push_str(statement);
+    }
+}
+
+/// A statement for many rows of one table: its head, the rows (`VALUES`, or
+/// on SQLite a `SELECT` of the JSON argument's rows), its tail.
 pub(super) struct Many {
     head: String,
     tail: String,
+    /// The SQLite text, made once.
+    json: OnceLock<String>,
 }
 
 impl Many {
@@ -122,40 +257,45 @@ impl Many {
         Many {
             head: head.to_owned(),
             tail: tail.to_owned(),
+            json: OnceLock::new(),
         }
     }
-}
 
-/// Writes the statements that write `rows` as `many` says, a statement for
-/// many (see [`slices`]).
-pub(super) fn push_rows<'a, DB, R>(out: &mut Statements<'a, DB>, many: &Many, rows: &'a [R])
-where
-    DB: sqlx::Database,
-    R: BindRow<DB>,
-{
-    for chunk in slices(rows) {
-        let mut q = QueryBuilder::new(&many.head);
-        q.push_values(chunk, |mut b, row| row.bind_row(&mut b));
-        q.push(&many.tail);
-        out.0.push(q);
+    /// SQLite: the statement with its rows from one JSON argument, an array
+    /// of rows (`WHERE true`: an `INSERT … SELECT` before `ON CONFLICT`
+    /// needs one).
+    fn json<R: JsonRow>(&self) -> &str {
+        self.json.get_or_init(|| {
+            let cells: Vec<String> = R::blobs()
+                .iter()
+                .enumerate()
+                .map(|(i, blob)| match blob {
+                    true => format!("unhex(j.row ->> {i})"),
+                    false => format!("j.row ->> {i}"),
+                })
+                .collect();
+            format!(
+                "{}WITH j (row) AS MATERIALIZED (SELECT value FROM json_each(?)) \
+                 SELECT {} FROM j WHERE true{}",
+                self.head,
+                cells.join(", "),
+                self.tail
+            )
+        })
     }
 }
 
 /// The staged rows' statements, each table's in order (games first: the
 /// others refer to them).
-fn push_staged<'a, DB>(out: &mut Statements<'a, DB>, staged: &'a Staged, games: &'a Split<'a>)
-where
-    DB: sqlx::Database,
-    GameRow: BindRow<DB>,
-    Steady<'a>: BindRow<DB>,
-    MoveRow: BindRow<DB>,
-    EventRow: BindRow<DB>,
-    IdempotencyRow: BindRow<DB>,
-{
-    super::games::push_rows(out, games);
-    super::moves::push_moves(out, &staged.moves);
-    super::moves::push_events(out, &staged.events);
-    super::idempotency::push_rows(out, &staged.answers);
+fn push_staged<'a>(
+    out: &mut Batch<'a>,
+    staged: &'a Staged,
+    games: &'a Split<'a>,
+) -> Result<(), StoreError> {
+    super::games::push_rows(out, games)?;
+    out.rows(super::moves::insert_moves(), &staged.moves)?;
+    out.rows(super::moves::insert_events(), &staged.events)?;
+    out.rows(super::idempotency::insert_rows(), &staged.answers)
 }
 
 /// The job function the service writes.
@@ -419,10 +559,37 @@ async fn listen(pool: PgPool, changed: broadcast::Sender<Uuid>) {
 
 /// The connection of a write transaction.
 pub(super) enum Conn {
-    /// The SQLite writer's connection, in its batch's transaction (begun and
-    /// ended by the writer, which no one cancels).
-    Sqlite(PoolConnection<Sqlite>),
+    /// The SQLite writer's connection, in its batch's transaction (ended by
+    /// the writer, which no one cancels).
+    Sqlite(SqliteTx),
     Postgres(Transaction<'static, Postgres>),
+}
+
+/// The SQLite writer's connection and whether its batch's transaction has
+/// begun: `BEGIN IMMEDIATE` goes with the batch's first statement, so a
+/// batch of moves is one trip to the connection's thread (see [`Batch`]).
+/// It takes the write lock then: until then the batch has read nothing but
+/// the writer's cache of games (the writer is the file's only one).
+pub(super) struct SqliteTx {
+    conn: PoolConnection<Sqlite>,
+    begun: bool,
+}
+
+impl SqliteTx {
+    pub(super) fn new(conn: PoolConnection<Sqlite>) -> SqliteTx {
+        SqliteTx { conn, begun: false }
+    }
+
+    /// The connection, in the transaction (begun now if it has not been).
+    pub(super) async fn begun(&mut self) -> Result<&mut sqlx::SqliteConnection, sqlx::Error> {
+        if !self.begun {
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut *self.conn)
+                .await?;
+            self.begun = true;
+        }
+        Ok(&mut *self.conn)
+    }
 }
 
 /// What a transaction leaves: the SQLite writer's connection, unless it
@@ -536,8 +703,8 @@ impl WriteTx {
         if let Some(failed) = &self.failed {
             return Err(StoreError::Batch(failed.clone()));
         }
-        match self.send_staged().await {
-            Ok(()) => Ok(()),
+        match self.send_staged(false).await {
+            Ok(_) => Ok(()),
             Err(e) => {
                 let e = Arc::new(e);
                 self.failed = Some(e.clone());
@@ -546,21 +713,70 @@ impl WriteTx {
         }
     }
 
-    async fn send_staged(&mut self) -> Result<(), StoreError> {
+    /// Sends the staged rows and the webhook events they made; with
+    /// `commit`, on SQLite, the `COMMIT` too when it can go with them.
+    /// Whether it did.
+    async fn send_staged(&mut self, commit: bool) -> Result<bool, StoreError> {
         let staged = std::mem::take(&mut self.staged);
         let games = Split::of(&staged.games);
-        on_conn!(self, |c| {
-            let mut statements = Statements(Vec::new());
-            push_staged(&mut statements, &staged, &games);
-            for mut q in statements.0 {
-                q.build().execute(&mut *c).await?;
+        let events = match self.recorder.as_mut() {
+            Some(recorder) => recorder.take_events()?,
+            None => Vec::new(),
+        };
+        let committed = match &mut self.conn {
+            Conn::Sqlite(t) => {
+                let mut batch = Batch::Sqlite {
+                    sql: String::new(),
+                    rows: Vec::new(),
+                };
+                push_staged(&mut batch, &staged, &games)?;
+                let Batch::Sqlite { mut sql, rows } = batch else {
+                    unreachable!("an SQLite batch")
+                };
+                let commit = commit && events.is_empty();
+                // Nothing to write and nothing begun: nothing to commit.
+                if commit && sql.is_empty() && !t.begun {
+                    return Ok(true);
+                }
+                if !t.begun {
+                    sql.insert_str(
+                        0,
+                        if sql.is_empty() {
+                            "BEGIN IMMEDIATE"
+                        } else {
+                            "BEGIN IMMEDIATE; "
+                        },
+                    );
+                }
+                if commit {
+                    Batch::then(&mut sql, "COMMIT");
+                }
+                if !sql.is_empty() {
+                    let mut query = sqlx::query(&sql);
+                    for json in rows {
+                        query = query.bind(json);
+                    }
+                    query.execute(&mut *t.conn).await?;
+                    t.begun = true;
+                }
+                commit
             }
-        });
-        if let Some(recorder) = self.recorder.as_mut() {
-            let events = recorder.take_events()?;
+            Conn::Postgres(t) => {
+                let mut batch = Batch::Postgres(Vec::new());
+                push_staged(&mut batch, &staged, &games)?;
+                let Batch::Postgres(statements) = batch else {
+                    unreachable!("a PostgreSQL batch")
+                };
+                for mut q in statements {
+                    q.build().execute(&mut **t).await?;
+                }
+                false
+            }
+        };
+        if !events.is_empty() {
             super::outbox::write_events(self, events).await?;
         }
-        Ok(())
+        Ok(committed)
     }
 
     /// Writes what is staged and commits; gives back the connection (on
@@ -571,7 +787,10 @@ impl WriteTx {
     /// # Errors
     /// When a write or the commit fails (nothing was written then).
     pub(super) async fn commit(mut self) -> (Result<(), StoreError>, Ended) {
-        let flushed = self.flush().await;
+        let flushed = match &self.failed {
+            Some(failed) => Err(StoreError::Batch(failed.clone())),
+            None => self.send_staged(true).await,
+        };
         let WriteTx {
             conn,
             mut games,
@@ -579,20 +798,25 @@ impl WriteTx {
             ..
         } = self;
         match conn {
-            Conn::Sqlite(mut c) => {
+            Conn::Sqlite(mut t) => {
                 let committed = match flushed {
-                    Ok(()) => sqlx::query("COMMIT").execute(&mut *c).await.map(|_| ()),
-                    Err(e) => return (Err(e), Ended::failed(c, games).await),
+                    Ok(true) => Ok(()),
+                    Ok(false) if !t.begun => Ok(()),
+                    Ok(false) => sqlx::query("COMMIT")
+                        .execute(&mut *t.conn)
+                        .await
+                        .map(|_| ()),
+                    Err(e) => return (Err(e), Ended::failed(t.conn, games).await),
                 };
                 match committed {
                     Ok(()) => (
                         Ok(()),
                         Ended {
-                            conn: Some(c),
+                            conn: Some(t.conn),
                             games,
                         },
                     ),
-                    Err(e) => (Err(e.into()), Ended::failed(c, games).await),
+                    Err(e) => (Err(e.into()), Ended::failed(t.conn, games).await),
                 }
             }
             Conn::Postgres(mut t) => {
@@ -621,7 +845,7 @@ impl WriteTx {
     /// Rolls back (see [`Ended::failed`]).
     pub(super) async fn roll_back(self) -> Ended {
         match self.conn {
-            Conn::Sqlite(c) => Ended::failed(c, self.games).await,
+            Conn::Sqlite(t) => Ended::failed(t.conn, self.games).await,
             // Dropped: rolled back.
             Conn::Postgres(_) => {
                 let mut games = self.games;

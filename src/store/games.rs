@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use sqlx::query_builder::Separated;
 
-use super::db::{BindRow, Conn, Many, Statements, on_conn, on_reader};
+use super::db::{Batch, Conn, JsonCell, Many, on_conn, on_reader};
 use super::{Store, StoreError, WriteTx, parse_id, parse_ts, ts};
 use crate::domain::player::{Players, RatingChange, SeatPlayer};
 use crate::domain::rating::Rating;
@@ -79,17 +79,25 @@ macro_rules! game_table {
         /// [`GAME_TABLE`]'s order: the values of [`steady_update`].
         pub(super) struct Steady<'a>(&'a GameRow);
 
-        impl BindRow<sqlx::Sqlite> for Steady<'_> {
-            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Sqlite, &'static str>) {
+        impl super::db::BindRow for Steady<'_> {
+            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Postgres, &'static str>) {
                 b.push_bind(&self.0.id);
                 $( if Written::$written == Written::Always { b.push_bind(&self.0.$col); } )*
             }
         }
 
-        impl BindRow<sqlx::Postgres> for Steady<'_> {
-            fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Postgres, &'static str>) {
-                b.push_bind(&self.0.id);
-                $( if Written::$written == Written::Always { b.push_bind(&self.0.$col); } )*
+        impl super::db::JsonRow for Steady<'_> {
+            fn blobs() -> Vec<bool> {
+                let mut blobs = vec![false];
+                $( if Written::$written == Written::Always {
+                    blobs.push(<$ty as JsonCell>::BLOB);
+                } )*
+                blobs
+            }
+            fn write_cells<S: serde::ser::SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
+                self.0.id.write(seq)?;
+                $( if Written::$written == Written::Always { self.0.$col.write(seq)?; } )*
+                Ok(())
             }
         }
     };
@@ -951,11 +959,7 @@ impl<'s> Split<'s> {
 
 /// Writes the statements that insert or update the staged games, a
 /// statement for many.
-pub(super) fn push_rows<'a, DB: sqlx::Database>(out: &mut Statements<'a, DB>, games: &'a Split<'a>)
-where
-    GameRow: BindRow<DB>,
-    Steady<'a>: BindRow<DB>,
-{
+pub(super) fn push_rows<'a>(out: &mut Batch<'a>, games: &'a Split<'a>) -> Result<(), StoreError> {
     static UPSERT: LazyLock<Many> = LazyLock::new(|| {
         Many::insert(
             "games",
@@ -963,6 +967,6 @@ where
             &format!(" ON CONFLICT (id) DO UPDATE SET {}", upsert_set()),
         )
     });
-    super::db::push_rows(out, &UPSERT, &games.upserts);
-    super::db::push_rows(out, steady_update(), &games.steady);
+    out.rows(&UPSERT, &games.upserts)?;
+    out.rows(steady_update(), &games.steady)
 }

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::db::{BindRow, Many, Statements, on_conn, on_reader};
+use super::db::{Many, on_conn, on_reader};
 use super::{Store, StoreError, WriteTx, parse_id, ts};
 use crate::domain::{IdempotentRecord, RequestHash, StoredResponse};
 
@@ -164,15 +164,9 @@ impl WriteTx {
     }
 }
 
-/// Inserts (or, for a key answered again, updates) the staged records, a
-/// Writes the statements that record the staged answers, a statement for
-/// many.
-pub(super) fn push_rows<'a, DB: sqlx::Database>(
-    out: &mut Statements<'a, DB>,
-    rows: &'a [IdempotencyRow],
-) where
-    IdempotencyRow: BindRow<DB>,
-{
+/// The statement that inserts (or, for a key answered again, updates) the
+/// staged answers.
+pub(super) fn insert_rows() -> &'static Many {
     static INSERT: LazyLock<Many> = LazyLock::new(|| {
         Many::insert(
             "idempotency",
@@ -181,5 +175,5 @@ pub(super) fn push_rows<'a, DB: sqlx::Database>(
              SET status = excluded.status, body = excluded.body, version = excluded.version",
         )
     });
-    super::db::push_rows(out, &INSERT, rows);
+    &INSERT
 }

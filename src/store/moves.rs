@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::db::{BindRow, Many, Statements, on_conn, on_reader};
+use super::db::{Many, on_conn, on_reader};
 use super::games::{parse_player, player_str};
 use super::{Store, StoreError, WriteTx, parse_ts, ts};
 use crate::domain::{
@@ -387,24 +387,15 @@ impl WriteTx {
     }
 }
 
-/// Writes the statements that insert the staged moves, a statement for many.
-pub(super) fn push_moves<'a, DB: sqlx::Database>(out: &mut Statements<'a, DB>, rows: &'a [MoveRow])
-where
-    MoveRow: BindRow<DB>,
-{
+/// The statement that inserts staged moves.
+pub(super) fn insert_moves() -> &'static Many {
     static INSERT: LazyLock<Many> = LazyLock::new(|| Many::insert("moves", MOVE_COLUMNS, ""));
-    super::db::push_rows(out, &INSERT, rows);
+    &INSERT
 }
 
-/// Writes the statements that insert the staged events, a statement for
-/// many.
-pub(super) fn push_events<'a, DB: sqlx::Database>(
-    out: &mut Statements<'a, DB>,
-    rows: &'a [EventRow],
-) where
-    EventRow: BindRow<DB>,
-{
+/// The statement that inserts staged events.
+pub(super) fn insert_events() -> &'static Many {
     static INSERT: LazyLock<Many> =
         LazyLock::new(|| Many::insert("game_events", EVENT_COLUMNS, ""));
-    super::db::push_rows(out, &INSERT, rows);
+    &INSERT
 }

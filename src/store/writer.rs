@@ -25,7 +25,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::StoreError;
-use super::db::{Conn, JobFn, WriteTx};
+use super::db::{Conn, JobFn, SqliteTx, WriteTx};
 use super::outbox::{BUSY_BATCH, Outbox};
 use crate::domain::GameRecord;
 
@@ -172,7 +172,7 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
         let begun = match &target {
             Target::Sqlite { pool, .. } => begin_sqlite(pool, held.take())
                 .await
-                .map(|conn| WriteTx::new(Conn::Sqlite(conn), games, outbox.hooks())),
+                .map(|conn| WriteTx::new(Conn::Sqlite(SqliteTx::new(conn)), games, outbox.hooks())),
             Target::Postgres(pool) => {
                 let ids: Vec<Uuid> = batch.iter().filter_map(|job| job.game()).collect();
                 begin_postgres(pool, games, &ids, outbox.hooks()).await
@@ -230,22 +230,16 @@ pub(super) async fn run(target: Target, queue: Queue, outbox: Arc<Outbox>) {
     }
 }
 
-/// Begins an SQLite batch on the writer's connection (`held`, else one from
-/// the pool): `BEGIN IMMEDIATE` takes the write lock at once.
+/// The connection of an SQLite batch: the writer's (`held`), else one
+/// from the pool. Its transaction begins with its first statement (see
+/// [`SqliteTx`]).
 async fn begin_sqlite(
     pool: &SqlitePool,
     held: Option<PoolConnection<Sqlite>>,
 ) -> Result<PoolConnection<Sqlite>, StoreError> {
-    let mut conn = match held {
-        Some(conn) => conn,
-        None => pool.acquire().await?,
-    };
-    match sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
-        Ok(_) => Ok(conn),
-        Err(e) => {
-            conn.close_on_drop();
-            Err(e.into())
-        }
+    match held {
+        Some(conn) => Ok(conn),
+        None => Ok(pool.acquire().await?),
     }
 }
 

@@ -56,7 +56,12 @@ fn resigned_game() -> GameRecord {
         ending: Some(Ending::Resignation(Player::O)),
         version: 17,
         derived: false,
-        names: [Some("Ann".to_owned()), Some("Bob".to_owned())],
+        // Quotes, a backslash, a control character and four-byte UTF-8: the
+        // SQLite writer sends rows as JSON.
+        names: [
+            Some("Ann \"A\" \\ \u{1}".to_owned()),
+            Some("Bøb 😀".to_owned()),
+        ],
         private: true,
         invite: Some(TokenHash::of("invite")),
         offer: Some(Offer {
@@ -189,6 +194,24 @@ async fn read_back_equal(store: &Store) {
         insert(store, &game).await;
         let read = store.game(game.id).await.unwrap().expect("the game stored");
         assert_eq!(read, game);
+        // Written again, as a move's update (no indexed column changes).
+        let next = GameRecord {
+            version: game.version + 1,
+            ..game
+        };
+        let written = next.clone();
+        super::write(
+            store,
+            Box::new(move |tx| {
+                Box::pin(async move {
+                    assert!(tx.update_game(&written, written.version - 1).await?);
+                    Ok(())
+                })
+            }),
+        )
+        .await;
+        let read = store.game(next.id).await.unwrap().expect("the game stored");
+        assert_eq!(read, next);
     }
 }
 

@@ -34,6 +34,9 @@ pub(super) async fn open(
         // `checkpoint`); the writer's own checkpoint, which stalls every
         // queued write for two fsyncs, comes only at 64 MiB of WAL.
         .pragma("wal_autocheckpoint", "16384")
+        // Statement journals and the batch's materialized rows in memory:
+        // as files they were opened, written and deleted for most batches.
+        .pragma("temp_store", "memory")
         .foreign_keys(true);
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let lock = if in_memory {
