@@ -190,50 +190,54 @@ macro_rules! bind_row {
 }
 pub(super) use bind_row;
 
-/// The statements that write a batch's staged rows. SQLite: one text, a
-/// statement per table whose text never changes, the table's rows one JSON
-/// argument (`json_each`): every statement goes through the connection's
-/// thread, and a batch costs one trip there rather than one per statement
-/// (two thread wake-ups each). PostgreSQL: statements of many `VALUES`.
-pub(super) enum Batch<'a> {
-    Sqlite { sql: String, rows: Vec<String> },
-    Postgres(Vec<QueryBuilder<'a, Postgres>>),
-}
-
-impl<'a> Batch<'a> {
+/// Where the statements that write a batch's staged rows go. SQLite
+/// ([`SqliteBatch`]): one text, a statement per table whose text never
+/// changes, the table's rows one JSON argument (`json_each`): every
+/// statement goes through the connection's thread, and a batch costs one
+/// trip there rather than one per statement (two thread wake-ups each).
+/// PostgreSQL: statements of many `VALUES`.
+pub(super) trait Batch<'a> {
     /// Adds the statement that writes `rows` as `many` says (none for no
     /// rows).
-    pub(super) fn rows<R: BindRow + JsonRow>(
-        &mut self,
-        many: &Many,
-        rows: &'a [R],
-    ) -> Result<(), StoreError> {
-        if rows.is_empty() {
-            return Ok(());
+    fn rows<R: BindRow + JsonRow>(&mut self, many: &Many, rows: &'a [R]) -> Result<(), StoreError>;
+}
+
+/// An SQLite batch: its statements' text and their JSON arguments.
+#[derive(Default)]
+struct SqliteBatch {
+    sql: String,
+    rows: Vec<String>,
+}
+
+impl SqliteBatch {
+    /// Adds `statement` to the text.
+    fn then(&mut self, statement: &str) {
+        if !self.sql.is_empty() {
+            self.sql.push_str("; ");
         }
-        match self {
-            Batch::Sqlite { sql, rows: args } => {
-                Batch::then(sql, many.json::<R>());
-                args.push(json_rows(rows)?);
-            }
-            Batch::Postgres(statements) => {
-                for chunk in slices(rows) {
-                    let mut q = QueryBuilder::new(&many.head);
-                    q.push_values(chunk, |mut b, row| row.bind_row(&mut b));
-                    q.push(&many.tail);
-                    statements.push(q);
-                }
-            }
+        self.sql.push_str(statement);
+    }
+}
+
+impl<'a> Batch<'a> for SqliteBatch {
+    fn rows<R: BindRow + JsonRow>(&mut self, many: &Many, rows: &'a [R]) -> Result<(), StoreError> {
+        if !rows.is_empty() {
+            self.then(many.json::<R>());
+            self.rows.push(json_rows(rows)?);
         }
         Ok(())
     }
+}
 
-    /// SQLite: `sql` and then `statement`.
-    fn then(sql: &mut String, statement: &str) {
-        if !sql.is_empty() {
-            sql.push_str("; ");
+impl<'a> Batch<'a> for Vec<QueryBuilder<'a, Postgres>> {
+    fn rows<R: BindRow + JsonRow>(&mut self, many: &Many, rows: &'a [R]) -> Result<(), StoreError> {
+        for chunk in slices(rows) {
+            let mut q = QueryBuilder::new(&many.head);
+            q.push_values(chunk, |mut b, row| row.bind_row(&mut b));
+            q.push(&many.tail);
+            self.push(q);
         }
-        sql.push_str(statement);
+        Ok(())
     }
 }
 
@@ -288,7 +292,7 @@ impl Many {
 /// The staged rows' statements, each table's in order (games first: the
 /// others refer to them).
 fn push_staged<'a>(
-    out: &mut Batch<'a>,
+    out: &mut impl Batch<'a>,
     staged: &'a Staged,
     games: &'a Split<'a>,
 ) -> Result<(), StoreError> {
@@ -725,23 +729,17 @@ impl WriteTx {
         };
         let committed = match &mut self.conn {
             Conn::Sqlite(t) => {
-                let mut batch = Batch::Sqlite {
-                    sql: String::new(),
-                    rows: Vec::new(),
-                };
+                let mut batch = SqliteBatch::default();
                 push_staged(&mut batch, &staged, &games)?;
-                let Batch::Sqlite { mut sql, rows } = batch else {
-                    unreachable!("an SQLite batch")
-                };
                 let commit = commit && events.is_empty();
                 // Nothing to write and nothing begun: nothing to commit.
-                if commit && sql.is_empty() && !t.begun {
+                if commit && batch.sql.is_empty() && !t.begun {
                     return Ok(true);
                 }
                 if !t.begun {
-                    sql.insert_str(
+                    batch.sql.insert_str(
                         0,
-                        if sql.is_empty() {
+                        if batch.sql.is_empty() {
                             "BEGIN IMMEDIATE"
                         } else {
                             "BEGIN IMMEDIATE; "
@@ -749,11 +747,11 @@ impl WriteTx {
                     );
                 }
                 if commit {
-                    Batch::then(&mut sql, "COMMIT");
+                    batch.then("COMMIT");
                 }
-                if !sql.is_empty() {
-                    let mut query = sqlx::query(&sql);
-                    for json in rows {
+                if !batch.sql.is_empty() {
+                    let mut query = sqlx::query(&batch.sql);
+                    for json in batch.rows {
                         query = query.bind(json);
                     }
                     query.execute(&mut *t.conn).await?;
@@ -762,11 +760,8 @@ impl WriteTx {
                 commit
             }
             Conn::Postgres(t) => {
-                let mut batch = Batch::Postgres(Vec::new());
-                push_staged(&mut batch, &staged, &games)?;
-                let Batch::Postgres(statements) = batch else {
-                    unreachable!("a PostgreSQL batch")
-                };
+                let mut statements = Vec::new();
+                push_staged(&mut statements, &staged, &games)?;
                 for mut q in statements {
                     q.build().execute(&mut **t).await?;
                 }

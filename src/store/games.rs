@@ -959,7 +959,10 @@ impl<'s> Split<'s> {
 
 /// Writes the statements that insert or update the staged games, a
 /// statement for many.
-pub(super) fn push_rows<'a>(out: &mut Batch<'a>, games: &'a Split<'a>) -> Result<(), StoreError> {
+pub(super) fn push_rows<'a>(
+    out: &mut impl Batch<'a>,
+    games: &'a Split<'a>,
+) -> Result<(), StoreError> {
     static UPSERT: LazyLock<Many> = LazyLock::new(|| {
         Many::insert(
             "games",
