@@ -48,19 +48,24 @@ pub(super) fn parse_player(s: &str) -> Result<Player, StoreError> {
 enum Written {
     /// At the insert only: what a game never changes.
     Once,
-    /// At the insert and at every update.
-    Always,
-    /// At the insert and at an update that changes it: a column some index
-    /// holds (see [`Indexed`]).
-    Indexed,
+    /// At the insert and at every update: what a move changes.
+    Moved,
+    /// At the insert and at an update that changes it: what a move leaves
+    /// alone, among them every column some index holds (see [`Kept`]).
+    Kept,
 }
 
 /// The games table, one line a column: its field of [`GameRow`] (with its
 /// type) and when it is written. The struct, the column list of every read,
 /// the update's `SET` list and the insert's binds are all made from this one
 /// list, so a new column is a line here, the migrations (one per backend)
-/// and its conversion in [`GameRow::of`] and [`GameRow::into_record`].
+/// and its conversion in [`GameRow::of`] and [`GameRow::into_record`] (a
+/// `Kept` one's in [`Kept::at`]).
 macro_rules! game_table {
+    // Whether `row` holds the stored value of a column: always true of one
+    // every update writes.
+    (@held Kept $kept:ident $row:ident $col:ident) => { $kept.$col == $row.$col };
+    (@held $written:ident $kept:ident $row:ident $col:ident) => { true };
     ($( $(#[$attr:meta])* $col:ident: $ty:ty => $written:ident, )*) => {
         /// A stored game, one field per column of the games table.
         #[derive(Clone, Debug, PartialEq, sqlx::FromRow, Serialize, Deserialize)]
@@ -75,6 +80,12 @@ macro_rules! game_table {
         // Binds a row's columns in [`GAME_TABLE`]'s order, on either backend.
         super::db::bind_row!(GameRow: $($col),*);
 
+        /// Whether `row` holds the values `kept` holds (no update but a
+        /// move's, or none): whether [`steady_update`] may write it.
+        fn held_by(kept: &Kept, row: &GameRow) -> bool {
+            true $( && game_table!(@held $written kept row $col) )*
+        }
+
         /// Binds a row's id and the columns written at every update, in
         /// [`GAME_TABLE`]'s order: the values of [`steady_update`].
         pub(super) struct Steady<'a>(&'a GameRow);
@@ -82,21 +93,21 @@ macro_rules! game_table {
         impl super::db::BindRow for Steady<'_> {
             fn bind_row<'a>(&'a self, b: &mut Separated<'_, 'a, sqlx::Postgres, &'static str>) {
                 b.push_bind(&self.0.id);
-                $( if Written::$written == Written::Always { b.push_bind(&self.0.$col); } )*
+                $( if Written::$written == Written::Moved { b.push_bind(&self.0.$col); } )*
             }
         }
 
         impl super::db::JsonRow for Steady<'_> {
             fn blobs() -> Vec<bool> {
                 let mut blobs = vec![false];
-                $( if Written::$written == Written::Always {
+                $( if Written::$written == Written::Moved {
                     blobs.push(<$ty as JsonCell>::BLOB);
                 } )*
                 blobs
             }
             fn write_cells<S: serde::ser::SerializeSeq>(&self, seq: &mut S) -> Result<(), S::Error> {
                 self.0.id.write(seq)?;
-                $( if Written::$written == Written::Always { self.0.$col.write(seq)?; } )*
+                $( if Written::$written == Written::Moved { self.0.$col.write(seq)?; } )*
                 Ok(())
             }
         }
@@ -107,41 +118,41 @@ game_table! {
     id: String => Once,
     kind: String => Once,
     /// Derived from the position and seats; stored for listing filters.
-    status: String => Indexed,
+    status: String => Kept,
     /// Derived: a human seat is free. Stored for listing filters.
-    open_seat: bool => Always,
-    hotseat: bool => Always,
-    x_type: String => Always,
-    x_token: Option<Vec<u8>> => Always,
-    x_level: Option<String> => Always,
-    x_seed: Option<i64> => Always,
-    o_type: String => Always,
-    o_token: Option<Vec<u8>> => Always,
-    o_level: Option<String> => Always,
-    o_seed: Option<i64> => Always,
-    round: i64 => Always,
-    resigned: Option<String> => Always,
-    version: i64 => Always,
-    snapshot: Vec<u8> => Always,
+    open_seat: bool => Kept,
+    hotseat: bool => Kept,
+    x_type: String => Kept,
+    x_token: Option<Vec<u8>> => Kept,
+    x_level: Option<String> => Kept,
+    x_seed: Option<i64> => Kept,
+    o_type: String => Kept,
+    o_token: Option<Vec<u8>> => Kept,
+    o_level: Option<String> => Kept,
+    o_seed: Option<i64> => Kept,
+    round: i64 => Kept,
+    resigned: Option<String> => Kept,
+    version: i64 => Moved,
+    snapshot: Vec<u8> => Moved,
     created_at: String => Once,
-    updated_at: String => Always,
+    updated_at: String => Moved,
     /// Private: not listed.
-    private: bool => Always,
+    private: bool => Kept,
     /// Names, invite hash, ending, offer, clock and players, as JSON (see
     /// [`Meta`]); NULL when all are empty.
-    meta: Option<String> => Always,
+    meta: Option<String> => Moved,
     /// When the running side's clock runs out (for the timeout sweeper).
-    deadline: Option<String> => Indexed,
+    deadline: Option<String> => Kept,
     /// Derived: the terms under which quick match may join the game
     /// ([`GameRecord::match_key`]); NULL when it may not.
-    match_key: Option<String> => Indexed,
+    match_key: Option<String> => Kept,
     /// Derived: `updated_at` to the minute (`2026-11-24T04:35`), for the
     /// expiry sweeper's index.
-    updated_minute: String => Indexed,
+    updated_minute: String => Kept,
     /// Set when the game is deleted (kept a while for event streams); not
     /// in a webhook event's facts.
     #[serde(skip)]
-    deleted_at: Option<String> => Indexed,
+    deleted_at: Option<String> => Kept,
 }
 
 /// The games table's columns, comma-separated, in [`GameRow`]'s order: what
@@ -155,13 +166,14 @@ pub(super) fn game_columns() -> &'static str {
 }
 
 /// An update of the games `v` holds (a `WITH v(id, …) AS (VALUES …)`
-/// before it) that sets the columns written at every update only: no index
-/// holds them, so the row is rewritten and no index entry (see [`Indexed`]).
+/// before it) that sets the columns a move changes only: no index holds
+/// them, so the row is rewritten and no index entry, and a move's row is a
+/// few values, not the whole game (see [`Kept`]).
 fn steady_update() -> &'static Many {
     static SQL: LazyLock<Many> = LazyLock::new(|| {
         let steady: Vec<&str> = GAME_TABLE
             .iter()
-            .filter(|(_, written)| *written == Written::Always)
+            .filter(|(_, written)| *written == Written::Moved)
             .map(|(name, _)| *name)
             .collect();
         let sets: Vec<String> = steady.iter().map(|c| format!("{c} = v.{c}")).collect();
@@ -367,53 +379,39 @@ impl Meta {
     }
 }
 
-/// A game's columns that some index holds (those [`Written::Indexed`]
-/// but `deleted_at`, NULL in every game read): an update that changes none
-/// of them is written by [`steady_update`], one that does by the upsert.
+/// A game's columns a move leaves alone (those [`Written::Kept`]), among
+/// them every one some index holds: an update that changes none of them is
+/// written by [`steady_update`], one that does by the upsert.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Indexed {
+pub(super) struct Kept {
     status: String,
+    open_seat: bool,
+    hotseat: bool,
+    x_type: String,
+    x_token: Option<Vec<u8>>,
+    x_level: Option<String>,
+    x_seed: Option<i64>,
+    o_type: String,
+    o_token: Option<Vec<u8>>,
+    o_level: Option<String>,
+    o_seed: Option<i64>,
+    round: i64,
+    resigned: Option<String>,
+    private: bool,
     deadline: Option<String>,
     match_key: Option<String>,
     updated_minute: String,
+    /// NULL in every game read; set by a deletion.
+    deleted_at: Option<String>,
 }
 
-impl Indexed {
-    fn of(game: &GameRecord) -> Indexed {
-        Indexed::at(game, &ts(game.updated_at))
+impl Kept {
+    fn of(game: &GameRecord) -> Kept {
+        Kept::at(game, &ts(game.updated_at))
     }
 
     /// As [`of`](Self::of), with the game's `updated_at` as stored.
-    fn at(game: &GameRecord, updated_at: &str) -> Indexed {
-        Indexed {
-            status: game.outcome().0.as_str().to_owned(),
-            deadline: game.deadline().map(ts),
-            match_key: game.match_key(),
-            // The minute: the stored time up to its seconds.
-            updated_minute: updated_at[..16].to_owned(),
-        }
-    }
-
-    /// Whether `row` holds these values (and is not deleted).
-    fn held_by(&self, row: &GameRow) -> bool {
-        row.deleted_at.is_none()
-            && self.status == row.status
-            && self.deadline == row.deadline
-            && self.match_key == row.match_key
-            && self.updated_minute == row.updated_minute
-    }
-}
-
-/// A game's row staged for the batch, with the indexed values its stored
-/// row has (none: a new game).
-pub(super) struct StagedGame {
-    row: GameRow,
-    stored: Option<Indexed>,
-}
-
-impl GameRow {
-    /// The columns of a game record.
-    pub(super) fn of(game: &GameRecord) -> GameRow {
+    fn at(game: &GameRecord, updated_at: &str) -> Kept {
         let seat = |s: &Seat| match *s {
             Seat::Human { token } => (
                 "human".to_owned(),
@@ -428,19 +426,10 @@ impl GameRow {
                 Some(i64::from_ne_bytes(seed.to_ne_bytes())),
             ),
         };
-        let updated_at = ts(game.updated_at);
-        let Indexed {
-            status,
-            deadline,
-            match_key,
-            updated_minute,
-        } = Indexed::at(game, &updated_at);
         let (x_type, x_token, x_level, x_seed) = seat(&game.seats[0]);
         let (o_type, o_token, o_level, o_seed) = seat(&game.seats[1]);
-        GameRow {
-            id: game.id.to_string(),
-            kind: game.kind().as_str().to_owned(),
-            status,
+        Kept {
+            status: game.outcome().0.as_str().to_owned(),
             open_seat: game.has_open_seat(),
             hotseat: game.hotseat,
             x_type,
@@ -456,11 +445,68 @@ impl GameRow {
                 Some(Ending::Resignation(p)) => Some(player_str(p).to_owned()),
                 _ => None,
             },
+            private: game.private,
+            deadline: game.deadline().map(ts),
+            match_key: game.match_key(),
+            // The minute: the stored time up to its seconds.
+            updated_minute: updated_at[..16].to_owned(),
+            deleted_at: None,
+        }
+    }
+}
+
+/// A game's row staged for the batch, with the values its stored row keeps
+/// from a move (none: a new game).
+pub(super) struct StagedGame {
+    row: GameRow,
+    stored: Option<Kept>,
+}
+
+impl GameRow {
+    /// The columns of a game record.
+    pub(super) fn of(game: &GameRecord) -> GameRow {
+        let updated_at = ts(game.updated_at);
+        let Kept {
+            status,
+            open_seat,
+            hotseat,
+            x_type,
+            x_token,
+            x_level,
+            x_seed,
+            o_type,
+            o_token,
+            o_level,
+            o_seed,
+            round,
+            resigned,
+            private,
+            deadline,
+            match_key,
+            updated_minute,
+            deleted_at,
+        } = Kept::at(game, &updated_at);
+        GameRow {
+            id: game.id.to_string(),
+            kind: game.kind().as_str().to_owned(),
+            status,
+            open_seat,
+            hotseat,
+            x_type,
+            x_token,
+            x_level,
+            x_seed,
+            o_type,
+            o_token,
+            o_level,
+            o_seed,
+            round,
+            resigned,
             version: game.version,
             snapshot: game.position.encode(),
             created_at: ts(game.created_at),
             updated_at,
-            private: game.private,
+            private,
             // NULL when every part is empty (each is left out when empty).
             meta: serde_json::to_string(&Meta::of(game))
                 .ok()
@@ -468,7 +514,7 @@ impl GameRow {
             deadline,
             match_key,
             updated_minute,
-            deleted_at: None,
+            deleted_at,
         }
     }
 
@@ -919,13 +965,13 @@ impl WriteTx {
         } else {
             self.games.put(game.id, game.clone());
         }
-        // The first staging in a batch sees the game as stored: its indexed
+        // The first staging in a batch sees the game as stored: its kept
         // values are those of the stored row until the batch commits.
         match self.staged.games.iter_mut().find(|g| g.row.id == row.id) {
             Some(staged) => staged.row = row,
             None => self.staged.games.push(StagedGame {
                 row,
-                stored: before.map(Indexed::of),
+                stored: before.map(Kept::of),
             }),
         }
         self.wrote(before, game, deleted);
@@ -933,7 +979,7 @@ impl WriteTx {
 }
 
 /// The staged games by how they are written: new games and updates that
-/// change an indexed column by the upsert, the others (a move's update) by
+/// change a kept column by the upsert, the others (a move's update) by
 /// [`steady_update`].
 pub(super) struct Split<'s> {
     upserts: Vec<&'s GameRow>,
@@ -947,7 +993,7 @@ impl<'s> Split<'s> {
             steady: Vec::new(),
         };
         for g in games {
-            if g.stored.as_ref().is_some_and(|s| s.held_by(&g.row)) {
+            if g.stored.as_ref().is_some_and(|s| held_by(s, &g.row)) {
                 split.steady.push(Steady(&g.row));
             } else {
                 split.upserts.push(&g.row);

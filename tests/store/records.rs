@@ -194,25 +194,59 @@ async fn read_back_equal(store: &Store) {
         insert(store, &game).await;
         let read = store.game(game.id).await.unwrap().expect("the game stored");
         assert_eq!(read, game);
-        // Written again, as a move's update (no indexed column changes).
+        // Written again, as a move's update (only the columns a move changes).
         let next = GameRecord {
             version: game.version + 1,
-            ..game
+            ..game.clone()
         };
-        let written = next.clone();
-        super::write(
-            store,
-            Box::new(move |tx| {
-                Box::pin(async move {
-                    assert!(tx.update_game(&written, written.version - 1).await?);
-                    Ok(())
-                })
-            }),
-        )
-        .await;
-        let read = store.game(next.id).await.unwrap().expect("the game stored");
-        assert_eq!(read, next);
+        update_read_back_equal(store, &next).await;
+        // Then as updates that change one column a move leaves alone each,
+        // the indexed ones unchanged: each must be written all the same.
+        let changes: [fn(&mut GameRecord); 5] = [
+            |g| g.round += 1,
+            |g| g.hotseat = !g.hotseat,
+            |g| g.private = !g.private,
+            |g| {
+                g.seats[0] = Seat::Human {
+                    token: Some(TokenHash::of("another token")),
+                }
+            },
+            |g| {
+                g.seats[1] = Seat::Bot {
+                    level: Level::Easy,
+                    seed: 5,
+                }
+            },
+        ];
+        let mut last = next;
+        for change in changes {
+            let mut next = GameRecord {
+                version: last.version + 1,
+                ..last.clone()
+            };
+            change(&mut next);
+            update_read_back_equal(store, &next).await;
+            last = next;
+        }
     }
+}
+
+/// Writes `next` over the stored game at the version before it and reads
+/// it back: equal.
+async fn update_read_back_equal(store: &Store, next: &GameRecord) {
+    let written = next.clone();
+    super::write(
+        store,
+        Box::new(move |tx| {
+            Box::pin(async move {
+                assert!(tx.update_game(&written, written.version - 1).await?);
+                Ok(())
+            })
+        }),
+    )
+    .await;
+    let read = store.game(next.id).await.unwrap().expect("the game stored");
+    assert_eq!(&read, next);
 }
 
 #[tokio::test]
