@@ -730,21 +730,14 @@ impl WriteTx {
         let committed = match &mut self.conn {
             Conn::Sqlite(t) => {
                 let mut batch = SqliteBatch::default();
+                if !t.begun {
+                    batch.then("BEGIN IMMEDIATE");
+                }
                 push_staged(&mut batch, &staged, &games)?;
                 let commit = commit && events.is_empty();
                 // Nothing to write and nothing begun: nothing to commit.
-                if commit && batch.sql.is_empty() && !t.begun {
+                if commit && batch.rows.is_empty() && !t.begun {
                     return Ok(true);
-                }
-                if !t.begun {
-                    batch.sql.insert_str(
-                        0,
-                        if batch.sql.is_empty() {
-                            "BEGIN IMMEDIATE"
-                        } else {
-                            "BEGIN IMMEDIATE; "
-                        },
-                    );
                 }
                 if commit {
                     batch.then("COMMIT");
@@ -796,7 +789,7 @@ impl WriteTx {
             Conn::Sqlite(mut t) => {
                 let committed = match flushed {
                     Ok(true) => Ok(()),
-                    Ok(false) if !t.begun => Ok(()),
+                    // Not committed with the rows (webhook events followed them).
                     Ok(false) => sqlx::query("COMMIT")
                         .execute(&mut *t.conn)
                         .await
